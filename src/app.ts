@@ -1,0 +1,128 @@
+// Builds the service from a config and an open database; used by the server and by the tests.
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
+import type { Config } from './config.js';
+import type { Database } from './db/database.js';
+import { AppError, toAppError } from './errors.js';
+import { createGraphqlHandler } from './graphql/yoga.js';
+import { graphqlErrorBody, restErrorBody } from './http/error-bodies.js';
+import { requestGate } from './http/request-gate.js';
+import { createRateLimiter, type RateLimiter } from './rate-limit/rate-limiter.js';
+import { API_PREFIX, methodNotAllowedMessage, mountRest, sendJson } from './rest/adapter.js';
+import { routeTable } from './rest/route-table.js';
+
+export const BODY_LIMIT = 1024 * 1024;
+
+export interface App {
+  fastify: FastifyInstance;
+  limiter: RateLimiter;
+  close(): Promise<void>;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Fastify's own errors, in the decisions' terms. */
+function fastifyError(err: FastifyError): AppError | null {
+  if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return new AppError('PAYLOAD_TOO_LARGE');
+  if (err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err instanceof SyntaxError)
+    return new AppError('MALFORMED_JSON');
+  return null;
+}
+
+const isGraphql = (request: FastifyRequest): boolean => request.url.split('?')[0] === '/graphql';
+const wantsGraphiql = (request: FastifyRequest): boolean =>
+  request.method === 'GET' && (request.headers.accept ?? '').includes('text/html');
+
+export async function buildApp(deps: {
+  config: Config;
+  db: Database;
+  limiter?: RateLimiter;
+  logger?: boolean;
+}): Promise<App> {
+  const { config, db } = deps;
+  const prisma = db.prisma;
+  const limiter =
+    deps.limiter ?? createRateLimiter({ perMinute: config.rateLimitPerMinute, redisUrl: config.redisUrl });
+  const fastify = Fastify({
+    logger: deps.logger === false ? false : { level: config.logLevel },
+    bodyLimit: BODY_LIMIT,
+    routerOptions: { ignoreTrailingSlash: true },
+    trustProxy: true,
+    requestIdHeader: false,
+    genReqId: (req) => {
+      const incoming = req.headers['x-request-id'];
+      return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    },
+  });
+  fastify.decorateRequest('principal', null);
+
+  // JSON bodies: an empty body is no input (Laravel reads it as such); anything unparsable is a 400.
+  fastify.removeContentTypeParser(['application/json']);
+  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+    const text = String(body);
+    if (text.trim() === '') return done(null, {});
+    try {
+      done(null, JSON.parse(text));
+    } catch {
+      done(new AppError('MALFORMED_JSON'), undefined);
+    }
+  });
+  // Other content types carry no input we read (as Laravel ignores them); their size still counts.
+  fastify.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, _body, done) => done(null, {}));
+
+  fastify.addHook('onRequest', async (request, reply) => {
+    reply.header('X-Request-Id', request.id);
+  });
+  const gate = requestGate(prisma, limiter);
+  fastify.addHook('preHandler', async (request, reply) => {
+    const url = request.url;
+    const api = url.startsWith(`${API_PREFIX}/`) || (isGraphql(request) && !wantsGraphiql(request));
+    if (api && request.routeOptions.url !== undefined) await gate(request, reply);
+  });
+
+  fastify.setErrorHandler((err: FastifyError, request, reply) => {
+    const app = toAppError(err) ?? fastifyError(err);
+    if (!app) {
+      request.log.error({ err }, 'request failed');
+    }
+    const known = app ?? new AppError('INTERNAL');
+    for (const [k, v] of Object.entries(known.headers)) reply.header(k, v);
+    if (isGraphql(request)) return sendJson(reply, known.status, graphqlErrorBody(known));
+    return sendJson(reply, known.status, restErrorBody(known));
+  });
+
+  fastify.setNotFoundHandler((request, reply) => {
+    const notAllowed = methodNotAllowedMessage(routeTable, request.method, request.url);
+    if (notAllowed) return sendJson(reply, 405, { message: notAllowed });
+    return sendJson(reply, 404, { message: 'Not Found.' });
+  });
+
+  mountRest(fastify, { routes: routeTable, config, prisma });
+
+  const yoga = createGraphqlHandler({ prisma, config, log: fastify.log });
+  fastify.route({
+    url: '/graphql',
+    method: ['GET', 'POST', 'OPTIONS'],
+    handler: async (req, reply) => {
+      const response = await yoga.handleNodeRequestAndResponse(req, reply, { req, reply });
+      response.headers.forEach((value, key) => {
+        reply.header(key, value);
+      });
+      reply.status(response.status);
+      reply.send(response.body);
+      return reply;
+    },
+  });
+
+  fastify.get('/health', async () => ({ status: 'ok' }));
+
+  await fastify.ready();
+  return {
+    fastify,
+    limiter,
+    async close() {
+      await fastify.close();
+      if (!deps.limiter) await limiter.close();
+    },
+  };
+}

@@ -1,0 +1,77 @@
+// Token → principal: who is calling, in which tenant, pinned to which location.
+import type { Prisma } from '../db/database.js';
+import { AppError } from '../errors.js';
+import { hashToken } from './tokens.js';
+
+export const roles = ['tenant', 'venue', 'front-desk', 'support'] as const;
+export type Role = (typeof roles)[number];
+
+export interface Principal {
+  tokenId: string;
+  userId: string;
+  userIntId: number;
+  role: Role;
+  /** The user's current tenant. */
+  tenantId: string;
+  groupId: string;
+  /** The location a venue or front-desk user is pinned to. */
+  locationId: string | null;
+  permissions: readonly string[];
+  /** Token scopes; empty means the user's full rights. */
+  scopes: readonly string[];
+}
+
+/** The rows a service may touch: one tenant, and for pinned roles one location. */
+export interface Scope {
+  tenantId: string;
+  locationId: string | null;
+}
+
+const ACTIVE = 1;
+
+export function bearerToken(header: string | undefined): string | null {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
+  return match?.[1] ?? null;
+}
+
+/** Missing, unknown or revoked token, a Passive or Banned user, or a trashed tenant: 401. */
+export async function authenticate(prisma: Prisma, token: string | null): Promise<Principal> {
+  if (!token) throw new AppError('UNAUTHENTICATED');
+  const row = await prisma.apiToken.findUnique({
+    where: { tokenHash: hashToken(token) },
+    select: {
+      id: true,
+      revokedAt: true,
+      scopes: true,
+      user: {
+        select: {
+          id: true,
+          userId: true,
+          role: true,
+          status: true,
+          isTrashed: true,
+          locationId: true,
+          permissions: true,
+          tenant: { select: { id: true, groupId: true, isTrashed: true } },
+        },
+      },
+    },
+  });
+  const user = row?.user;
+  if (!row || row.revokedAt || !user || user.status !== ACTIVE || user.isTrashed) {
+    throw new AppError('UNAUTHENTICATED');
+  }
+  const role = user.role as Role;
+  if (user.tenant.isTrashed && role !== 'support') throw new AppError('UNAUTHENTICATED');
+  return {
+    tokenId: row.id,
+    userId: user.id,
+    userIntId: user.userId,
+    role,
+    tenantId: user.tenant.id,
+    groupId: user.tenant.groupId,
+    locationId: user.locationId,
+    permissions: user.permissions,
+    scopes: row.scopes,
+  };
+}

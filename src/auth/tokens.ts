@@ -1,0 +1,11 @@
+// API tokens are random, shown once, and stored only as a SHA-256 hash. A fast hash is right here
+// (unlike passwords): the token carries 240 bits of entropy, so there is nothing to brute-force.
+import { createHash, randomBytes } from 'node:crypto';
+
+export function newToken(): string {
+  return randomBytes(30).toString('base64url');
+}
+
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}

@@ -1,0 +1,110 @@
+// `npm run --silent admin -- <command>`: the operator interface of decisions "Operator interface".
+// With --json a command prints exactly one JSON object on stdout; progress goes to stderr.
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig } from '../config.js';
+import { type Database, DatabaseLockedError, openDatabase } from '../db/database.js';
+import { seededRandom, seedLocations } from '../modules/locations/locations.seed.js';
+import { bootstrapTenant, issueToken, UnknownUserError } from '../modules/tenants/bootstrap.service.js';
+
+const USAGE = `Usage: npm run --silent admin -- <command> [options]
+
+Commands:
+  bootstrap --tenant NAME [--group NAME] [--json]
+      Create (or reuse) a tenant group and a tenant with its default location and service
+      profile, and an API user (role tenant, guests.manage-global); print a new token.
+  token issue --user ID_OR_EMAIL [--json]
+      Issue another token for an existing user.
+  seed --tenant TENANT_ID [--seed S] [--json]
+      Add demo data to a tenant: locations with buildings, floors and zones.
+
+The embedded database (no DATABASE_URL) can only be used while the server is stopped.`;
+
+class UsageError extends Error {}
+
+const options = {
+  tenant: { type: 'string' },
+  group: { type: 'string' },
+  user: { type: 'string' },
+  seed: { type: 'string' },
+  guests: { type: 'string' },
+  json: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const;
+
+type Values = ReturnType<typeof parseArgs<{ options: typeof options; allowPositionals: true }>>['values'];
+
+function required(values: Values, name: 'tenant' | 'user'): string {
+  const v = values[name];
+  if (!v) throw new UsageError(`--${name} is required.`);
+  return v;
+}
+
+function positiveInt(raw: string | undefined, name: string, fallback: number): number {
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw)) throw new UsageError(`--${name} must be a whole number; got "${raw}".`);
+  return Number(raw);
+}
+
+async function run(command: string, values: Values, db: Database, progress: (s: string) => void) {
+  switch (command) {
+    case 'bootstrap':
+      return bootstrapTenant(db.prisma, { tenant: required(values, 'tenant'), group: values.group });
+    case 'token issue':
+      return issueToken(db.prisma, required(values, 'user'));
+    case 'seed': {
+      const tenantId = required(values, 'tenant');
+      const tenant = await db.prisma.tenant.findUnique({ where: { id: tenantId }, select: { id: true } });
+      if (!tenant) throw new UsageError(`No tenant with id "${tenantId}".`);
+      const rand = seededRandom(positiveInt(values.seed, 'seed', 1));
+      progress('seeding locations, buildings, floors and zones…');
+      return { tenant_id: tenantId, ...(await seedLocations(db.prisma, tenantId, rand)) };
+    }
+    default:
+      throw new UsageError(`Unknown command "${command}".`);
+  }
+}
+
+async function main(): Promise<number> {
+  let parsed: { values: Values; positionals: string[] };
+  try {
+    parsed = parseArgs({ args: process.argv.slice(2), options, allowPositionals: true });
+  } catch (err) {
+    console.error(`${(err as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  const command = positionals.join(' ');
+  if (values.help || !command) {
+    console.log(USAGE);
+    return values.help ? 0 : 2;
+  }
+  const fail = (message: string, code: number) => {
+    if (values.json) console.log(JSON.stringify({ error: message }));
+    console.error(`error: ${message}`);
+    return code;
+  };
+  let db: Database | undefined;
+  try {
+    const config = loadConfig();
+    db = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir });
+    const result = await run(command, values, db, (s) => console.error(s));
+    console.log(values.json ? JSON.stringify(result) : formatHuman(result));
+    return 0;
+  } catch (err) {
+    if (err instanceof UsageError) return fail(`${err.message}\n\n${USAGE}`, 2);
+    if (err instanceof ConfigError || err instanceof DatabaseLockedError || err instanceof UnknownUserError) {
+      return fail(err.message, 1);
+    }
+    return fail(`unexpected failure: ${(err as Error).stack ?? String(err)}`, 1);
+  } finally {
+    await db?.close();
+  }
+}
+
+function formatHuman(result: object): string {
+  return Object.entries(result)
+    .map(([k, v]) => `${k}: ${String(v)}`)
+    .join('\n');
+}
+
+process.exitCode = await main();

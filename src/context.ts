@@ -1,0 +1,11 @@
+// What every resolver and REST handler receives: who is calling and the shared resources.
+import type { Principal } from './auth/principal.js';
+import type { Config } from './config.js';
+import type { Prisma } from './db/database.js';
+
+export interface AppContext {
+  prisma: Prisma;
+  config: Config;
+  principal: Principal;
+  requestId: string;
+}

@@ -1,0 +1,51 @@
+// One error type for the whole service and one table that says what each code means on each
+// transport. Services throw AppError; REST and GraphQL translate it at their edge.
+import { type FieldErrors, ValidationError } from './validation/validator.js';
+
+export const errorCodes = {
+  MALFORMED_JSON: { status: 400, graphql: 'BAD_REQUEST', message: 'Malformed JSON body.' },
+  UNAUTHENTICATED: { status: 401, graphql: 'UNAUTHENTICATED', message: 'Unauthenticated.' },
+  FORBIDDEN: { status: 403, graphql: 'FORBIDDEN', message: 'This action is unauthorized.' },
+  NOT_FOUND: { status: 404, graphql: 'NOT_FOUND', message: 'Record not found.' },
+  ROUTE_NOT_FOUND: { status: 404, graphql: 'NOT_FOUND', message: 'Not Found.' },
+  GONE: { status: 410, graphql: 'GONE', message: 'This endpoint has been removed.' },
+  PAYLOAD_TOO_LARGE: { status: 413, graphql: 'PAYLOAD_TOO_LARGE', message: 'Payload Too Large.' },
+  VALIDATION: { status: 422, graphql: 'BAD_USER_INPUT', message: 'The given data was invalid.' },
+  RATE_LIMITED: { status: 429, graphql: 'RATE_LIMITED', message: 'Too Many Attempts.' },
+  INTERNAL: { status: 500, graphql: 'INTERNAL_SERVER_ERROR', message: 'Server Error' },
+} as const;
+
+export type ErrorCode = keyof typeof errorCodes;
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  /** Field messages of a VALIDATION error. */
+  readonly fields: FieldErrors | undefined;
+  /** Extra response headers (Retry-After, …). */
+  readonly headers: Record<string, string>;
+
+  constructor(
+    code: ErrorCode,
+    opts: { message?: string; fields?: FieldErrors; headers?: Record<string, string> } = {},
+  ) {
+    super(opts.message ?? errorCodes[code].message);
+    this.name = 'AppError';
+    this.code = code;
+    this.fields = opts.fields;
+    this.headers = opts.headers ?? {};
+  }
+
+  get status(): number {
+    return errorCodes[this.code].status;
+  }
+}
+
+export const notFound = (): AppError => new AppError('NOT_FOUND');
+export const forbidden = (): AppError => new AppError('FORBIDDEN');
+
+/** The AppError an error stands for (a failed validation is a VALIDATION error), or null. */
+export function toAppError(err: unknown): AppError | null {
+  if (err instanceof AppError) return err;
+  if (err instanceof ValidationError) return new AppError('VALIDATION', { fields: err.errors });
+  return null;
+}

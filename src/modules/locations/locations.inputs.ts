@@ -1,0 +1,80 @@
+// The rules of spec 4.1, shared by REST and GraphQL.
+
+import type { Scope } from '../../auth/principal.js';
+import type { Prisma } from '../../db/database.js';
+import {
+  between,
+  countryCode,
+  custom,
+  inList,
+  integer,
+  max,
+  min,
+  nullable,
+  numeric,
+  type Rules,
+  required,
+  requiredIf,
+  size,
+  string,
+  unique,
+} from '../../validation/validator.js';
+
+export const locationFilterRules: Rules = {
+  name: [string()],
+  status: [integer(), inList([0, 1])],
+};
+
+export const hierarchyFilterRules: Rules = {
+  location_id: [string()],
+  name: [string()],
+  with_coordinates: [integer(), inList([0, 1])],
+  scale_floor_dimensions: [integer(), inList([0, 1])],
+};
+
+function isTimeZone(tz: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Create and update share every rule; on update the location's own name is not "taken". */
+export function locationWriteRules(prisma: Prisma, scope: Scope, exceptId?: string): Rules {
+  return {
+    name: [
+      required(),
+      string(),
+      max(50),
+      // Case-insensitive, as the upstream MySQL collation compared names.
+      unique(async (value) => {
+        const taken = await prisma.location.findFirst({
+          where: {
+            tenantId: scope.tenantId,
+            name: { equals: String(value), mode: 'insensitive' },
+            ...(exceptId ? { NOT: { id: exceptId } } : {}),
+          },
+          select: { id: true },
+        });
+        return taken !== null;
+      }),
+    ],
+    country_code: [nullable(), string(), size(2), countryCode()],
+    city: [nullable(), string(), max(255)],
+    address: [nullable(), string(), max(255)],
+    post_code: [nullable(), string(), max(255)],
+    description: [nullable(), string()],
+    state: [nullable(), string(), max(255)],
+    lat: [nullable(), numeric(), between(-90, 90)],
+    lng: [nullable(), numeric(), between(-180, 180)],
+    timezone: [
+      string(),
+      custom((v) => (isTimeZone(String(v)) ? null : 'The timezone field must be a valid timezone.')),
+    ],
+    smart_login: [nullable(), integer(), inList([0, 1])],
+    smart_login_frequency: [requiredIf('smart_login', 1), nullable(), integer(), min(1)],
+    smart_login_frequency_type: [requiredIf('smart_login', 1), nullable(), integer(), inList([2, 3])],
+  };
+}

@@ -1,0 +1,103 @@
+// The exact shapes of spec 2.1 and 2.2, keys in the spec's order.
+import type { Location } from '../../generated/prisma/client.js';
+import { phpFloat } from '../../rest/php-json.js';
+import type { LocationTree } from './locations.service.js';
+
+export function locationListItem(l: Location) {
+  return {
+    id: l.id,
+    name: l.name,
+    description: l.description,
+    login_page_name: l.loginPageName,
+    login_page_id: l.loginPageId,
+    post_login_page_name: l.postLoginPageName,
+    post_login_page_id: l.postLoginPageId,
+    is_trashed: l.isTrashed,
+  };
+}
+
+export function locationDetail(l: Location) {
+  return {
+    id: l.id,
+    name: l.name,
+    description: l.description,
+    address: l.address,
+    post_code: l.postCode,
+    city: l.city,
+    state: l.state,
+    country_code: l.countryCode,
+    lat: phpFloat(l.lat),
+    lng: phpFloat(l.lng),
+    is_trashed: l.isTrashed,
+  };
+}
+
+export const FLOOR_GRID_LIMIT = 3000;
+
+/**
+ * A floor whose grid (width × length in whole meters) exceeds 3000 cells is scaled down by one
+ * factor on both sides, keeping its aspect ratio, to the largest whole-meter grid that fits.
+ */
+export function scaleFloorDimensions(width: number, length: number): { width: number; length: number } {
+  const w = Math.round(width);
+  const l = Math.round(length);
+  if (w <= 0 || l <= 0 || w * l <= FLOOR_GRID_LIMIT) return { width, length };
+  let factor = Math.sqrt(FLOOR_GRID_LIMIT / (w * l));
+  let sw = Math.max(1, Math.floor(w * factor));
+  let sl = Math.max(1, Math.floor(l * factor));
+  while (sw * sl > FLOOR_GRID_LIMIT) {
+    factor *= 0.999;
+    sw = Math.max(1, Math.floor(w * factor));
+    sl = Math.max(1, Math.floor(l * factor));
+  }
+  return { width: sw, length: sl };
+}
+
+interface Point {
+  x: number;
+  y: number;
+}
+
+export function zonePoints(coordinates: unknown): Point[] {
+  if (!Array.isArray(coordinates)) return [];
+  return coordinates
+    .filter((p): p is Point => typeof p === 'object' && p !== null && 'x' in p && 'y' in p)
+    .map((p) => ({ x: Number(p.x), y: Number(p.y) }));
+}
+
+const coordinateText = (n: number | null): string | null => (n === null ? null : String(n));
+
+export function hierarchyItem(l: LocationTree, opts: { withCoordinates: boolean; scaleFloors: boolean }) {
+  return {
+    id: l.id,
+    name: l.name,
+    lat: coordinateText(l.lat),
+    lng: coordinateText(l.lng),
+    buildings: l.buildings.map((b) => ({
+      id: b.id,
+      name: b.name,
+      lat: coordinateText(b.lat),
+      lng: coordinateText(b.lng),
+      floors: b.floors.map((f) => {
+        const dims = opts.scaleFloors
+          ? scaleFloorDimensions(f.width, f.length)
+          : { width: f.width, length: f.length };
+        return {
+          id: f.id,
+          name: f.name,
+          image: { name: f.imageUrl, width: f.imageWidth, height: f.imageHeight },
+          dimensions: { width: phpFloat(dims.width), length: phpFloat(dims.length) },
+          zones: f.zones.map((z) => ({
+            id: z.id,
+            name: z.name,
+            ...(opts.withCoordinates
+              ? {
+                  coordinates: zonePoints(z.coordinates).map((p) => ({ x: phpFloat(p.x), y: phpFloat(p.y) })),
+                }
+              : {}),
+          })),
+        };
+      }),
+    })),
+  };
+}

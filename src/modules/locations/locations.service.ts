@@ -1,0 +1,151 @@
+// Locations: tenant-scoped domain functions used by both REST and GraphQL.
+import { authorize } from '../../auth/permissions.js';
+import type { AppContext } from '../../context.js';
+import { scoped } from '../../db/scope.js';
+import { AppError } from '../../errors.js';
+import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
+import { validate } from '../../validation/validator.js';
+import { hierarchyFilterRules, locationFilterRules, locationWriteRules } from './locations.inputs.js';
+
+export const locationOrder = [
+  { createdAt: 'asc' },
+  { id: 'asc' },
+] satisfies PrismaNS.LocationOrderByWithRelationInput[];
+
+export interface LocationFilters {
+  name?: string;
+  /** 0 (default) active, 1 trashed. */
+  status?: number;
+}
+
+export async function locationWhere(
+  ctx: AppContext,
+  action: 'locations.list' | 'locations.hierarchy',
+  raw: Record<string, unknown>,
+): Promise<PrismaNS.LocationWhereInput> {
+  const scope = authorize(ctx.principal, action);
+  const f = (await validate(
+    raw,
+    action === 'locations.list' ? locationFilterRules : hierarchyFilterRules,
+  )) as {
+    name?: string;
+    status?: number;
+    location_id?: string;
+  };
+  return {
+    ...scoped(scope, 'id'),
+    ...(f.location_id !== undefined ? { AND: [{ id: f.location_id }] } : {}),
+    isTrashed: f.status === 1,
+    ...(f.name ? { name: { contains: f.name, mode: 'insensitive' as const } } : {}),
+  };
+}
+
+/** Paging and (from GraphQL) the relations the selection needs. */
+type Page = Omit<PrismaNS.LocationFindManyArgs, 'where' | 'orderBy'>;
+
+export async function listLocations(ctx: AppContext, filters: Record<string, unknown>, page: Page) {
+  const where = await locationWhere(ctx, 'locations.list', filters);
+  return ctx.prisma.location.findMany({ where, orderBy: locationOrder, ...page });
+}
+
+export async function findLocation(
+  ctx: AppContext,
+  id: string,
+  query: Omit<PrismaNS.LocationFindFirstArgs, 'where'> = {},
+) {
+  const scope = authorize(ctx.principal, 'locations.list');
+  return ctx.prisma.location.findFirst({ ...query, where: { id, ...scoped(scope, 'id') } });
+}
+
+export async function countLocations(ctx: AppContext, filters: Record<string, unknown>): Promise<number> {
+  return ctx.prisma.location.count({ where: await locationWhere(ctx, 'locations.list', filters) });
+}
+
+/** Locations with buildings, floors and zones: one statement per level, whatever their number. */
+export async function locationHierarchy(ctx: AppContext, filters: Record<string, unknown>) {
+  const where = await locationWhere(ctx, 'locations.hierarchy', filters);
+  const tenantId = ctx.principal.tenantId;
+  return ctx.prisma.location.findMany({
+    where,
+    orderBy: locationOrder,
+    include: {
+      buildings: {
+        where: { tenantId },
+        orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+        include: {
+          floors: {
+            where: { tenantId },
+            orderBy: [{ level: 'asc' }, { id: 'asc' }],
+            include: { zones: { where: { tenantId }, orderBy: [{ name: 'asc' }, { id: 'asc' }] } },
+          },
+        },
+      },
+    },
+  });
+}
+
+export type LocationTree = Awaited<ReturnType<typeof locationHierarchy>>[number];
+
+const columns: Record<string, keyof PrismaNS.LocationUncheckedCreateInput> = {
+  name: 'name',
+  country_code: 'countryCode',
+  city: 'city',
+  address: 'address',
+  post_code: 'postCode',
+  description: 'description',
+  state: 'state',
+  lat: 'lat',
+  lng: 'lng',
+  timezone: 'timezone',
+  smart_login: 'smartLogin',
+  smart_login_frequency: 'smartLoginFrequency',
+  smart_login_frequency_type: 'smartLoginFrequencyType',
+};
+
+function toColumns(valid: Record<string, unknown>): Record<string, unknown> {
+  const data: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(valid)) {
+    const column = columns[field];
+    // numeric() accepts numeric strings ("41.5"); the columns are floats.
+    if (column)
+      data[column] =
+        (field === 'lat' || field === 'lng') && typeof value === 'string' ? Number(value) : value;
+  }
+  return data;
+}
+
+/** Two requests racing for one name: the unique index decides, and the loser gets the 422. */
+function nameTaken(err: unknown): boolean {
+  return (err as { code?: string }).code === 'P2002';
+}
+const takenError = () =>
+  new AppError('VALIDATION', { fields: { name: ['The name has already been taken.'] } });
+
+export async function createLocation(ctx: AppContext, input: Record<string, unknown>) {
+  const scope = authorize(ctx.principal, 'locations.create');
+  const valid = await validate(input, locationWriteRules(ctx.prisma, scope));
+  try {
+    return await ctx.prisma.location.create({
+      data: { ...(toColumns(valid) as { name: string }), tenantId: scope.tenantId },
+    });
+  } catch (err) {
+    if (nameTaken(err)) throw takenError();
+    throw err;
+  }
+}
+
+export async function updateLocation(ctx: AppContext, id: string, input: Record<string, unknown>) {
+  const scope = authorize(ctx.principal, 'locations.update');
+  const existing = await ctx.prisma.location.findFirst({
+    where: { id, ...scoped(scope, 'id') },
+    select: { id: true },
+  });
+  if (!existing) throw new AppError('NOT_FOUND');
+  const valid = await validate(input, locationWriteRules(ctx.prisma, scope, id));
+  try {
+    return await ctx.prisma.location.update({ where: { id }, data: toColumns(valid) });
+  } catch (err) {
+    if (nameTaken(err)) throw takenError();
+    throw err;
+  }
+}

@@ -1,0 +1,95 @@
+// Operator actions behind the admin CLI (and the test fixtures): a tenant with everything it needs
+// to be used at once, and tokens for existing users.
+import { randomBytes } from 'node:crypto';
+import type { Role } from '../../auth/principal.js';
+import { hashToken, newToken } from '../../auth/tokens.js';
+import type { Prisma } from '../../db/database.js';
+
+export interface BootstrapResult {
+  token: string;
+  tenant_id: string;
+  user_id: string;
+  location_id: string;
+  service_profile_id: string;
+  group_id: string;
+}
+
+export interface BootstrapOptions {
+  tenant: string;
+  group?: string;
+  /** The API user's role (bootstrap makes a `tenant` user; fixtures vary it). */
+  role?: Role;
+  email?: string;
+  permissions?: string[];
+}
+
+/** Creates (or reuses) the group, the tenant with its default location and service profile, and an API user with a token. */
+export async function bootstrapTenant(prisma: Prisma, opts: BootstrapOptions): Promise<BootstrapResult> {
+  const groupName = opts.group ?? opts.tenant;
+  const token = newToken();
+  return prisma.$transaction(async (tx) => {
+    const group = await tx.tenantGroup.upsert({
+      where: { name: groupName },
+      create: { name: groupName },
+      update: {},
+    });
+    const existing = await tx.tenant.findFirst({
+      where: { groupId: group.id, name: opts.tenant },
+      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+    });
+    const tenant = existing ?? (await tx.tenant.create({ data: { name: opts.tenant, groupId: group.id } }));
+    const location =
+      (await tx.location.findFirst({ where: { tenantId: tenant.id, name: opts.tenant.slice(0, 50) } })) ??
+      (await tx.location.create({ data: { tenantId: tenant.id, name: opts.tenant.slice(0, 50) } }));
+    const profile =
+      (await tx.serviceProfile.findFirst({ where: { tenantId: tenant.id, isDefault: true } })) ??
+      (await tx.serviceProfile.create({ data: { tenantId: tenant.id, name: 'Default', isDefault: true } }));
+    const role = opts.role ?? 'tenant';
+    const suffix = randomBytes(4).toString('hex');
+    const user = await tx.user.create({
+      data: {
+        tenantId: tenant.id,
+        name: `API user ${suffix}`,
+        username: `api-${suffix}`,
+        email: opts.email ?? `api-${suffix}@${tenant.id.toLowerCase()}.invalid`,
+        role,
+        status: 1,
+        locationId: role === 'venue' || role === 'front-desk' ? location.id : null,
+        permissions: opts.permissions ?? (role === 'tenant' ? ['guests.manage-global'] : []),
+      },
+    });
+    await tx.apiToken.create({ data: { userId: user.id, tokenHash: hashToken(token), name: 'bootstrap' } });
+    return {
+      token,
+      tenant_id: tenant.id,
+      user_id: user.id,
+      location_id: location.id,
+      service_profile_id: profile.id,
+      group_id: group.id,
+    };
+  });
+}
+
+export class UnknownUserError extends Error {}
+
+/** Issues another token for a user given by id, integer user id or email. */
+export async function issueToken(
+  prisma: Prisma,
+  userRef: string,
+  scopes: string[] = [],
+): Promise<{ token: string }> {
+  const user = await prisma.user.findFirst({
+    where: {
+      OR: [
+        { id: userRef },
+        { email: userRef },
+        ...(/^\d+$/.test(userRef) ? [{ userId: Number(userRef) }] : []),
+      ],
+    },
+    select: { id: true },
+  });
+  if (!user) throw new UnknownUserError(`No user with id or email "${userRef}".`);
+  const token = newToken();
+  await prisma.apiToken.create({ data: { userId: user.id, tokenHash: hashToken(token), scopes } });
+  return { token };
+}

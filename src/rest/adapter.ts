@@ -1,0 +1,81 @@
+// Mounts the route table under /api/v1 on Fastify. Everything REST-wide lives here once: the
+// request gate, query and body handling, the PHP-compatible JSON writer, 404 and 405 answers.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Config } from '../config.js';
+import type { Prisma } from '../db/database.js';
+import { AppError } from '../errors.js';
+import { validate } from '../validation/validator.js';
+import type { Route } from './endpoint.js';
+import type { EnvelopeSource } from './pagination.js';
+import { phpJsonEncode } from './php-json.js';
+
+export const API_PREFIX = '/api/v1';
+
+export function sendJson(reply: FastifyReply, status: number, body: unknown): FastifyReply {
+  return reply.status(status).header('Content-Type', 'application/json').send(phpJsonEncode(body));
+}
+
+function queryPairs(rawUrl: string): [string, string][] {
+  const q = rawUrl.indexOf('?');
+  return q < 0 ? [] : [...new URLSearchParams(rawUrl.slice(q + 1)).entries()];
+}
+
+function envelopeSource(config: Config, request: FastifyRequest): EnvelopeSource {
+  const pathOnly = request.url.split('?')[0] ?? '';
+  return { path: `${config.appUrl}${pathOnly}`, query: queryPairs(request.url) };
+}
+
+function bodyObject(body: unknown): Record<string, unknown> {
+  return body !== null && typeof body === 'object' && !Array.isArray(body)
+    ? (body as Record<string, unknown>)
+    : {};
+}
+
+export function mountRest(
+  app: FastifyInstance,
+  deps: { routes: readonly Route[]; config: Config; prisma: Prisma },
+): void {
+  for (const r of deps.routes) {
+    app.route({
+      method: r.method,
+      url: `${API_PREFIX}${r.path}`,
+      handler: async (request, reply) => {
+        const principal = request.principal;
+        if (!principal) throw new AppError('UNAUTHENTICATED');
+        const query = (request.query ?? {}) as Record<string, unknown>;
+        const validQuery = r.endpoint.query ? await validate(query, r.endpoint.query) : {};
+        const result = await r.endpoint.handle({
+          ctx: { prisma: deps.prisma, config: deps.config, principal, requestId: request.id },
+          params: request.params as Record<string, string>,
+          query: { ...query, ...validQuery },
+          body: bodyObject(request.body),
+          envelope: envelopeSource(deps.config, request),
+        });
+        if (result === undefined) return reply.status(r.endpoint.status ?? 204).send();
+        return sendJson(reply, r.endpoint.status ?? 200, result);
+      },
+    });
+  }
+}
+
+/** Laravel answers a known path with the wrong method by 405 and names the methods it supports. */
+export function methodNotAllowedMessage(
+  routes: readonly Route[],
+  method: string,
+  url: string,
+): string | null {
+  const path = url.split('?')[0] ?? '';
+  if (!path.startsWith(`${API_PREFIX}/`)) return null;
+  const rel = path.slice(API_PREFIX.length);
+  const methods = new Set<string>();
+  for (const r of routes) {
+    const re = new RegExp(`^${r.path.replace(/:[^/]+/g, '[^/]+')}$`);
+    if (re.test(rel)) methods.add(r.method);
+  }
+  if (methods.size === 0) return null;
+  if (methods.has('GET')) methods.add('HEAD');
+  const supported = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE']
+    .filter((m) => methods.has(m))
+    .join(', ');
+  return `The ${method} method is not supported for route ${path.slice(1)}. Supported methods: ${supported}.`;
+}

@@ -1,0 +1,44 @@
+// What a resource declares for one REST path: its query rules (REST-only ones such as paging; the
+// resource's own filters are validated by its service), how to call the service, the status.
+import type { AppContext } from '../context.js';
+import type { Rules } from '../validation/validator.js';
+import type { EnvelopeSource } from './pagination.js';
+
+export interface RestRequest {
+  ctx: AppContext;
+  params: Record<string, string>;
+  /** Query parameters as received (strings; repeated keys as arrays). */
+  query: Record<string, unknown>;
+  /** The JSON body as an object ({} when absent or not an object). */
+  body: Record<string, unknown>;
+  envelope: EnvelopeSource;
+}
+
+export interface Endpoint {
+  /** One line for the route table and docs. */
+  summary: string;
+  /** Success status (200 by default). */
+  status?: number;
+  /** REST-only query rules, validated before `handle` (the service validates its own filters). */
+  query?: Rules;
+  /** Returns the response body; `undefined` answers with an empty body. */
+  handle(req: RestRequest): Promise<unknown>;
+}
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+export interface Route {
+  method: Method;
+  /** Path under /api/v1, Fastify syntax (`/locations/:id`). */
+  path: string;
+  endpoint: Endpoint;
+  /** The GraphQL field serving the same operation through the same service function. */
+  graphql: string;
+}
+
+export const route = (method: Method, path: string, endpoint: Endpoint, graphql: string): Route => ({
+  method,
+  path,
+  endpoint,
+  graphql,
+});

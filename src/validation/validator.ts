@@ -1,0 +1,620 @@
+// One rule engine for both transports: REST renders ValidationError as Laravel's 422 body
+// ({ message, errors }), GraphQL as field errors. Messages are Laravel 10+'s default English lines.
+import { isCountryCode } from './countries.js';
+
+export type FieldErrors = Record<string, string[]>;
+
+/** What a type rule says the value is; size rules read it to pick characters, value or count. */
+export type ValueType = 'string' | 'integer' | 'numeric' | 'boolean' | 'array' | 'date';
+
+export interface RuleContext {
+  readonly field: string;
+  /** `:attribute` for this field. */
+  readonly attribute: string;
+  /** The raw input, as given (before any coercion). */
+  readonly input: Readonly<Record<string, unknown>>;
+  /** From the field's type rule, if it has one. */
+  readonly valueType: ValueType | undefined;
+  /** `:attribute`-style display name of any field. */
+  attributeOf(field: string): string;
+}
+
+export interface Rule {
+  readonly name: string;
+  /** Runs even on an empty field (required, requiredIf...); its failure stops the field. */
+  readonly implicit?: boolean;
+  /** Marks null (and blank strings) as an acceptable value. */
+  readonly nullable?: boolean;
+  /** A type rule: its failure stops the field, and size rules measure by it. */
+  readonly type?: ValueType;
+  /** Runs only once every non-deferred rule of the field passed (database look-ups). */
+  readonly deferred?: boolean;
+  /** The failure message, or null when the value passes. */
+  check(value: unknown, ctx: RuleContext): string | null | Promise<string | null>;
+  /** The value later rules and the output see, once `check` passed. */
+  coerce?(value: unknown): unknown;
+}
+
+export type Rules = Record<string, readonly Rule[]>;
+
+export interface ValidateOptions {
+  /** Display names overriding `country_code` -> `country code`. */
+  attributes?: Record<string, string>;
+}
+
+/** Laravel's ValidationException::summarize(). */
+export function summarize(errors: FieldErrors): string {
+  const [first, ...rest] = Object.values(errors).flat();
+  if (first === undefined) return 'The given data was invalid.';
+  if (rest.length === 0) return first;
+  return `${first} (and ${rest.length} more ${rest.length === 1 ? 'error' : 'errors'})`;
+}
+
+export class ValidationError extends Error {
+  override readonly name = 'ValidationError';
+  constructor(readonly errors: FieldErrors) {
+    super(summarize(errors));
+  }
+}
+
+/**
+ * Validates `input` against `rules`, collecting every field's errors, and resolves to Laravel's
+ * `validated()`: only fields that have rules and are present, with type rules' coercions applied.
+ *
+ * Empty values (absent, null, blank string) only meet implicit rules. Unlike Laravel, a null (or blank
+ * string, which Laravel's ConvertEmptyStringsToNull turns into null) on a field without `nullable()`
+ * counts as absent: its other rules are skipped and it is left out of the output. With `nullable()`
+ * it is output as null.
+ */
+export async function validate(
+  input: Readonly<Record<string, unknown>>,
+  rules: Rules,
+  options: ValidateOptions = {},
+): Promise<Record<string, unknown>> {
+  const attributeOf = (field: string): string => options.attributes?.[field] ?? displayName(field);
+  const results = await Promise.all(
+    Object.entries(rules).map(([field, list]) => validateField(field, list, input, attributeOf)),
+  );
+
+  const errors: FieldErrors = {};
+  const output: Record<string, unknown> = {};
+  for (const [field, result] of results) {
+    if (result.messages.length > 0) errors[field] = result.messages;
+    else if (result.keep) output[field] = result.value;
+  }
+  if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+  return output;
+}
+
+interface FieldResult {
+  messages: string[];
+  keep: boolean;
+  value: unknown;
+}
+
+async function validateField(
+  field: string,
+  list: readonly Rule[],
+  input: Readonly<Record<string, unknown>>,
+  attributeOf: (field: string) => string,
+): Promise<[string, FieldResult]> {
+  const raw = Object.hasOwn(input, field) ? input[field] : undefined;
+  const empty = isEmpty(raw);
+  const ctx: RuleContext = {
+    field,
+    attribute: attributeOf(field),
+    input,
+    valueType: list.find((rule) => rule.type !== undefined)?.type,
+    attributeOf,
+  };
+  const messages: string[] = [];
+  // Laravel's MessageBag drops a field's duplicate messages.
+  const add = (message: string): void => {
+    if (!messages.includes(message)) messages.push(message);
+  };
+
+  let value = raw;
+  for (const rule of list) {
+    if (rule.deferred || (empty && !rule.implicit)) continue;
+    const message = await rule.check(value, ctx);
+    if (message === null) {
+      if (rule.coerce) value = rule.coerce(value);
+      continue;
+    }
+    add(message);
+    if (rule.implicit || rule.type) break;
+  }
+
+  // Like Laravel skipping unique/exists after an earlier failure, so bad values never reach the database.
+  if (messages.length === 0 && !empty) {
+    for (const rule of list) {
+      if (!rule.deferred) continue;
+      const message = await rule.check(value, ctx);
+      if (message !== null) {
+        add(message);
+        break;
+      }
+    }
+  }
+
+  const nullable = list.some((rule) => rule.nullable);
+  const keep = raw !== undefined && (!empty || nullable);
+  return [field, { messages, keep, value: empty ? null : value }];
+}
+
+// ---------------------------------------------------------------------------------------------
+// PHP-flavoured helpers
+
+/** PHP's trim() character set; Laravel's emptiness checks use it, not Unicode whitespace. */
+function phpTrim(s: string): string {
+  return s.replace(/^[ \t\n\r\0\v]+|[ \t\n\r\0\v]+$/g, '');
+}
+
+function isEmpty(value: unknown): boolean {
+  return value === undefined || value === null || (typeof value === 'string' && phpTrim(value) === '');
+}
+
+/** PHP arrays are lists and maps alike, so a JSON object is an "array" too. */
+function isPhpArray(value: unknown): value is unknown[] | Record<string, unknown> {
+  if (Array.isArray(value)) return true;
+  if (typeof value !== 'object' || value === null) return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+function count(value: unknown[] | Record<string, unknown>): number {
+  return Array.isArray(value) ? value.length : Object.keys(value).length;
+}
+
+/** Laravel's validateRequired(). */
+function isFilled(value: unknown): boolean {
+  if (isEmpty(value)) return false;
+  return isPhpArray(value) ? count(value) > 0 : true;
+}
+
+const NUMERIC_STRING = /^[ \t\n\r\v\f]*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?[ \t\n\r\v\f]*$/;
+
+/** PHP 8's is_numeric(). */
+function isNumeric(value: unknown): value is number | string {
+  if (typeof value === 'number') return Number.isFinite(value);
+  return typeof value === 'string' && NUMERIC_STRING.test(value) && Number.isFinite(Number(value));
+}
+
+/** PHP's string cast, for rules that compare or match text. */
+function phpString(value: unknown): string | null {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : null;
+  if (typeof value === 'boolean') return value ? '1' : '';
+  return null;
+}
+
+/** PHP 8 `==` between two strings: numerically when both are numeric. */
+function phpStringsEqual(a: string, b: string): boolean {
+  return isNumeric(a) && isNumeric(b) ? Number(a) === Number(b) : a === b;
+}
+
+/** Laravel's getDisplayableAttribute(): Str::snake, then underscores to spaces. */
+function displayName(field: string): string {
+  let name = field;
+  if (!/^[a-z]+$/.test(name)) {
+    name = name
+      .replace(/(^|\s)(\S)/g, (_m, space: string, first: string) => space + first.toUpperCase())
+      .replace(/\s+/g, '')
+      .replace(/(.)(?=[A-Z])/g, '$1_')
+      .toLowerCase();
+  }
+  return name.replaceAll('_', ' ');
+}
+
+/** Laravel's getDisplayableValue() for `:value`. */
+function displayValue(value: unknown): string {
+  if (value === null || value === undefined) return 'empty';
+  if (typeof value === 'boolean') return value ? 'true' : 'false';
+  if (isPhpArray(value)) return 'array';
+  return phpString(value) ?? String(value);
+}
+
+function fill(template: string, params: Record<string, string>): string {
+  return template.replace(/:([a-z]+)/g, (match, key: string) => params[key] ?? match);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rules
+
+type SizeKind = 'string' | 'numeric' | 'array';
+type SizedMessages = Record<SizeKind, string>;
+
+const MIN: SizedMessages = {
+  string: 'The :attribute field must be at least :min characters.',
+  numeric: 'The :attribute field must be at least :min.',
+  array: 'The :attribute field must have at least :min items.',
+};
+const MAX: SizedMessages = {
+  string: 'The :attribute field must not be greater than :max characters.',
+  numeric: 'The :attribute field must not be greater than :max.',
+  array: 'The :attribute field must not have more than :max items.',
+};
+const BETWEEN: SizedMessages = {
+  string: 'The :attribute field must be between :min and :max characters.',
+  numeric: 'The :attribute field must be between :min and :max.',
+  array: 'The :attribute field must have between :min and :max items.',
+};
+const SIZE: SizedMessages = {
+  string: 'The :attribute field must be :size characters.',
+  numeric: 'The :attribute field must be :size.',
+  array: 'The :attribute field must contain :size items.',
+};
+const INVALID_SELECTION = 'The selected :attribute is invalid.';
+
+function simple(
+  name: string,
+  template: string,
+  passes: (value: unknown, ctx: RuleContext) => boolean,
+  extra: Partial<Pick<Rule, 'type' | 'coerce'>> = {},
+): Rule {
+  return {
+    name,
+    ...extra,
+    check: (value, ctx) => (passes(value, ctx) ? null : fill(template, { attribute: ctx.attribute })),
+  };
+}
+
+// Like Laravel's getSize(), the field's type rule (wherever it sits in the list) picks the measure;
+// without one, numbers count by value and lists by items rather than Laravel's string length.
+function measure(value: unknown, valueType: ValueType | undefined): { kind: SizeKind; size: number } {
+  const declared: SizeKind | undefined =
+    valueType === 'integer' || valueType === 'numeric'
+      ? 'numeric'
+      : valueType === 'string' || valueType === 'array'
+        ? valueType
+        : undefined;
+  if (isPhpArray(value)) return { kind: declared ?? 'array', size: count(value) };
+  if (typeof value === 'number' || (declared === 'numeric' && isNumeric(value))) {
+    return { kind: declared ?? 'numeric', size: Number(value) };
+  }
+  // Characters are code points, as mb_strlen counts them.
+  return { kind: declared ?? 'string', size: [...(phpString(value) ?? '')].length };
+}
+
+function sized(
+  name: string,
+  messages: SizedMessages,
+  params: Record<string, number>,
+  passes: (size: number) => boolean,
+): Rule {
+  const shown = Object.fromEntries(Object.entries(params).map(([k, v]) => [k, String(v)]));
+  return {
+    name,
+    check: (value, ctx) => {
+      const measured = measure(value, ctx.valueType);
+      return passes(measured.size)
+        ? null
+        : fill(messages[measured.kind], { ...shown, attribute: ctx.attribute });
+    },
+  };
+}
+
+export function required(): Rule {
+  return { ...simple('required', 'The :attribute field is required.', isFilled), implicit: true };
+}
+
+export interface RequiredIfOptions {
+  /** Replaces the other field's value in `:value` (Laravel's `validation.values` lines). */
+  displayValue?: string;
+}
+
+/**
+ * Required when `other` is (one of) `values`. Like Laravel: not required when `other` is absent;
+ * a boolean or null `other` only matches true/false/null (or 'true'/'false'/'null'); anything else
+ * compares loosely, so `"1"` matches 1.
+ */
+export function requiredIf(
+  other: string,
+  values: string | number | boolean | readonly (string | number | boolean)[],
+  options: RequiredIfOptions = {},
+): Rule {
+  const params = (Array.isArray(values) ? values : [values]).map((v) =>
+    typeof v === 'boolean' ? (v ? 'true' : 'false') : String(v),
+  );
+  const matches = (actual: unknown): boolean => {
+    if (typeof actual === 'boolean') return params.includes(actual ? 'true' : 'false');
+    if (actual === null) return params.includes('null');
+    const text = isPhpArray(actual) ? null : phpString(actual);
+    return text !== null && params.some((p) => phpStringsEqual(text, p));
+  };
+  return {
+    name: 'requiredIf',
+    implicit: true,
+    check: (value, ctx) => {
+      if (!Object.hasOwn(ctx.input, other)) return null;
+      const actual = ctx.input[other];
+      if (actual === undefined || !matches(actual) || isFilled(value)) return null;
+      return fill('The :attribute field is required when :other is :value.', {
+        attribute: ctx.attribute,
+        other: ctx.attributeOf(other),
+        value: options.displayValue ?? displayValue(actual),
+      });
+    },
+  };
+}
+
+/** Required when any of `others` is filled. */
+export function requiredWith(...others: string[]): Rule {
+  return {
+    name: 'requiredWith',
+    implicit: true,
+    check: (value, ctx) => {
+      if (isFilled(value) || !others.some((o) => isFilled(ctx.input[o]))) return null;
+      return fill('The :attribute field is required when :values is present.', {
+        attribute: ctx.attribute,
+        values: others.map(ctx.attributeOf).join(' / '),
+      });
+    },
+  };
+}
+
+export function nullable(): Rule {
+  return { name: 'nullable', nullable: true, check: () => null };
+}
+
+export function string(): Rule {
+  return simple('string', 'The :attribute field must be a string.', (v) => typeof v === 'string', {
+    type: 'string',
+  });
+}
+
+/** JS integers and `/^-?\d+$/` strings within the safe range (coerced to numbers). */
+export function integer(): Rule {
+  return simple(
+    'integer',
+    'The :attribute field must be an integer.',
+    (v) =>
+      (typeof v === 'number' && Number.isSafeInteger(v)) ||
+      (typeof v === 'string' && /^-?\d+$/.test(v) && Number.isSafeInteger(Number(v))),
+    { type: 'integer', coerce: Number },
+  );
+}
+
+/** Finite numbers and PHP numeric strings (coerced to numbers). */
+export function numeric(): Rule {
+  return simple('numeric', 'The :attribute field must be a number.', isNumeric, {
+    type: 'numeric',
+    coerce: Number,
+  });
+}
+
+const BOOLEANS = new Map<unknown, boolean>([
+  [true, true],
+  [false, false],
+  [1, true],
+  [0, false],
+  ['1', true],
+  ['0', false],
+  ['true', true],
+  ['false', false],
+]);
+
+export function boolean(): Rule {
+  return simple('boolean', 'The :attribute field must be true or false.', (v) => BOOLEANS.has(v), {
+    type: 'boolean',
+    coerce: (v) => BOOLEANS.get(v),
+  });
+}
+
+/** Lists, and plain objects (a PHP associative array is an array). */
+export function array(): Rule {
+  return simple('array', 'The :attribute field must be an array.', isPhpArray, { type: 'array' });
+}
+
+export function min(n: number): Rule {
+  return sized('min', MIN, { min: n }, (size) => size >= n);
+}
+
+export function max(n: number): Rule {
+  return sized('max', MAX, { max: n }, (size) => size <= n);
+}
+
+export function between(low: number, high: number): Rule {
+  return sized('between', BETWEEN, { min: low, max: high }, (size) => size >= low && size <= high);
+}
+
+export function size(n: number): Rule {
+  return sized('size', SIZE, { size: n }, (s) => s === n);
+}
+
+/** Laravel's `in`: compares the value's string form, numerically when both sides are numeric. */
+export function inList(values: readonly (string | number)[]): Rule {
+  const allowed = values.map(String);
+  const one = (v: unknown): boolean => {
+    const text = isPhpArray(v) ? null : phpString(v);
+    return text !== null && allowed.some((a) => phpStringsEqual(text, a));
+  };
+  return simple('in', INVALID_SELECTION, (v, ctx) =>
+    // With array(), Laravel checks every element instead.
+    ctx.valueType === 'array' && Array.isArray(v) ? v.every(one) : one(v),
+  );
+}
+
+// An approximation of egulias/email-validator's RFCValidation (Laravel's default `email`):
+// dot-atom or quoted local part; dotted domain labels (Unicode allowed, no edge hyphens) or an IPv4 literal.
+const EMAIL =
+  /^(?:[\p{L}\p{N}!#$%&'*+/=?^_`{|}~-]+(?:\.[\p{L}\p{N}!#$%&'*+/=?^_`{|}~-]+)*|"(?:[^"\\\r\n]|\\.)*")@(?:[\p{L}\p{N}](?:[\p{L}\p{N}-]*[\p{L}\p{N}])?(?:\.[\p{L}\p{N}](?:[\p{L}\p{N}-]*[\p{L}\p{N}])?)*|\[\d{1,3}(?:\.\d{1,3}){3}\])$/u;
+
+export function email(): Rule {
+  return simple(
+    'email',
+    'The :attribute field must be a valid email address.',
+    (v) => typeof v === 'string' && EMAIL.test(v),
+  );
+}
+
+const FORMAT_TOKENS: Record<string, { pattern: string; unit: DatePart }> = {
+  Y: { pattern: '(\\d{4})', unit: 'year' },
+  m: { pattern: '(\\d{2})', unit: 'month' },
+  d: { pattern: '(\\d{2})', unit: 'day' },
+  H: { pattern: '(\\d{2})', unit: 'hour' },
+  i: { pattern: '(\\d{2})', unit: 'minute' },
+  s: { pattern: '(\\d{2})', unit: 'second' },
+};
+type DatePart = 'year' | 'month' | 'day' | 'hour' | 'minute' | 'second';
+
+/** Epoch ms (UTC) of a real calendar date/time, or null. */
+function toEpoch(parts: Partial<Record<DatePart, number>>): number | null {
+  const { year = 1970, month = 1, day = 1, hour = 0, minute = 0, second = 0 } = parts;
+  if (month < 1 || month > 12 || hour > 23 || minute > 59 || second > 59) return null;
+  const epoch = Date.UTC(year, month - 1, day, hour, minute, second);
+  // Date.UTC rolls 2026-02-30 over into March; a real date survives the round trip.
+  const date = new Date(epoch);
+  const realDay = date.getUTCFullYear() === year && date.getUTCMonth() === month - 1;
+  return realDay && date.getUTCDate() === day ? epoch : null;
+}
+
+/**
+ * Laravel's `date_format`, strict as PHP's round trip (zero-padded, real dates).
+ * Supports the Y m d H i s tokens; anything else is rejected up front rather than half-implemented.
+ */
+export function dateFormat(format: string): Rule {
+  const units: DatePart[] = [];
+  let source = '';
+  for (const ch of format) {
+    const token = FORMAT_TOKENS[ch];
+    if (token) {
+      units.push(token.unit);
+      source += token.pattern;
+    } else if (/[a-zA-Z\\]/.test(ch)) {
+      throw new Error(`dateFormat: unsupported format character '${ch}' in '${format}'`);
+    } else {
+      source += ch.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+    }
+  }
+  const pattern = new RegExp(`^${source}$`);
+  const parses = (v: unknown): boolean => {
+    const match = typeof v === 'string' ? pattern.exec(v) : null;
+    if (!match) return false;
+    const parts: Partial<Record<DatePart, number>> = {};
+    units.forEach((unit, i) => {
+      parts[unit] = Number(match[i + 1]);
+    });
+    return toEpoch(parts) !== null;
+  };
+  return {
+    name: 'dateFormat',
+    type: 'date',
+    check: (value, ctx) =>
+      parses(value)
+        ? null
+        : fill('The :attribute field must match the format :format.', { attribute: ctx.attribute, format }),
+  };
+}
+
+const DATE_TIME =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+
+/** Y-m-d with optional time and zone; naive values are read as UTC so two naive values compare. */
+function parseDate(value: unknown): number | null {
+  const m = typeof value === 'string' ? DATE_TIME.exec(value) : null;
+  if (!m) return null;
+  const [, y, mo, d, h, mi, s, zone] = m;
+  const epoch = toEpoch({
+    year: Number(y),
+    month: Number(mo),
+    day: Number(d),
+    hour: Number(h ?? 0),
+    minute: Number(mi ?? 0),
+    second: Number(s ?? 0),
+  });
+  if (epoch === null || zone === undefined || zone === 'Z') return epoch;
+  const sign = zone.startsWith('-') ? -1 : 1;
+  const digits = zone.replace(/[+:-]/g, '');
+  return epoch - sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2))) * 60_000;
+}
+
+/** Laravel's `after_or_equal:other_field`; passes when the other field is empty, as Laravel does. */
+export function afterOrEqual(other: string): Rule {
+  return {
+    name: 'afterOrEqual',
+    check: (value, ctx) => {
+      const otherValue = ctx.input[other];
+      if (isEmpty(otherValue)) return null;
+      const mine = parseDate(value);
+      const theirs = parseDate(otherValue);
+      if (mine !== null && theirs !== null && mine >= theirs) return null;
+      return fill('The :attribute field must be a date after or equal to :date.', {
+        attribute: ctx.attribute,
+        date: ctx.attributeOf(other),
+      });
+    },
+  };
+}
+
+/** Strictly equal to `<field>_confirmation` in the raw input, as Laravel's `same` compares. */
+export function confirmed(): Rule {
+  return simple(
+    'confirmed',
+    'The :attribute field confirmation does not match.',
+    (_v, ctx) => ctx.input[ctx.field] === ctx.input[`${ctx.field}_confirmation`],
+  );
+}
+
+export function regex(re: RegExp): Rule {
+  return simple('regex', 'The :attribute field format is invalid.', (v) => {
+    const text = typeof v === 'boolean' ? null : phpString(v);
+    // search() ignores a /g regex's lastIndex, so the rule is stateless.
+    return text !== null && text.search(re) !== -1;
+  });
+}
+
+/** A string that parses as JSON; numbers and `true` pass too, as PHP casts them to JSON text. */
+export function json(): Rule {
+  return simple('json', 'The :attribute field must be a valid JSON string.', (v) => {
+    if (typeof v === 'number') return Number.isFinite(v);
+    if (typeof v === 'boolean') return v;
+    if (typeof v !== 'string') return false;
+    try {
+      JSON.parse(v);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** Upper-case ISO 3166-1 alpha-2. */
+export function countryCode(): Rule {
+  return simple('countryCode', INVALID_SELECTION, (v) => typeof v === 'string' && isCountryCode(v));
+}
+
+/** `check` resolves true when the value exists. Deferred: runs only after the field's other rules passed. */
+export function exists(check: (value: unknown) => Promise<boolean>): Rule {
+  return {
+    name: 'exists',
+    deferred: true,
+    check: async (value, ctx) =>
+      (await check(value)) ? null : fill(INVALID_SELECTION, { attribute: ctx.attribute }),
+  };
+}
+
+/** `check` resolves true when the value is already taken. Deferred like `exists`. */
+export function unique(check: (value: unknown) => Promise<boolean>): Rule {
+  return {
+    name: 'unique',
+    deferred: true,
+    check: async (value, ctx) =>
+      (await check(value))
+        ? fill('The :attribute has already been taken.', { attribute: ctx.attribute })
+        : null,
+  };
+}
+
+/** A one-off rule: `fn` returns the message (`:attribute` is filled in) or null. Runs in order, not deferred. */
+export function custom(
+  fn: (value: unknown, input: Readonly<Record<string, unknown>>) => string | null | Promise<string | null>,
+): Rule {
+  return {
+    name: 'custom',
+    check: async (value, ctx) => {
+      const message = await fn(value, ctx.input);
+      return message === null ? null : fill(message, { attribute: ctx.attribute });
+    },
+  };
+}
