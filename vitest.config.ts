@@ -1,6 +1,13 @@
+import { createRequire } from 'node:module';
 import { defineConfig } from 'vitest/config';
 
+const require = createRequire(import.meta.url);
+
 export default defineConfig({
+  // graphql 16 has no "exports": Node loads its CommonJS entry for everyone, but Vite would pick the
+  // ESM one for our imports while CommonJS dependencies still require the other, giving two copies
+  // of graphql in one process. Point Vite at the entry Node uses.
+  resolve: { alias: [{ find: /^graphql$/, replacement: require.resolve('graphql') }] },
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/global-setup.ts'],

@@ -20,9 +20,10 @@ function placeEngineWasm(): void {
   const internalsDir = path.dirname(require.resolve('@prisma/internals/package.json'));
   const target = path.join(internalsDir, 'build', 'schema_engine_bg.wasm');
   if (existsSync(target)) return;
-  const wasmPkg = require.resolve('@prisma/schema-engine-wasm/package.json', { paths: [internalsDir] });
+  // The package exports only its JS entry; the .wasm sits beside it.
+  const entry = require.resolve('@prisma/schema-engine-wasm', { paths: [internalsDir] });
   mkdirSync(path.dirname(target), { recursive: true });
-  copyFileSync(path.join(path.dirname(wasmPkg), 'schema_engine_bg.wasm'), target);
+  copyFileSync(path.join(path.dirname(entry), 'schema_engine_bg.wasm'), target);
 }
 
 type DiffTarget = Record<string, unknown> & { tag: string };

@@ -4,6 +4,7 @@ import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest }
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import { AppError, toAppError } from './errors.js';
+import { createFieldGuard } from './graphql/field-rate-limit.js';
 import { createGraphqlHandler } from './graphql/yoga.js';
 import { graphqlErrorBody, restErrorBody } from './http/error-bodies.js';
 import { requestGate } from './http/request-gate.js';
@@ -74,10 +75,15 @@ export async function buildApp(deps: {
     reply.header('X-Request-Id', request.id);
   });
   const gate = requestGate(prisma, limiter);
-  fastify.addHook('preHandler', async (request, reply) => {
+  // The gate runs before the body is read: an unauthenticated or throttled caller is refused without
+  // parsing its payload, and 400/413 answers carry the rate-limit headers like every other API answer.
+  // Unknown routes (404/405) spend the budget too but answer 404/405 whoever asks, as Laravel's router does.
+  fastify.addHook('preParsing', async (request, reply) => {
+    // CORS preflights carry no credentials by design.
+    if (request.method === 'OPTIONS') return;
     const url = request.url;
     const api = url.startsWith(`${API_PREFIX}/`) || (isGraphql(request) && !wantsGraphiql(request));
-    if (api && request.routeOptions.url !== undefined) await gate(request, reply);
+    if (api) await gate(request, reply, { requireAuth: request.routeOptions.url !== undefined });
   });
 
   fastify.setErrorHandler((err: FastifyError, request, reply) => {
@@ -99,7 +105,8 @@ export async function buildApp(deps: {
 
   mountRest(fastify, { routes: routeTable, config, prisma });
 
-  const yoga = createGraphqlHandler({ prisma, config, log: fastify.log });
+  const fieldGuard = createFieldGuard(config.redisUrl);
+  const yoga = createGraphqlHandler({ prisma, config, log: fastify.log, fieldGuard });
   fastify.route({
     url: '/graphql',
     method: ['GET', 'POST', 'OPTIONS'],
@@ -123,6 +130,7 @@ export async function buildApp(deps: {
     async close() {
       await fastify.close();
       if (!deps.limiter) await limiter.close();
+      await fieldGuard.close();
     },
   };
 }

@@ -2,10 +2,13 @@
 import type { Principal } from './auth/principal.js';
 import type { Config } from './config.js';
 import type { Prisma } from './db/database.js';
+import type { FieldGuard } from './graphql/field-rate-limit.js';
 
 export interface AppContext {
   prisma: Prisma;
   config: Config;
   principal: Principal;
   requestId: string;
+  /** Per-field budgets of costly GraphQL fields (unused by REST). */
+  fieldGuard?: FieldGuard;
 }

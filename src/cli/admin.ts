@@ -21,6 +21,8 @@ The embedded database (no DATABASE_URL) can only be used while the server is sto
 
 class UsageError extends Error {}
 
+const COMMANDS: readonly string[] = ['bootstrap', 'token issue', 'seed'];
+
 const options = {
   tenant: { type: 'string' },
   group: { type: 'string' },
@@ -83,6 +85,8 @@ async function main(): Promise<number> {
     console.error(`error: ${message}`);
     return code;
   };
+  // A usage mistake is answered at once: without opening (or waiting for) the database.
+  if (!COMMANDS.includes(command)) return fail(`Unknown command "${command}".\n\n${USAGE}`, 2);
   let db: Database | undefined;
   try {
     const config = loadConfig();

@@ -1,5 +1,7 @@
 // GraphQL arguments are camelCase; the shared rules speak the REST field names. Converting here
 // keeps one set of rules and identical messages on both transports.
+import { AppError } from '../errors.js';
+
 const snake = (s: string): string => s.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 const camel = (s: string): string => s.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
 
@@ -12,4 +14,17 @@ export function toRestInput(input: Record<string, unknown> | null | undefined): 
 
 export function toGraphqlFieldName(restField: string): string {
   return camel(restField);
+}
+
+/**
+ * plugin-relay's `maxSize` silently clamps `first`/`last` to the maximum; refuse instead, with the
+ * message REST gives for `per_page` over its maximum.
+ */
+export function assertPageSize(args: { first?: number | null; last?: number | null }, max: number): void {
+  const fields: Record<string, string[]> = {};
+  for (const key of ['first', 'last'] as const) {
+    const value = args[key];
+    if (value != null && value > max) fields[key] = [`The ${key} field must not be greater than ${max}.`];
+  }
+  if (Object.keys(fields).length > 0) throw new AppError('VALIDATION', { fields });
 }

@@ -6,28 +6,62 @@ import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
-import { GraphQLError } from 'graphql';
+import { GraphQLError, type GraphQLErrorOptions } from 'graphql';
 import { createYoga } from 'graphql-yoga';
 import type { Config } from '../config.js';
 import type { AppContext } from '../context.js';
 import type { Prisma } from '../db/database.js';
 import { AppError, errorCodes, toAppError } from '../errors.js';
+import { summarize } from '../validation/validator.js';
 import { toGraphqlFieldName } from './args.js';
+import type { FieldGuard } from './field-rate-limit.js';
 import { schema } from './schema.js';
 
 export const GRAPHQL_LIMITS = { depth: 10, aliases: 15, tokens: 3000, cost: 5000 } as const;
 
-function graphqlError(err: AppError): GraphQLError {
+/** Where in the operation an error happened (`locations`, `path`), kept on the translated error. */
+function located(error: unknown): Pick<GraphQLErrorOptions, 'nodes' | 'source' | 'positions' | 'path'> {
+  if (!isGraphqlError(error)) return {};
+  return { nodes: error.nodes, source: error.source, positions: error.positions, path: error.path };
+}
+
+function graphqlError(err: AppError, at: ReturnType<typeof located>): GraphQLError {
   const extensions: Record<string, unknown> = { code: errorCodes[err.code].graphql };
   if (err.fields) {
     extensions.fields = Object.fromEntries(
       Object.entries(err.fields).map(([k, v]) => [toGraphqlFieldName(k), v]),
     );
   }
-  return new GraphQLError(err.message, { extensions });
+  // A validation failure reads as REST's 422 `message` (Laravel's summary), not the generic text.
+  const message = err.code === 'VALIDATION' && err.fields ? summarize(err.fields) : err.message;
+  return new GraphQLError(message, { ...at, extensions });
 }
 
-export function createGraphqlHandler(deps: { prisma: Prisma; config: Config; log: FastifyBaseLogger }) {
+const isGraphqlError = (e: unknown): e is GraphQLError => e instanceof GraphQLError;
+
+/** The error a resolver threw, under any GraphQLError wrappers. */
+function unwrap(error: unknown): unknown {
+  let e = error;
+  while (isGraphqlError(e) && e.originalError) e = e.originalError;
+  return e;
+}
+
+/** AppError, or a client error Pothos reports (bad cursor, negative `first`) as a 400-class error. */
+function clientError(err: unknown): AppError | null {
+  const app = toAppError(err);
+  if (app) return app;
+  if (err instanceof Error && err.name === 'PothosValidationError') {
+    return new AppError('VALIDATION', { message: err.message });
+  }
+  return null;
+}
+
+export function createGraphqlHandler(deps: {
+  prisma: Prisma;
+  config: Config;
+  log: FastifyBaseLogger;
+  fieldGuard: FieldGuard;
+}) {
   return createYoga<{ req: FastifyRequest; reply: FastifyReply }, AppContext>({
     schema,
     graphqlEndpoint: '/graphql',
@@ -42,16 +76,26 @@ export function createGraphqlHandler(deps: { prisma: Prisma; config: Config; log
     context: ({ req }) => {
       // The request gate has authenticated every operation before Yoga runs.
       if (!req.principal) throw new AppError('UNAUTHENTICATED');
-      return { prisma: deps.prisma, config: deps.config, principal: req.principal, requestId: req.id };
+      return {
+        prisma: deps.prisma,
+        config: deps.config,
+        principal: req.principal,
+        requestId: req.id,
+        fieldGuard: deps.fieldGuard,
+      };
     },
     maskedErrors: {
       maskError(error) {
-        const original = error instanceof GraphQLError ? (error.originalError ?? undefined) : error;
-        const app = original ? toAppError(original) : null;
-        if (app) return graphqlError(app);
-        if (error instanceof GraphQLError && !error.originalError) return error;
+        const original = unwrap(error);
+        const app = clientError(original);
+        if (app) return graphqlError(app, located(error));
+        // Parse and validation errors (graphql-armor limits included) carry no original error.
+        if (original === error && isGraphqlError(error)) return error;
         deps.log.error({ err: original }, 'GraphQL resolver failed');
-        return new GraphQLError('Unexpected error.', { extensions: { code: 'INTERNAL_SERVER_ERROR' } });
+        return new GraphQLError('Unexpected error.', {
+          ...located(error),
+          extensions: { code: 'INTERNAL_SERVER_ERROR' },
+        });
       },
     },
     plugins: [

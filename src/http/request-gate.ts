@@ -19,7 +19,12 @@ function rateHeaders(reply: FastifyReply, d: RateLimitDecision): void {
 }
 
 export function requestGate(prisma: Prisma, limiter: RateLimiter) {
-  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+  /** `requireAuth: false` (unknown routes): spend the budget and set the headers, but let the caller through. */
+  return async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    opts: { requireAuth?: boolean } = {},
+  ): Promise<void> => {
     let principal: Principal | null = null;
     let authError: AppError | null = null;
     try {
@@ -38,7 +43,7 @@ export function requestGate(prisma: Prisma, limiter: RateLimiter) {
         },
       });
     }
-    if (authError) throw authError;
+    if (authError && opts.requireAuth !== false) throw authError;
     request.principal = principal;
   };
 }

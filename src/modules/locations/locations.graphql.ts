@@ -2,7 +2,7 @@
 // REST filters and a total count, and the create/update mutations. Resolvers call the same service
 // functions as REST.
 
-import { toRestInput } from '../../graphql/args.js';
+import { assertPageSize, toRestInput } from '../../graphql/args.js';
 import { builder } from '../../graphql/builder.js';
 import { scaleFloorDimensions, zonePoints } from './locations.serializer.js';
 import {
@@ -12,6 +12,9 @@ import {
   listLocations,
   updateLocation,
 } from './locations.service.js';
+
+/** As REST's `per_page`. */
+const MAX_PAGE_SIZE = 100;
 
 const Point = builder.objectRef<{ x: number; y: number }>('Point').implement({
   description: 'A vertex of a zone polygon, in floor meters',
@@ -137,7 +140,7 @@ builder.queryFields((t) => ({
   locations: t.prismaConnection({
     type: 'Location',
     cursor: 'id',
-    maxSize: 100,
+    maxSize: MAX_PAGE_SIZE,
     defaultSize: 10,
     description: 'Locations of the current tenant, oldest first (REST `GET /locations`).',
     args: {
@@ -145,10 +148,15 @@ builder.queryFields((t) => ({
       status: t.arg.int({ description: '0 (default) active, 1 trashed' }),
     },
     // Adds `totalCount` to the connection, counted with the same filters.
-    resolve: (query, _root, args, ctx) =>
-      listLocations(ctx, toRestInput({ name: args.name, status: args.status }), query),
-    totalCount: (_root, args, ctx) =>
-      countLocations(ctx, toRestInput({ name: args.name, status: args.status })),
+    resolve: (query, _root, args, ctx) => {
+      assertPageSize(args, MAX_PAGE_SIZE);
+      return listLocations(ctx, toRestInput({ name: args.name, status: args.status }), query);
+    },
+    // Without `edges` in the selection `resolve` does not run, so the page size is checked here too.
+    totalCount: (_root, args, ctx) => {
+      assertPageSize(args, MAX_PAGE_SIZE);
+      return countLocations(ctx, toRestInput({ name: args.name, status: args.status }));
+    },
   }),
   location: t.prismaField({
     type: 'Location',
@@ -163,7 +171,8 @@ builder.mutationFields((t) => ({
   createLocation: t.prismaField({
     type: 'Location',
     args: { input: t.arg({ type: LocationInput, required: true }) },
-    resolve: async (query, _root, args, ctx) => {
+    resolve: async (query, _root, args, ctx, info) => {
+      await ctx.fieldGuard?.check('createLocation', ctx.principal.tokenId, info);
       const created = await createLocation(ctx, toRestInput(args.input));
       return ctx.prisma.location.findUniqueOrThrow({ ...query, where: { id: created.id } });
     },
@@ -171,7 +180,8 @@ builder.mutationFields((t) => ({
   updateLocation: t.prismaField({
     type: 'Location',
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: LocationInput, required: true }) },
-    resolve: async (query, _root, args, ctx) => {
+    resolve: async (query, _root, args, ctx, info) => {
+      await ctx.fieldGuard?.check('updateLocation', ctx.principal.tokenId, info);
       const updated = await updateLocation(ctx, String(args.id), toRestInput(args.input));
       return ctx.prisma.location.findUniqueOrThrow({ ...query, where: { id: updated.id } });
     },

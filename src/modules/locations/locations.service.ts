@@ -5,7 +5,12 @@ import { scoped } from '../../db/scope.js';
 import { AppError } from '../../errors.js';
 import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { validate } from '../../validation/validator.js';
-import { hierarchyFilterRules, locationFilterRules, locationWriteRules } from './locations.inputs.js';
+import {
+  hierarchyFilterRules,
+  likeLiteral,
+  locationFilterRules,
+  locationWriteRules,
+} from './locations.inputs.js';
 
 export const locationOrder = [
   { createdAt: 'asc' },
@@ -36,7 +41,7 @@ export async function locationWhere(
     ...scoped(scope, 'id'),
     ...(f.location_id !== undefined ? { AND: [{ id: f.location_id }] } : {}),
     isTrashed: f.status === 1,
-    ...(f.name ? { name: { contains: f.name, mode: 'insensitive' as const } } : {}),
+    ...(f.name ? { name: { contains: likeLiteral(f.name), mode: 'insensitive' as const } } : {}),
   };
 }
 
@@ -54,7 +59,8 @@ export async function findLocation(
   query: Omit<PrismaNS.LocationFindFirstArgs, 'where'> = {},
 ) {
   const scope = authorize(ctx.principal, 'locations.list');
-  return ctx.prisma.location.findFirst({ ...query, where: { id, ...scoped(scope, 'id') } });
+  // The pinned location is its own condition: spread after `id` it would replace the requested id.
+  return ctx.prisma.location.findFirst({ ...query, where: { ...scoped(scope, 'id'), AND: [{ id }] } });
 }
 
 export async function countLocations(ctx: AppContext, filters: Record<string, unknown>): Promise<number> {
@@ -137,7 +143,9 @@ export async function createLocation(ctx: AppContext, input: Record<string, unkn
 export async function updateLocation(ctx: AppContext, id: string, input: Record<string, unknown>) {
   const scope = authorize(ctx.principal, 'locations.update');
   const existing = await ctx.prisma.location.findFirst({
-    where: { id, ...scoped(scope, 'id') },
+    // Not `{ id, ...scoped() }`: a venue user's pinned id would replace the path id, and the update
+    // below would then change whichever location of the tenant the path named.
+    where: { ...scoped(scope, 'id'), AND: [{ id }] },
     select: { id: true },
   });
   if (!existing) throw new AppError('NOT_FOUND');

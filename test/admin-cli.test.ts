@@ -1,0 +1,218 @@
+// The operator interface end to end: the admin CLI and the server as child processes on one
+// embedded database in a temporary DATA_DIR (always embedded, whatever TEST_DATABASE_URL says).
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../src/db/database.js';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const TSX = path.join(ROOT, 'node_modules/.bin/tsx');
+
+interface Run {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+// Every child runs in a process group of its own (tsx starts node under itself), so afterAll can
+// kill the whole group whatever state a failed test left it in.
+const children = new Set<ChildProcess>();
+function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    // Already gone.
+  }
+}
+
+let dataDir: string;
+function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, ...extra };
+  delete env.DATABASE_URL;
+  delete env.REDIS_URL;
+  return env;
+}
+
+function start(script: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
+  const child = spawn(TSX, [script, ...args], { cwd: ROOT, env, detached: true, stdio: 'pipe' });
+  children.add(child);
+  child.on('exit', () => children.delete(child));
+  return child;
+}
+
+function finished(child: ChildProcess, timeoutMs: number): Promise<Run> {
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (d: Buffer) => {
+    stdout += d.toString();
+  });
+  child.stderr?.on('data', (d: Buffer) => {
+    stderr += d.toString();
+  });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      killGroup(child, 'SIGKILL');
+      reject(new Error(`timed out after ${timeoutMs} ms\nstdout: ${stdout}\nstderr: ${stderr}`));
+    }, timeoutMs);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+const admin = (...args: string[]): Promise<Run> =>
+  finished(start('src/cli/admin.ts', args, childEnv()), 45_000);
+
+/** The one JSON object a `--json` command prints, and nothing else on stdout. */
+// biome-ignore lint/suspicious/noExplicitAny: the printed objects are asserted against literals.
+function onlyJson(run: Run): any {
+  const lines = run.stdout.trim().split('\n');
+  expect(lines, run.stderr).toHaveLength(1);
+  const value = JSON.parse(lines[0] ?? '');
+  expect(value).toBeTypeOf('object');
+  expect(Array.isArray(value)).toBe(false);
+  return value;
+}
+
+async function freePort(): Promise<number> {
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const port = 20_000 + Math.floor(Math.random() * 20_000);
+    const free = await new Promise<boolean>((resolve) => {
+      const probe = createServer();
+      probe.once('error', () => resolve(false));
+      probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
+    });
+    if (free) return port;
+  }
+  throw new Error('no free port found');
+}
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(path.join(tmpdir(), 'gateway-cli-'));
+});
+afterAll(async () => {
+  for (const child of children) killGroup(child, 'SIGKILL');
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+const ID = /^[A-Za-z0-9_-]{6,}$/;
+
+describe('admin CLI and server on one embedded database', { timeout: 60_000 }, () => {
+  let first: Record<string, string>;
+
+  it('rejects an unknown command with the usage, before touching the database', async () => {
+    const run = await admin('frobnicate');
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toContain('Unknown command "frobnicate"');
+    expect(run.stderr).toContain('Usage: npm run --silent admin -- <command>');
+  });
+
+  it('bootstrap --json prints one object with the ids and a token', async () => {
+    const run = await admin('bootstrap', '--tenant', 'Acme', '--group', 'Partners', '--json');
+    expect(run.code, run.stderr).toBe(0);
+    first = onlyJson(run);
+    expect(Object.keys(first).sort()).toEqual(
+      ['group_id', 'location_id', 'service_profile_id', 'tenant_id', 'token', 'user_id'].sort(),
+    );
+    for (const key of ['group_id', 'location_id', 'service_profile_id', 'tenant_id', 'user_id']) {
+      expect(first[key]).toMatch(ID);
+    }
+    expect(first.token).toMatch(/^[A-Za-z0-9_-]{32,}$/);
+  });
+
+  it('a second bootstrap with the same --group shares the group', async () => {
+    const run = await admin('bootstrap', '--tenant', 'Beta', '--group', 'Partners', '--json');
+    expect(run.code, run.stderr).toBe(0);
+    const second = onlyJson(run);
+    expect(second.group_id).toBe(first.group_id);
+    expect(second.tenant_id).not.toBe(first.tenant_id);
+    expect(second.token).not.toBe(first.token);
+  });
+
+  it('token issue --json prints a new token; an unknown user exits 1', async () => {
+    const run = await admin('token', 'issue', '--user', first.user_id as string, '--json');
+    expect(run.code, run.stderr).toBe(0);
+    const issued = onlyJson(run);
+    expect(Object.keys(issued)).toEqual(['token']);
+    expect(issued.token).toMatch(/^[A-Za-z0-9_-]{32,}$/);
+    expect(issued.token).not.toBe(first.token);
+
+    const unknown = await admin('token', 'issue', '--user', 'no-such-user', '--json');
+    expect(unknown.code).toBe(1);
+    const err = onlyJson(unknown);
+    expect(Object.keys(err)).toEqual(['error']);
+    expect(err.error).toContain('no-such-user');
+  });
+
+  let seeded: Record<string, number | string>;
+  it('seed --json prints counts', async () => {
+    const run = await admin('seed', '--tenant', first.tenant_id as string, '--json');
+    expect(run.code, run.stderr).toBe(0);
+    seeded = onlyJson(run);
+    expect(seeded.tenant_id).toBe(first.tenant_id);
+    for (const key of ['locations', 'buildings', 'floors', 'zones']) {
+      expect(Number.isInteger(seeded[key]), key).toBe(true);
+      expect(seeded[key] as number, key).toBeGreaterThan(0);
+    }
+  });
+
+  it('says the database is in use while another process holds it', async () => {
+    const held = await openDatabase({ dataDir });
+    try {
+      const run = await admin('token', 'issue', '--user', first.user_id as string, '--json');
+      expect(run.code).toBe(1);
+      expect(onlyJson(run).error).toMatch(/is in use by another process/);
+      expect(run.stderr).toMatch(/is in use by another process/);
+    } finally {
+      await held.close();
+    }
+  });
+
+  it('the server serves the bootstrapped token over HTTP and stops cleanly on SIGTERM', async () => {
+    const port = await freePort();
+    const server = start('src/server.ts', [], childEnv({ PORT: String(port), HOST: '127.0.0.1' }));
+    const exited = finished(server, 55_000);
+    const base = `http://127.0.0.1:${port}`;
+    const deadline = Date.now() + 40_000;
+    let up = false;
+    while (!up && Date.now() < deadline && server.exitCode === null) {
+      up = await fetch(`${base}/health`).then(
+        (r) => r.ok,
+        () => false,
+      );
+      if (!up) await new Promise((r) => setTimeout(r, 200));
+    }
+    if (!up) {
+      killGroup(server, 'SIGKILL');
+      const run = await exited;
+      throw new Error(`server did not come up (exit ${run.code})\n${run.stderr}`);
+    }
+
+    const res = await fetch(`${base}/api/v1/locations`, {
+      headers: { authorization: `Bearer ${first.token}` },
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-ratelimit-limit')).toBe('60');
+    const body = (await res.json()) as { data: { id: string }[] };
+    expect(body.data.map((l) => l.id)).toContain(first.location_id);
+    expect(body.data).toHaveLength(1 + (seeded.locations as number));
+    expect((await fetch(`${base}/api/v1/locations`)).status).toBe(401);
+
+    expect(server.pid).toBeDefined();
+    process.kill(server.pid as number, 'SIGTERM');
+    const run = await exited;
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.signal).toBeNull();
+    // The lock is released: the CLI may use the database again.
+    const after = await admin('token', 'issue', '--user', first.user_id as string, '--json');
+    expect(after.code, after.stderr).toBe(0);
+  });
+});

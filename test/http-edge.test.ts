@@ -1,0 +1,250 @@
+// The edges every request can hit: authentication, unknown routes, bodies, request ids, rate-limit
+// headers on every API answer, the 500 body, and PHP-style JSON.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BODY_LIMIT } from '../src/app.js';
+import { openDatabase } from '../src/db/database.js';
+import { startApp, type TestApp, type TestResponse } from './helpers/app.js';
+import { addUser, newTenant } from './helpers/fixtures.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+const UNAUTHENTICATED = '{"message":"Unauthenticated."}';
+
+let t: TestApp;
+let token: string;
+let tenantId: string;
+
+beforeAll(async () => {
+  t = await startApp();
+  const tenant = await newTenant(t.db.prisma);
+  token = tenant.token;
+  tenantId = tenant.tenant_id;
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+const listLocations = (tok?: string, headers?: Record<string, string>) =>
+  t.request('GET', '/api/v1/locations', { token: tok, headers });
+
+function expectUnauthenticated(res: TestResponse): void {
+  expect(res.status).toBe(401);
+  expect(res.text).toBe(UNAUTHENTICATED);
+}
+
+describe('401 Unauthenticated', () => {
+  it('answers a valid token 200 (control)', async () => {
+    expect((await listLocations(token)).status).toBe(200);
+  });
+
+  it('without an Authorization header', async () => {
+    expectUnauthenticated(await listLocations());
+  });
+
+  it('with a malformed Authorization header', async () => {
+    expectUnauthenticated(await listLocations(undefined, { authorization: `Token ${token}` }));
+    expectUnauthenticated(await listLocations(undefined, { authorization: 'Bearer' }));
+    expectUnauthenticated(await listLocations(undefined, { authorization: `Bearer ${token} extra` }));
+  });
+
+  it('with an unknown token', async () => {
+    expectUnauthenticated(await listLocations('not-a-real-token'));
+  });
+
+  it('with a revoked token', async () => {
+    const user = await addUser(t.db.prisma, tenantId, 'tenant');
+    expect((await listLocations(user.token)).status).toBe(200);
+    await t.db.prisma.apiToken.updateMany({
+      where: { userId: user.userId },
+      data: { revokedAt: new Date() },
+    });
+    expectUnauthenticated(await listLocations(user.token));
+  });
+
+  it('for a Passive (0) and a Banned (2) user', async () => {
+    const passive = await addUser(t.db.prisma, tenantId, 'tenant', { status: 0 });
+    const banned = await addUser(t.db.prisma, tenantId, 'tenant', { status: 2 });
+    expectUnauthenticated(await listLocations(passive.token));
+    expectUnauthenticated(await listLocations(banned.token));
+    // The same user becomes usable once active: the status is what is refused.
+    await t.db.prisma.user.update({ where: { id: passive.userId }, data: { status: 1 } });
+    expect((await listLocations(passive.token)).status).toBe(200);
+  });
+
+  it('for a user of a trashed tenant, but not for a support user of it', async () => {
+    const tenant = await newTenant(t.db.prisma);
+    const support = await addUser(t.db.prisma, tenant.tenant_id, 'support');
+    expect((await listLocations(tenant.token)).status).toBe(200);
+    await t.db.prisma.tenant.update({ where: { id: tenant.tenant_id }, data: { isTrashed: true } });
+    expectUnauthenticated(await listLocations(tenant.token));
+    const res = await listLocations(support.token);
+    expect(res.status).toBe(200);
+    expect(res.json.data.map((l: { id: string }) => l.id)).toEqual([tenant.location_id]);
+  });
+
+  it('is answered before the body is read (an unauthenticated malformed body is 401, not 400)', async () => {
+    const res = await t.request('POST', '/api/v1/locations', { rawBody: '{"name":' });
+    expectUnauthenticated(res);
+  });
+});
+
+describe('unknown routes and methods', () => {
+  it('answers an unknown route 404 Not Found., with or without a token', async () => {
+    for (const tok of [token, undefined, 'bogus']) {
+      const res = await t.request('GET', '/api/v1/nope', { token: tok });
+      expect(res.status).toBe(404);
+      expect(res.text).toBe('{"message":"Not Found."}');
+    }
+  });
+
+  it("answers a known path with the wrong method 405 with Laravel's message", async () => {
+    const res = await t.request('DELETE', '/api/v1/locations', { token });
+    expect(res.status).toBe(405);
+    expect(res.json).toEqual({
+      message:
+        'The DELETE method is not supported for route api/v1/locations. Supported methods: GET, HEAD, POST.',
+    });
+    expect(res.text).toContain('route api\\/v1\\/locations.');
+  });
+});
+
+describe('bodies', () => {
+  it('answers malformed JSON 400', async () => {
+    const res = await t.request('POST', '/api/v1/locations', { token, rawBody: '{"name":' });
+    expect(res.status).toBe(400);
+    expect(res.text).toBe('{"message":"Malformed JSON body."}');
+  });
+
+  it('reads an empty JSON body as no input', async () => {
+    for (const rawBody of ['', '  \n']) {
+      const res = await t.request('POST', '/api/v1/locations', { token, rawBody });
+      expect(res.status).toBe(422);
+      expect(res.json).toEqual({
+        message: 'The name field is required.',
+        errors: { name: ['The name field is required.'] },
+      });
+    }
+  });
+
+  it('answers a JSON body over 1 MiB 413', async () => {
+    const rawBody = JSON.stringify({ name: 'x'.repeat(BODY_LIMIT) });
+    expect(BODY_LIMIT).toBe(1024 * 1024);
+    const res = await t.request('POST', '/api/v1/locations', { token, rawBody });
+    expect(res.status).toBe(413);
+    expect(res.text).toBe('{"message":"Payload Too Large."}');
+    // Just under the limit is read (and validated: a name this long is a 422, not a 413).
+    const under = JSON.stringify({ name: 'x'.repeat(BODY_LIMIT - 100) });
+    expect((await t.request('POST', '/api/v1/locations', { token, rawBody: under })).status).toBe(422);
+  });
+});
+
+describe('X-Request-Id', () => {
+  it('is a UUID when none is sent, on every kind of answer', async () => {
+    const answers = await Promise.all([
+      listLocations(token),
+      listLocations(),
+      t.request('GET', '/api/v1/nope'),
+      t.request('GET', '/health'),
+    ]);
+    for (const res of answers) expect(res.headers['x-request-id']).toMatch(UUID);
+    expect(new Set(answers.map((r) => r.headers['x-request-id'])).size).toBe(answers.length);
+  });
+
+  it('echoes a sane incoming id', async () => {
+    const res = await listLocations(token, { 'x-request-id': 'abc-123' });
+    expect(res.headers['x-request-id']).toBe('abc-123');
+    const denied = await listLocations(undefined, { 'x-request-id': 'abc-123' });
+    expect(denied.headers['x-request-id']).toBe('abc-123');
+  });
+
+  it('replaces an insane incoming id', async () => {
+    for (const id of ['a'.repeat(300), 'abc 123', 'abc<script>']) {
+      const res = await listLocations(token, { 'x-request-id': id });
+      expect(res.status).toBe(200);
+      expect(res.headers['x-request-id']).toMatch(UUID);
+    }
+  });
+});
+
+describe('X-RateLimit-* on every API answer', () => {
+  const cases: [string, () => Promise<TestResponse>, number][] = [
+    ['200', () => listLocations(token), 200],
+    ['401', () => listLocations(), 401],
+    ['400', () => t.request('POST', '/api/v1/locations', { token, rawBody: '{' }), 400],
+    [
+      '413',
+      () => t.request('POST', '/api/v1/locations', { token, rawBody: 'x'.repeat(BODY_LIMIT + 1) }),
+      413,
+    ],
+    ['422', () => t.request('POST', '/api/v1/locations', { token, body: {} }), 422],
+    ['404 unknown route', () => t.request('GET', '/api/v1/nope', { token }), 404],
+    ['404 unknown route, no token', () => t.request('GET', '/api/v1/nope'), 404],
+    ['405', () => t.request('DELETE', '/api/v1/locations', { token }), 405],
+    ['GraphQL', () => t.graphql(token, '{ __typename }'), 200],
+  ];
+  it.each(cases)('%s', async (_name, send, status) => {
+    const res = await send();
+    expect(res.status).toBe(status);
+    expect(res.headers['x-ratelimit-limit']).toBe(String(t.config.rateLimitPerMinute));
+    expect(Number(res.headers['x-ratelimit-remaining'])).toBeGreaterThanOrEqual(0);
+    expect(Number(res.headers['x-ratelimit-remaining'])).toBeLessThan(t.config.rateLimitPerMinute);
+  });
+
+  it('spends the budget of the token on an unknown route', async () => {
+    const tenant = await newTenant(t.db.prisma);
+    const first = await t.request('GET', '/api/v1/nope', { token: tenant.token });
+    const second = await listLocations(tenant.token);
+    expect(Number(second.headers['x-ratelimit-remaining'])).toBe(
+      Number(first.headers['x-ratelimit-remaining']) - 1,
+    );
+    expect(first.headers['x-ratelimit-remaining']).toBe(String(t.config.rateLimitPerMinute - 1));
+  });
+
+  it('leaves routes outside the API alone', async () => {
+    const res = await t.request('GET', '/health');
+    expect(res.status).toBe(200);
+    expect(res.headers['x-ratelimit-limit']).toBeUndefined();
+  });
+});
+
+describe('500', () => {
+  it('answers Server Error without a stack trace, with a request id', async () => {
+    // A database that cannot be reached (nothing listens on port 1): the first query fails, whichever
+    // driver the other tests use. (Closing the shared PostgreSQL client would not do: Prisma reconnects.)
+    const unreachable = await openDatabase({ url: 'postgresql://nobody@127.0.0.1:1/none', migrate: false });
+    const broken = await startApp({}, { db: unreachable });
+    try {
+      const res = await broken.request('GET', '/api/v1/locations', {
+        token,
+        headers: { 'x-request-id': 'trace-500' },
+      });
+      expect(res.status).toBe(500);
+      expect(res.text).toBe('{"message":"Server Error"}');
+      expect(res.headers['x-request-id']).toBe('trace-500');
+      expect(res.headers['content-type']).toMatch(/^application\/json\b/);
+      const gql = await broken.graphql(token, '{ __typename }');
+      expect(gql.text).not.toMatch(/ECONNREFUSED|\bat .+:\d+:\d+/);
+      expect(gql.headers['x-request-id']).toMatch(UUID);
+    } finally {
+      await broken.close();
+      await unreachable.close();
+    }
+  });
+});
+
+describe('JSON writing', () => {
+  it('answers application/json with PHP escaping', async () => {
+    const res = await listLocations(token);
+    expect(res.headers['content-type']).toMatch(/^application\/json\b/);
+    expect(res.text).toContain('"first":"http:\\/\\/localhost\\/api\\/v1\\/locations?page=1"');
+    expect(res.text).not.toContain('http://');
+    const created = await t.request('POST', '/api/v1/locations', {
+      token,
+      body: { name: 'Café / Bar 🍺' },
+    });
+    expect(created.status).toBeLessThan(300);
+    expect(created.text).toContain('"name":"Caf\\u00e9 \\/ Bar \\ud83c\\udf7a"');
+    for (const res of [await listLocations(), await t.request('GET', '/api/v1/nope')]) {
+      expect(res.headers['content-type']).toMatch(/^application\/json\b/);
+    }
+  });
+});

@@ -1,0 +1,108 @@
+// The per-token budget as an API caller sees it, in one instance and shared by two through Redis.
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startApp, type TestApp, type TestResponse } from './helpers/app.js';
+import { newTenant } from './helpers/fixtures.js';
+
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const TOO_MANY = '{"message":"Too Many Attempts."}';
+
+async function redisAnswers(url: string): Promise<boolean> {
+  const probe = new Redis(url, {
+    lazyConnect: true,
+    connectTimeout: 1_000,
+    commandTimeout: 1_000,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
+  probe.on('error', () => {});
+  try {
+    await probe.connect();
+    return (await probe.ping()) === 'PONG';
+  } catch {
+    return false;
+  } finally {
+    probe.disconnect();
+  }
+}
+
+const hasRedis = await Promise.race([
+  redisAnswers(REDIS_URL),
+  new Promise<boolean>((resolve) => setTimeout(resolve, 1_500, false).unref()),
+]);
+
+function expectThrottled(res: TestResponse): void {
+  expect(res.status).toBe(429);
+  expect(res.text).toBe(TOO_MANY);
+  const retryAfter = Number(res.headers['retry-after']);
+  expect(Number.isInteger(retryAfter)).toBe(true);
+  expect(retryAfter).toBeGreaterThanOrEqual(1);
+  expect(retryAfter).toBeLessThanOrEqual(60);
+  const reset = Number(res.headers['x-ratelimit-reset']);
+  const now = Date.now() / 1000;
+  expect(Number.isInteger(reset)).toBe(true);
+  expect(reset).toBeGreaterThan(now);
+  expect(reset).toBeLessThanOrEqual(Math.ceil(now) + 61);
+  expect(res.headers['x-ratelimit-limit']).toBe('3');
+  expect(res.headers['x-ratelimit-remaining']).toBe('0');
+}
+
+describe('one instance, RATE_LIMIT_PER_MINUTE=3', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startApp({ RATE_LIMIT_PER_MINUTE: '3' });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('allows three requests, then answers 429; budgets are per token', async () => {
+    const a = await newTenant(t.db.prisma);
+    const b = await newTenant(t.db.prisma);
+    const remaining: unknown[] = [];
+    for (let i = 0; i < 3; i++) {
+      const res = await t.request('GET', '/api/v1/locations', { token: a.token });
+      expect(res.status).toBe(200);
+      expect(res.headers['x-ratelimit-limit']).toBe('3');
+      expect(res.headers['retry-after']).toBeUndefined();
+      remaining.push(res.headers['x-ratelimit-remaining']);
+    }
+    expect(remaining).toEqual(['2', '1', '0']);
+
+    expectThrottled(await t.request('GET', '/api/v1/locations', { token: a.token }));
+    // REST and GraphQL spend the same budget.
+    const gql = await t.graphql(a.token, '{ __typename }');
+    expect(gql.status).toBe(429);
+    expect(gql.headers['retry-after']).toBeDefined();
+
+    const other = await t.request('GET', '/api/v1/locations', { token: b.token });
+    expect(other.status).toBe(200);
+    expect(other.headers['x-ratelimit-remaining']).toBe('2');
+  });
+});
+
+describe.skipIf(!hasRedis)('two instances sharing Redis', () => {
+  let a: TestApp | undefined;
+  let b: TestApp | undefined;
+  afterAll(async () => {
+    await b?.close();
+    await a?.close();
+  });
+
+  it('share one budget per token', { timeout: 30_000 }, async () => {
+    a = await startApp({ RATE_LIMIT_PER_MINUTE: '3', REDIS_URL });
+    b = await startApp({ RATE_LIMIT_PER_MINUTE: '3', REDIS_URL }, { db: a.db });
+    // A fresh tenant, hence a fresh token id and fresh Redis keys whatever earlier runs left behind.
+    const tenant = await newTenant(a.db.prisma);
+    const get = (app: TestApp) => app.request('GET', '/api/v1/locations', { token: tenant.token });
+
+    const first = await get(a);
+    const second = await get(a);
+    const third = await get(b);
+    expect([first.status, second.status, third.status]).toEqual([200, 200, 200]);
+    expect([first, second, third].map((r) => r.headers['x-ratelimit-remaining'])).toEqual(['2', '1', '0']);
+
+    expectThrottled(await get(a));
+    expectThrottled(await get(b));
+  });
+});
