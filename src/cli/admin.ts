@@ -3,8 +3,9 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config.js';
 import { type Database, DatabaseLockedError, openDatabase } from '../db/database.js';
-import { seededRandom, seedLocations } from '../modules/locations/locations.seed.js';
+import { seededRandom } from '../modules/locations/locations.seed.js';
 import { bootstrapTenant, issueToken, UnknownUserError } from '../modules/tenants/bootstrap.service.js';
+import { seeders } from './seeders.js';
 
 const USAGE = `Usage: npm run --silent admin -- <command> [options]
 
@@ -14,8 +15,8 @@ Commands:
       profile, and an API user (role tenant, guests.manage-global); print a new token.
   token issue --user ID_OR_EMAIL [--json]
       Issue another token for an existing user.
-  seed --tenant TENANT_ID [--seed S] [--json]
-      Add demo data to a tenant: locations with buildings, floors and zones.
+  seed --tenant TENANT_ID [--guests N] [--seed S] [--json]
+      Add demo data to a tenant (see src/cli/seeders.ts); --guests N sets how many guests.
 
 The embedded database (no DATABASE_URL) can only be used while the server is stopped.`;
 
@@ -57,9 +58,18 @@ async function run(command: string, values: Values, db: Database, progress: (s: 
       const tenantId = required(values, 'tenant');
       const tenant = await db.prisma.tenant.findUnique({ where: { id: tenantId }, select: { id: true } });
       if (!tenant) throw new UsageError(`No tenant with id "${tenantId}".`);
-      const rand = seededRandom(positiveInt(values.seed, 'seed', 1));
-      progress('seeding locations, buildings, floors and zones…');
-      return { tenant_id: tenantId, ...(await seedLocations(db.prisma, tenantId, rand)) };
+      const opts = {
+        tenantId,
+        rand: seededRandom(positiveInt(values.seed, 'seed', 1)),
+        guests: positiveInt(values.guests, 'guests', 200),
+        progress,
+      };
+      const counts: Record<string, number | string> = { tenant_id: tenantId };
+      for (const seeder of seeders) {
+        progress(`seeding ${seeder.name}…`);
+        Object.assign(counts, await seeder.run(db.prisma, opts));
+      }
+      return counts;
     }
     default:
       throw new UsageError(`Unknown command "${command}".`);

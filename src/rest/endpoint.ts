@@ -2,7 +2,7 @@
 // resource's own filters are validated by its service), how to call the service, the status.
 import type { AppContext } from '../context.js';
 import type { Rules } from '../validation/validator.js';
-import type { EnvelopeSource } from './pagination.js';
+import { type EnvelopeSource, listEnvelope, pageRequest, pageRules } from './pagination.js';
 
 export interface RestRequest {
   ctx: AppContext;
@@ -42,3 +42,43 @@ export const route = (method: Method, path: string, endpoint: Endpoint, graphql:
   endpoint,
   graphql,
 });
+
+/** A list endpoint: paging validated here, filters by the service, rows shaped by the serializer. */
+export function listEndpoint<Row>(def: {
+  summary: string;
+  /** Default `per_page` (10; advertisements 25). */
+  defaultPerPage?: number;
+  list(
+    ctx: AppContext,
+    filters: Record<string, unknown>,
+    page: { skip: number; take: number },
+  ): Promise<Row[]>;
+  serialize(row: Row, ctx: AppContext): unknown;
+}): Endpoint {
+  return {
+    summary: def.summary,
+    query: pageRules(),
+    async handle({ ctx, query, envelope }) {
+      const page = pageRequest(query, def.defaultPerPage);
+      const rows = await def.list(ctx, query, { skip: page.skip, take: page.take });
+      return listEnvelope(
+        envelope,
+        page,
+        rows.map((r) => def.serialize(r, ctx)),
+      );
+    },
+  };
+}
+
+/** A count endpoint: `{ "count": N }` with the list's filters. */
+export function countEndpoint(def: {
+  summary: string;
+  count(ctx: AppContext, filters: Record<string, unknown>): Promise<number>;
+}): Endpoint {
+  return {
+    summary: def.summary,
+    async handle({ ctx, query }) {
+      return { count: await def.count(ctx, query) };
+    },
+  };
+}

@@ -2,6 +2,7 @@
 
 import type { Scope } from '../../auth/principal.js';
 import type { Prisma } from '../../db/database.js';
+import { sameText } from '../../db/text-search.js';
 import {
   between,
   countryCode,
@@ -32,14 +33,6 @@ export const hierarchyFilterRules: Rules = {
   scale_floor_dimensions: [integer(), inList([0, 1])],
 };
 
-/**
- * Prisma writes `contains` and insensitive `equals` as ILIKE without escaping the pattern, so a
- * `%` or `_` in user text would match anything. Escaped, the text is matched literally.
- */
-export function likeLiteral(text: string): string {
-  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
-}
-
 function isTimeZone(tz: string): boolean {
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: tz });
@@ -61,7 +54,7 @@ export function locationWriteRules(prisma: Prisma, scope: Scope, exceptId?: stri
         const taken = await prisma.location.findFirst({
           where: {
             tenantId: scope.tenantId,
-            name: { equals: likeLiteral(String(value)), mode: 'insensitive' },
+            name: sameText(String(value)),
             ...(exceptId ? { NOT: { id: exceptId } } : {}),
           },
           select: { id: true },

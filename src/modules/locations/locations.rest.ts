@@ -1,6 +1,5 @@
 // REST endpoints of spec 4.1: validate paging, call one service function, serialize.
-import type { Endpoint } from '../../rest/endpoint.js';
-import { listEnvelope, pageRequest, pageRules } from '../../rest/pagination.js';
+import { countEndpoint, type Endpoint, listEndpoint } from '../../rest/endpoint.js';
 import { hierarchyItem, locationDetail, locationListItem } from './locations.serializer.js';
 import {
   countLocations,
@@ -10,22 +9,13 @@ import {
   updateLocation,
 } from './locations.service.js';
 
-export const list: Endpoint = {
+export const list = listEndpoint({
   summary: 'List locations (name, status, page, per_page)',
-  query: pageRules(),
-  async handle({ ctx, query, envelope }) {
-    const page = pageRequest(query);
-    const rows = await listLocations(ctx, query, { skip: page.skip, take: page.take });
-    return listEnvelope(envelope, page, rows.map(locationListItem));
-  },
-};
+  list: listLocations,
+  serialize: locationListItem,
+});
 
-export const count: Endpoint = {
-  summary: 'Count locations (name, status)',
-  async handle({ ctx, query }) {
-    return { count: await countLocations(ctx, query) };
-  },
-};
+export const count = countEndpoint({ summary: 'Count locations (name, status)', count: countLocations });
 
 export const hierarchy: Endpoint = {
   summary: 'Locations with buildings, floors and zones',

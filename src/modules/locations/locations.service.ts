@@ -2,15 +2,11 @@
 import { authorize } from '../../auth/permissions.js';
 import type { AppContext } from '../../context.js';
 import { scoped } from '../../db/scope.js';
+import { textSearch } from '../../db/text-search.js';
 import { AppError } from '../../errors.js';
 import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { validate } from '../../validation/validator.js';
-import {
-  hierarchyFilterRules,
-  likeLiteral,
-  locationFilterRules,
-  locationWriteRules,
-} from './locations.inputs.js';
+import { hierarchyFilterRules, locationFilterRules, locationWriteRules } from './locations.inputs.js';
 
 export const locationOrder = [
   { createdAt: 'asc' },
@@ -41,7 +37,7 @@ export async function locationWhere(
     ...scoped(scope, 'id'),
     ...(f.location_id !== undefined ? { AND: [{ id: f.location_id }] } : {}),
     isTrashed: f.status === 1,
-    ...(f.name ? { name: { contains: likeLiteral(f.name), mode: 'insensitive' as const } } : {}),
+    ...(f.name ? { name: textSearch(f.name) } : {}),
   };
 }
 
