@@ -8,9 +8,11 @@ import { createFieldGuard } from './graphql/field-rate-limit.js';
 import { createGraphqlHandler } from './graphql/yoga.js';
 import { graphqlErrorBody, restErrorBody } from './http/error-bodies.js';
 import { requestGate } from './http/request-gate.js';
+import { createPresencePubSub } from './modules/presence/presence.pubsub.js';
 import { createRateLimiter, type RateLimiter } from './rate-limit/rate-limiter.js';
 import { API_PREFIX, methodNotAllowedMessage, mountRest, sendJson } from './rest/adapter.js';
 import { routeTable } from './rest/route-table.js';
+import { mountMedia } from './storage/media-route.js';
 
 export const BODY_LIMIT = 1024 * 1024;
 
@@ -47,7 +49,9 @@ export async function buildApp(deps: {
   const fastify = Fastify({
     logger: deps.logger === false ? false : { level: config.logLevel },
     bodyLimit: BODY_LIMIT,
-    routerOptions: { ignoreTrailingSlash: true },
+    // maxParamLength: `GET /sessions/:ip_address` takes up to 100 comma-separated addresses (100
+    // IPv6 addresses, percent-encoded, fit in 8 KiB); Fastify's default of 100 characters answers 414.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 8192 },
     trustProxy: true,
     requestIdHeader: false,
     genReqId: (req) => {
@@ -88,7 +92,8 @@ export async function buildApp(deps: {
 
   fastify.setErrorHandler((err: FastifyError, request, reply) => {
     const app = toAppError(err) ?? fastifyError(err);
-    if (!app) {
+    // An AppError answering 500 (a failure with a body of its own) carries the cause to log.
+    if (!app || app.status >= 500) {
       request.log.error({ err }, 'request failed');
     }
     const known = app ?? new AppError('INTERNAL');
@@ -103,10 +108,17 @@ export async function buildApp(deps: {
     return sendJson(reply, 404, { message: 'Not Found.' });
   });
 
-  mountRest(fastify, { routes: routeTable, config, prisma });
+  const presence = createPresencePubSub(config.redisUrl);
+  mountRest(fastify, { routes: routeTable, config, prisma, pubsub: presence.pubsub });
 
   const fieldGuard = createFieldGuard(config.redisUrl);
-  const yoga = createGraphqlHandler({ prisma, config, log: fastify.log, fieldGuard });
+  const yoga = createGraphqlHandler({
+    prisma,
+    config,
+    log: fastify.log,
+    fieldGuard,
+    pubsub: presence.pubsub,
+  });
   fastify.route({
     url: '/graphql',
     method: ['GET', 'POST', 'OPTIONS'],
@@ -122,6 +134,7 @@ export async function buildApp(deps: {
   });
 
   fastify.get('/health', async () => ({ status: 'ok' }));
+  mountMedia(fastify, config);
 
   await fastify.ready();
   return {
@@ -131,6 +144,7 @@ export async function buildApp(deps: {
       await fastify.close();
       if (!deps.limiter) await limiter.close();
       await fieldGuard.close();
+      await presence.close();
     },
   };
 }

@@ -13,6 +13,13 @@ export const errorCodes = {
   VALIDATION: { status: 422, graphql: 'BAD_USER_INPUT', message: 'The given data was invalid.' },
   RATE_LIMITED: { status: 429, graphql: 'RATE_LIMITED', message: 'Too Many Attempts.' },
   INTERNAL: { status: 500, graphql: 'INTERNAL_SERVER_ERROR', message: 'Server Error' },
+  /** `POST /access-codes` created nothing (spec 4.9): its own 500 body, see `restBody`. */
+  ACCESS_CODES_NOT_CREATED: {
+    status: 500,
+    graphql: 'INTERNAL_SERVER_ERROR',
+    message: 'Access codes could not be created.',
+    restBody: (message: string) => ({ status: false, message, count: 0, access_codes: [] }),
+  },
 } as const;
 
 export type ErrorCode = keyof typeof errorCodes;
@@ -26,9 +33,12 @@ export class AppError extends Error {
 
   constructor(
     code: ErrorCode,
-    opts: { message?: string; fields?: FieldErrors; headers?: Record<string, string> } = {},
+    opts: { message?: string; fields?: FieldErrors; headers?: Record<string, string>; cause?: unknown } = {},
   ) {
-    super(opts.message ?? errorCodes[code].message);
+    super(
+      opts.message ?? errorCodes[code].message,
+      opts.cause === undefined ? undefined : { cause: opts.cause },
+    );
     this.name = 'AppError';
     this.code = code;
     this.fields = opts.fields;

@@ -3,6 +3,7 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config.js';
 import { type Database, DatabaseLockedError, openDatabase } from '../db/database.js';
+import { simulateVenue } from '../modules/ingest/ingest.simulate.js';
 import { seededRandom } from '../modules/locations/locations.seed.js';
 import { bootstrapTenant, issueToken, UnknownUserError } from '../modules/tenants/bootstrap.service.js';
 import { seeders } from './seeders.js';
@@ -13,16 +14,23 @@ Commands:
   bootstrap --tenant NAME [--group NAME] [--json]
       Create (or reuse) a tenant group and a tenant with its default location and service
       profile, and an API user (role tenant, guests.manage-global); print a new token.
-  token issue --user ID_OR_EMAIL [--json]
-      Issue another token for an existing user.
+  token issue --user ID_OR_EMAIL [--scope ingest] [--json]
+      Issue another token for an existing user; --scope ingest makes a token that may only call
+      the ingest endpoints (POST /api/v1/ingest/presence and /sessions).
   seed --tenant TENANT_ID [--guests N] [--seed S] [--json]
       Add demo data to a tenant (see src/cli/seeders.ts); --guests N sets how many guests.
+  simulate --tenant TENANT_ID [--devices N] [--interval-ms M] [--seed S] [--json]
+      Drive a live venue through the ingest (devices arriving, moving between zones, connecting,
+      leaving) every M ms (default 2000) with N devices (default 200) until Ctrl-C. With PostgreSQL
+      it runs beside the server (and with REDIS_URL its changes reach GraphQL subscribers).
 
 The embedded database (no DATABASE_URL) can only be used while the server is stopped.`;
 
 class UsageError extends Error {}
 
-const COMMANDS: readonly string[] = ['bootstrap', 'token issue', 'seed'];
+const COMMANDS: readonly string[] = ['bootstrap', 'token issue', 'seed', 'simulate'];
+
+const TOKEN_SCOPES: readonly string[] = ['ingest'];
 
 const options = {
   tenant: { type: 'string' },
@@ -30,6 +38,9 @@ const options = {
   user: { type: 'string' },
   seed: { type: 'string' },
   guests: { type: 'string' },
+  scope: { type: 'string' },
+  devices: { type: 'string' },
+  'interval-ms': { type: 'string' },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
@@ -52,8 +63,40 @@ async function run(command: string, values: Values, db: Database, progress: (s: 
   switch (command) {
     case 'bootstrap':
       return bootstrapTenant(db.prisma, { tenant: required(values, 'tenant'), group: values.group });
-    case 'token issue':
-      return issueToken(db.prisma, required(values, 'user'));
+    case 'token issue': {
+      const scope = values.scope;
+      if (scope !== undefined && !TOKEN_SCOPES.includes(scope)) {
+        throw new UsageError(`--scope must be one of: ${TOKEN_SCOPES.join(', ')}; got "${scope}".`);
+      }
+      return issueToken(db.prisma, required(values, 'user'), scope ? [scope] : []);
+    }
+    case 'simulate': {
+      const tenantId = required(values, 'tenant');
+      const tenant = await db.prisma.tenant.findUnique({ where: { id: tenantId }, select: { id: true } });
+      if (!tenant) throw new UsageError(`No tenant with id "${tenantId}".`);
+      const devices = positiveInt(values.devices, 'devices', 200);
+      const intervalMs = positiveInt(values['interval-ms'], 'interval-ms', 2000);
+      if (devices < 1 || intervalMs < 1)
+        throw new UsageError('--devices and --interval-ms must be at least 1.');
+      const stop = new AbortController();
+      const onSignal = () => stop.abort();
+      process.once('SIGINT', onSignal);
+      process.once('SIGTERM', onSignal);
+      progress(`simulating ${devices} devices every ${intervalMs} ms; Ctrl-C stops`);
+      try {
+        return await simulateVenue(db.prisma, loadConfig(), {
+          tenantId,
+          devices,
+          intervalMs,
+          rand: seededRandom(positiveInt(values.seed, 'seed', 1)),
+          signal: stop.signal,
+          progress,
+        });
+      } finally {
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+      }
+    }
     case 'seed': {
       const tenantId = required(values, 'tenant');
       const tenant = await db.prisma.tenant.findUnique({ where: { id: tenantId }, select: { id: true } });

@@ -1,7 +1,12 @@
 // What `admin seed` adds to a tenant, resource by resource, in order (later seeders may read what
 // earlier ones created). Each seeder is deterministic for the same random source.
 import type { Prisma } from '../db/database.js';
+import { seedAdvertisementsAndAccessCodes } from '../modules/advertisements/advertisements.seed.js';
+import { seedPresence } from '../modules/analytics/analytics.seed.js';
+import { seedDevicesAndSessions } from '../modules/guest-devices/guest-devices.seed.js';
+import { seedGuests } from '../modules/guests/guests.seed.js';
 import { type Random, seedLocations } from '../modules/locations/locations.seed.js';
+import { seedUsers } from '../modules/users/users.seed.js';
 
 export interface SeedOptions {
   tenantId: string;
@@ -21,5 +26,27 @@ export const seeders: Seeder[] = [
   {
     name: 'locations, buildings, floors and zones',
     run: (prisma, o) => seedLocations(prisma, o.tenantId, o.rand),
+  },
+  // After the locations: venue and front-desk users are pinned to them.
+  {
+    name: 'dashboard users',
+    run: (prisma, o) => seedUsers(prisma, o.tenantId, o.rand),
+  },
+  {
+    name: 'advertisements and access codes',
+    run: (prisma, o) => seedAdvertisementsAndAccessCodes(prisma, o.tenantId, o.rand),
+  },
+  {
+    name: 'guests and their tags',
+    run: (prisma, o) => seedGuests(prisma, o),
+  },
+  // After the guests (it equips them) and the access codes (sessions may use them).
+  {
+    name: 'devices and sessions',
+    run: (prisma, o) => seedDevicesAndSessions(prisma, o),
+  },
+  {
+    name: 'presence, location sessions and logs',
+    run: (prisma, o) => seedPresence(prisma, o),
   },
 ];

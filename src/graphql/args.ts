@@ -2,7 +2,9 @@
 // keeps one set of rules and identical messages on both transports.
 import { AppError } from '../errors.js';
 
-const snake = (s: string): string => s.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+// `customField1` → `custom_field_1`, as the spec spells digit-suffixed fields.
+const snake = (s: string): string =>
+  s.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`).replace(/([a-z])(\d)/g, '$1_$2');
 const camel = (s: string): string => s.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
 
 /** `{ countryCode: 'US' }` → `{ country_code: 'US' }`; undefined members are dropped. */

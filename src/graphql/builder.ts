@@ -38,3 +38,4 @@ builder.scalarType('DateTime', {
 
 builder.queryType({});
 builder.mutationType({});
+builder.subscriptionType({});

@@ -10,6 +10,9 @@ import { AppError } from '../errors.js';
 export const FIELD_LIMITS = {
   createLocation: { max: 30, window: '1m' },
   updateLocation: { max: 60, window: '1m' },
+  generateAccessCodes: { max: 30, window: '1m' },
+  createGuest: { max: 30, window: '1m' },
+  updateGuest: { max: 60, window: '1m' },
 } as const satisfies Record<string, { max: number; window: string }>;
 
 export type GuardedField = keyof typeof FIELD_LIMITS;

@@ -12,6 +12,7 @@ import type { Config } from '../config.js';
 import type { AppContext } from '../context.js';
 import type { Prisma } from '../db/database.js';
 import { AppError, errorCodes, toAppError } from '../errors.js';
+import type { PresencePubSub } from '../modules/presence/presence.pubsub.js';
 import { summarize } from '../validation/validator.js';
 import { toGraphqlFieldName } from './args.js';
 import type { FieldGuard } from './field-rate-limit.js';
@@ -61,6 +62,7 @@ export function createGraphqlHandler(deps: {
   config: Config;
   log: FastifyBaseLogger;
   fieldGuard: FieldGuard;
+  pubsub?: PresencePubSub;
 }) {
   return createYoga<{ req: FastifyRequest; reply: FastifyReply }, AppContext>({
     schema,
@@ -82,12 +84,14 @@ export function createGraphqlHandler(deps: {
         principal: req.principal,
         requestId: req.id,
         fieldGuard: deps.fieldGuard,
+        ...(deps.pubsub ? { pubsub: deps.pubsub } : {}),
       };
     },
     maskedErrors: {
       maskError(error) {
         const original = unwrap(error);
         const app = clientError(original);
+        if (app && app.status >= 500) deps.log.error({ err: original }, 'GraphQL resolver failed');
         if (app) return graphqlError(app, located(error));
         // Parse and validation errors (graphql-armor limits included) carry no original error.
         if (original === error && isGraphqlError(error)) return error;

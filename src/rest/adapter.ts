@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import type { Prisma } from '../db/database.js';
 import { AppError } from '../errors.js';
+import type { PresencePubSub } from '../modules/presence/presence.pubsub.js';
 import { validate } from '../validation/validator.js';
 import type { Route } from './endpoint.js';
 import type { EnvelopeSource } from './pagination.js';
@@ -33,19 +34,39 @@ function bodyObject(body: unknown): Record<string, unknown> {
 
 export function mountRest(
   app: FastifyInstance,
-  deps: { routes: readonly Route[]; config: Config; prisma: Prisma },
+  deps: { routes: readonly Route[]; config: Config; prisma: Prisma; pubsub?: PresencePubSub },
 ): void {
   for (const r of deps.routes) {
     app.route({
       method: r.method,
       url: `${API_PREFIX}${r.path}`,
+      ...(r.endpoint.bodyLimit ? { bodyLimit: r.endpoint.bodyLimit } : {}),
       handler: async (request, reply) => {
         const principal = request.principal;
         if (!principal) throw new AppError('UNAUTHENTICATED');
+        const deprecated = r.endpoint.deprecated;
+        if (deprecated) {
+          const sunset = deprecated.sunset(deps.config);
+          reply.header('Deprecation', `@${Math.floor(deprecated.since.getTime() / 1000)}`);
+          reply.header('Sunset', sunset.toUTCString());
+          reply.header(
+            'Link',
+            `<${deps.config.appUrl}${API_PREFIX}${deprecated.successor}>; rel="successor-version"`,
+          );
+          if (Date.now() >= sunset.getTime()) {
+            throw new AppError('GONE', { message: deprecated.goneMessage(sunset) });
+          }
+        }
         const query = (request.query ?? {}) as Record<string, unknown>;
         const validQuery = r.endpoint.query ? await validate(query, r.endpoint.query) : {};
         const result = await r.endpoint.handle({
-          ctx: { prisma: deps.prisma, config: deps.config, principal, requestId: request.id },
+          ctx: {
+            prisma: deps.prisma,
+            config: deps.config,
+            principal,
+            requestId: request.id,
+            ...(deps.pubsub ? { pubsub: deps.pubsub } : {}),
+          },
           params: request.params as Record<string, string>,
           query: { ...query, ...validQuery },
           body: bodyObject(request.body),

@@ -1,5 +1,7 @@
 // What a resource declares for one REST path: its query rules (REST-only ones such as paging; the
 // resource's own filters are validated by its service), how to call the service, the status.
+import type { Action } from '../auth/permissions.js';
+import type { Config } from '../config.js';
 import type { AppContext } from '../context.js';
 import type { Rules } from '../validation/validator.js';
 import { type EnvelopeSource, listEnvelope, pageRequest, pageRules } from './pagination.js';
@@ -19,10 +21,30 @@ export interface Endpoint {
   summary: string;
   /** Success status (200 by default). */
   status?: number;
+  /**
+   * The permission-table action the service authorizes first (`authorize(principal, action)`).
+   * test/permissions.test.ts walks every route with every role and requires it on each route.
+   */
+  action?: Action;
   /** REST-only query rules, validated before `handle` (the service validates its own filters). */
   query?: Rules;
+  /** Body size limit in bytes when it differs from the app's 1 MiB (guest avatars). */
+  bodyLimit?: number;
   /** Returns the response body; `undefined` answers with an empty body. */
   handle(req: RestRequest): Promise<unknown>;
+  /** A deprecated endpoint: served with Deprecation/Sunset/Link headers until its sunset, then 410. */
+  deprecated?: Deprecation;
+}
+
+export interface Deprecation {
+  /** When it was deprecated: `Deprecation: @<unix seconds>` (RFC 9745). */
+  since: Date;
+  /** Its removal date: `Sunset: <HTTP-date>` (RFC 8594); from then on it answers 410. */
+  sunset(config: Config): Date;
+  /** Path under /api/v1 of the replacement: `Link: <…>; rel="successor-version"`. */
+  successor: string;
+  /** The 410 message, naming the replacement. */
+  goneMessage(sunset: Date): string;
 }
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -46,6 +68,7 @@ export const route = (method: Method, path: string, endpoint: Endpoint, graphql:
 /** A list endpoint: paging validated here, filters by the service, rows shaped by the serializer. */
 export function listEndpoint<Row>(def: {
   summary: string;
+  action?: Action;
   /** Default `per_page` (10; advertisements 25). */
   defaultPerPage?: number;
   list(
@@ -57,6 +80,7 @@ export function listEndpoint<Row>(def: {
 }): Endpoint {
   return {
     summary: def.summary,
+    ...(def.action ? { action: def.action } : {}),
     query: pageRules(),
     async handle({ ctx, query, envelope }) {
       const page = pageRequest(query, def.defaultPerPage);
@@ -73,10 +97,12 @@ export function listEndpoint<Row>(def: {
 /** A count endpoint: `{ "count": N }` with the list's filters. */
 export function countEndpoint(def: {
   summary: string;
+  action?: Action;
   count(ctx: AppContext, filters: Record<string, unknown>): Promise<number>;
 }): Endpoint {
   return {
     summary: def.summary,
+    ...(def.action ? { action: def.action } : {}),
     async handle({ ctx, query }) {
       return { count: await def.count(ctx, query) };
     },

@@ -74,3 +74,55 @@ export async function addHierarchy(
   }
   return location.id;
 }
+
+// ── Guests, devices and sessions (created directly, for the devices and sessions tests) ───────────
+
+type GuestData = Partial<import('../../src/generated/prisma/models.js').GuestUncheckedCreateInput>;
+type DeviceData = Partial<import('../../src/generated/prisma/models.js').GuestDeviceUncheckedCreateInput>;
+type SessionData = Partial<import('../../src/generated/prisma/models.js').GuestSessionUncheckedCreateInput>;
+
+/** A guest at `locationId` with a unique username and email. */
+export function addGuest(prisma: Prisma, tenantId: string, locationId: string, data: GuestData = {}) {
+  const suffix = randomBytes(5).toString('hex');
+  return prisma.guest.create({
+    data: {
+      tenantId,
+      locationId,
+      username: `guest-${suffix}`,
+      name: `Guest ${suffix}`,
+      email: `guest-${suffix}@example.test`,
+      ...data,
+    },
+  });
+}
+
+/** A random, service-wide unique MAC in upper-case colon form. */
+export const randomMac = (): string =>
+  [...randomBytes(6)].map((b) => b.toString(16).padStart(2, '0').toUpperCase()).join(':');
+
+/** A device of the guest (a random MAC unless given). */
+export function addDevice(prisma: Prisma, tenantId: string, guestId: string, data: DeviceData = {}) {
+  return prisma.guestDevice.create({
+    data: { tenantId, guestId, mac: randomMac(), ...data },
+  });
+}
+
+/** A session of a device at a location (closed after an hour unless `endTime` is given). */
+export function addSession(
+  prisma: Prisma,
+  tenantId: string,
+  at: { guestId: string; deviceId: string; locationId: string },
+  data: SessionData = {},
+) {
+  const startTime = (data.startTime as Date | undefined) ?? new Date(Date.UTC(2026, 0, 10, 8));
+  return prisma.guestSession.create({
+    data: {
+      tenantId,
+      ...at,
+      ipAddress: '10.0.0.1',
+      startTime,
+      endTime: new Date(startTime.getTime() + 3_600_000),
+      ...data,
+    },
+  });
+}

@@ -2,6 +2,7 @@
 // REST filters and a total count, and the create/update mutations. Resolvers call the same service
 // functions as REST.
 
+import { requires } from '../../auth/permissions.js';
 import { assertPageSize, toRestInput } from '../../graphql/args.js';
 import { builder } from '../../graphql/builder.js';
 import { scaleFloorDimensions, zonePoints } from './locations.serializer.js';
@@ -138,6 +139,7 @@ const LocationInput = builder.inputType('LocationInput', {
 
 builder.queryFields((t) => ({
   locations: t.prismaConnection({
+    ...requires('locations.list'),
     type: 'Location',
     cursor: 'id',
     maxSize: MAX_PAGE_SIZE,
@@ -159,6 +161,7 @@ builder.queryFields((t) => ({
     },
   }),
   location: t.prismaField({
+    ...requires('locations.list'),
     type: 'Location',
     nullable: true,
     description: 'One location of the current tenant (active or trashed), or null.',
@@ -169,6 +172,7 @@ builder.queryFields((t) => ({
 
 builder.mutationFields((t) => ({
   createLocation: t.prismaField({
+    ...requires('locations.create'),
     type: 'Location',
     args: { input: t.arg({ type: LocationInput, required: true }) },
     resolve: async (query, _root, args, ctx, info) => {
@@ -178,6 +182,7 @@ builder.mutationFields((t) => ({
     },
   }),
   updateLocation: t.prismaField({
+    ...requires('locations.update'),
     type: 'Location',
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: LocationInput, required: true }) },
     resolve: async (query, _root, args, ctx, info) => {

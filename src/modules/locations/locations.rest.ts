@@ -11,14 +11,20 @@ import {
 
 export const list = listEndpoint({
   summary: 'List locations (name, status, page, per_page)',
+  action: 'locations.list',
   list: listLocations,
   serialize: locationListItem,
 });
 
-export const count = countEndpoint({ summary: 'Count locations (name, status)', count: countLocations });
+export const count = countEndpoint({
+  summary: 'Count locations (name, status)',
+  action: 'locations.list',
+  count: countLocations,
+});
 
 export const hierarchy: Endpoint = {
   summary: 'Locations with buildings, floors and zones',
+  action: 'locations.hierarchy',
   async handle({ ctx, query }) {
     const rows = await locationHierarchy(ctx, query);
     const opts = {
@@ -31,6 +37,7 @@ export const hierarchy: Endpoint = {
 
 export const create: Endpoint = {
   summary: 'Create a location',
+  action: 'locations.create',
   status: 201,
   async handle({ ctx, body }) {
     return { data: locationDetail(await createLocation(ctx, body)) };
@@ -39,6 +46,7 @@ export const create: Endpoint = {
 
 export const update: Endpoint = {
   summary: 'Update a location',
+  action: 'locations.update',
   async handle({ ctx, params, body }) {
     return { data: locationDetail(await updateLocation(ctx, params.id ?? '', body)) };
   },

@@ -51,7 +51,8 @@ export async function bootstrapTenant(prisma: Prisma, opts: BootstrapOptions): P
         tenantId: tenant.id,
         name: `API user ${suffix}`,
         username: `api-${suffix}`,
-        email: opts.email ?? `api-${suffix}@${tenant.id.toLowerCase()}.invalid`,
+        // Tenant ids may hold `_` and `-`, which a domain label may not start or end with.
+        email: opts.email ?? `api-${suffix}@t${tenant.id.toLowerCase().replace(/[^a-z0-9]/g, 'x')}.invalid`,
         role,
         status: 1,
         locationId: role === 'venue' || role === 'front-desk' ? location.id : null,

@@ -1,0 +1,153 @@
+// Location analytics in the graph: active sessions (the REST filters, the same service function),
+// occupancy per place, one location session, and `presenceChanged` pushed over Server-Sent Events.
+import { requires } from '../../auth/permissions.js';
+import { toRestInput } from '../../graphql/args.js';
+import { builder } from '../../graphql/builder.js';
+import type { PresenceChange } from '../presence/presence.pubsub.js';
+import { genderName } from './analytics.serializer.js';
+import {
+  type ActiveSession,
+  changedSessions,
+  findLocationSession,
+  listActiveSessions,
+  type OccupancyCount,
+  presenceOccupancy,
+  watchPresence,
+} from './analytics.service.js';
+
+const Segment = builder.objectRef<{ id: string; name: string }>('Segment').implement({
+  description: 'A guest tag',
+  fields: (t) => ({ id: t.exposeID('id'), name: t.exposeString('name') }),
+});
+
+const ActiveSessionRef = builder.objectRef<ActiveSession>('ActiveSession').implement({
+  description: "A device's latest presence record inside the active window (REST 2.9)",
+  fields: (t) => ({
+    macAddress: t.exposeString('mac'),
+    dataType: t.exposeInt('dataType', { description: '1 WiFi, 2 BLE' }),
+    x: t.exposeFloat('x', { nullable: true }),
+    y: t.exposeFloat('y', { nullable: true }),
+    locationId: t.exposeID('locationId', { nullable: true }),
+    location: t.exposeString('location', { nullable: true }),
+    buildingId: t.exposeID('buildingId', { nullable: true }),
+    building: t.exposeString('building', { nullable: true }),
+    floorId: t.exposeID('floorId', { nullable: true }),
+    floor: t.exposeString('floor', { nullable: true }),
+    zoneId: t.exposeID('zoneId', { nullable: true }),
+    zone: t.exposeString('zone', { nullable: true }),
+    gender: t.string({ nullable: true, resolve: (s) => genderName(s.gender) }),
+    nationality: t.exposeString('nationalityCode', { nullable: true }),
+    countryOfResidency: t.exposeString('residencyCode', { nullable: true }),
+    guestId: t.exposeID('guestId', { nullable: true }),
+    segment: t.field({ type: [Segment], resolve: (s) => s.segment }),
+    lastSeen: t.expose('seenAt', { type: 'DateTime' }),
+    connected: t.exposeBoolean('connected'),
+  }),
+});
+
+const OccupancyCountRef = builder.objectRef<OccupancyCount>('OccupancyCount').implement({
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    name: t.exposeString('name', { nullable: true }),
+    present: t.exposeInt('present', { description: 'Active sessions' }),
+    connected: t.exposeInt('connected', { description: 'Active sessions connected to Wi-Fi' }),
+  }),
+});
+
+const OccupancyRef = builder
+  .objectRef<{
+    locations: OccupancyCount[];
+    buildings: OccupancyCount[];
+    floors: OccupancyCount[];
+    zones: OccupancyCount[];
+  }>('Occupancy')
+  .implement({
+    fields: (t) => ({
+      locations: t.field({ type: [OccupancyCountRef], resolve: (o) => o.locations }),
+      buildings: t.field({ type: [OccupancyCountRef], resolve: (o) => o.buildings }),
+      floors: t.field({ type: [OccupancyCountRef], resolve: (o) => o.floors }),
+      zones: t.field({ type: [OccupancyCountRef], resolve: (o) => o.zones }),
+    }),
+  });
+
+builder.prismaObject('LocationSession', {
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    guestId: t.exposeID('guestId', { nullable: true }),
+    locationId: t.exposeID('locationId'),
+    mac: t.exposeString('mac'),
+    startedAt: t.expose('startedAt', { type: 'DateTime' }),
+    endedAt: t.expose('endedAt', { type: 'DateTime', nullable: true }),
+    duration: t.exposeInt('duration', { description: 'seconds' }),
+    visitType: t.exposeInt('visitType', { description: '1 new visitor, 2 returning visitor' }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  activeSessions: t.field({
+    ...requires('analytics.read'),
+    type: [ActiveSessionRef],
+    description: 'Every active session (REST GET /locations-analytics/active-sessions)',
+    args: {
+      locationId: t.arg.id(),
+      buildingId: t.arg.id(),
+      floorId: t.arg.id(),
+      zoneId: t.arg.id(),
+      segmentId: t.arg.id({ description: 'guest tag' }),
+      dataType: t.arg.int({ description: '1 WiFi, 2 BLE' }),
+      connected: t.arg.int({ description: '1 connected only, 0 disconnected only' }),
+    },
+    resolve: (_root, args, ctx) => listActiveSessions(ctx, toRestInput(args)),
+  }),
+  presenceOccupancy: t.field({
+    ...requires('analytics.read'),
+    type: OccupancyRef,
+    description: 'Present and connected devices per location, building, floor and zone',
+    args: {
+      locationId: t.arg.id(),
+      buildingId: t.arg.id(),
+      floorId: t.arg.id(),
+      zoneId: t.arg.id(),
+      segmentId: t.arg.id({ description: 'guest tag' }),
+      dataType: t.arg.int({ description: '1 WiFi, 2 BLE' }),
+      connected: t.arg.int({ description: '1 connected only, 0 disconnected only' }),
+    },
+    resolve: (_root, args, ctx) => presenceOccupancy(ctx, toRestInput(args)),
+  }),
+  locationSession: t.prismaField({
+    ...requires('analytics.read'),
+    type: 'LocationSession',
+    description: 'One location session (REST GET /locations-analytics/sessions/:id)',
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (query, _root, args, ctx) => findLocationSession(ctx, String(args.id), query),
+  }),
+}));
+
+const PresenceChangeRef = builder
+  .objectRef<{ change: PresenceChange; sessions: ActiveSession[] }>('PresenceChange')
+  .implement({
+    description: 'Devices that arrived, moved, left or changed state at a location',
+    fields: (t) => ({
+      locationId: t.id({ resolve: (p) => p.change.locationId }),
+      macAddresses: t.stringList({ resolve: (p) => p.change.macs }),
+      sessions: t.field({
+        type: [ActiveSessionRef],
+        description: 'The active sessions of those devices at this location now (left devices are absent)',
+        resolve: (p) => p.sessions,
+      }),
+      at: t.field({ type: 'DateTime', resolve: (p) => new Date(p.change.at) }),
+    }),
+  });
+
+builder.subscriptionField('presenceChanged', (t) =>
+  t.field({
+    ...requires('analytics.read'),
+    type: PresenceChangeRef,
+    args: { locationId: t.arg.id({ required: true }) },
+    subscribe: (_root, args, ctx) => watchPresence(ctx, String(args.locationId)),
+    resolve: async (change: PresenceChange, _args, ctx) => ({
+      change,
+      sessions: await changedSessions(ctx, change),
+    }),
+  }),
+);

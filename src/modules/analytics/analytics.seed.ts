@@ -1,0 +1,125 @@
+// Demo analytics for `admin seed` (after guests and devices): active presence inside the window
+// (WiFi and BLE, some connected) for some guests' devices and a few anonymous beacons, and location
+// sessions with their zone logs over the last four weeks.
+import type { Prisma } from '../../db/database.js';
+import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
+import { newId, upsertCurrentPresence } from '../ingest/ingest.service.js';
+import type { Random } from '../locations/locations.seed.js';
+import { normalizeMac } from '../presence/mac.js';
+
+const DAY = 86_400_000;
+
+export async function seedPresence(
+  prisma: Prisma,
+  o: { tenantId: string; rand: Random; progress(message: string): void },
+): Promise<Record<string, number>> {
+  const { tenantId, rand } = o;
+  const zones = await prisma.zone.findMany({
+    where: { tenantId, floor: { building: { location: { isTrashed: false } } } },
+    select: {
+      id: true,
+      floorId: true,
+      floor: { select: { buildingId: true, building: { select: { locationId: true } } } },
+    },
+    orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+  });
+  if (zones.length === 0)
+    return { presence_records: 0, active_sessions: 0, location_sessions: 0, location_logs: 0 };
+  const pick = <T>(list: readonly T[]): T => list[Math.floor(rand() * list.length)] as T;
+  const devices = await prisma.guestDevice.findMany({
+    where: { tenantId },
+    select: { id: true, guestId: true, mac: true },
+    orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+  });
+  const beacons = Array.from({ length: 10 }, (_, i) => ({
+    id: null,
+    guestId: null,
+    mac: normalizeMac((0x5a0000000000 + i).toString(16)),
+  }));
+  const now = Date.now();
+
+  // Active presence: about half of the devices, and the beacons.
+  const records: PrismaNS.PresenceRecordCreateManyInput[] = [];
+  for (const d of [...devices.filter(() => rand() < 0.5), ...beacons]) {
+    const z = pick(zones);
+    const wifi = d.id !== null && rand() < 0.7;
+    records.push({
+      id: newId(),
+      tenantId,
+      mac: normalizeMac(d.mac),
+      deviceId: d.id,
+      guestId: d.guestId,
+      dataType: wifi ? 1 : 2,
+      x: Math.round(rand() * 2000) / 100,
+      y: Math.round(rand() * 2000) / 100,
+      locationId: z.floor.building.locationId,
+      buildingId: z.floor.buildingId,
+      floorId: z.floorId,
+      zoneId: z.id,
+      connected: wifi && rand() < 0.6,
+      seenAt: new Date(now - Math.floor(rand() * 240_000)),
+    });
+  }
+  await prisma.presenceRecord.createMany({ data: records });
+  await upsertCurrentPresence(prisma, records);
+
+  // History: one to four visits per device over the last 28 days, each with one to four zone logs.
+  const sessions: PrismaNS.LocationSessionCreateManyInput[] = [];
+  const logs: PrismaNS.LocationLogCreateManyInput[] = [];
+  for (const d of devices) {
+    const visited = new Set<string>();
+    const visits = 1 + Math.floor(rand() * 4);
+    const starts = Array.from({ length: visits }, () => now - DAY - Math.floor(rand() * 27 * DAY)).sort(
+      (a, b) => a - b,
+    );
+    for (const start of starts) {
+      const venueZones = zones.filter(
+        (z) => z.floor.building.locationId === pick(zones).floor.building.locationId,
+      );
+      const locationId = venueZones[0]?.floor.building.locationId as string;
+      const duration = 600 + Math.floor(rand() * 10_200);
+      const id = newId();
+      sessions.push({
+        id,
+        tenantId,
+        locationId,
+        guestId: d.guestId,
+        deviceId: d.id,
+        mac: normalizeMac(d.mac),
+        startedAt: new Date(start),
+        endedAt: new Date(start + duration * 1000),
+        duration,
+        visitType: visited.has(locationId) ? 2 : 1,
+      });
+      visited.add(locationId);
+      const parts = 1 + Math.floor(rand() * 4);
+      const each = Math.floor(duration / parts);
+      for (let p = 0; p < parts; p++) {
+        logs.push({
+          id: newId(),
+          tenantId,
+          locationId,
+          sessionId: id,
+          guestId: d.guestId,
+          guestMac: normalizeMac(d.mac),
+          zoneId: pick(venueZones).id,
+          timestamp: new Date(start + p * each * 1000),
+          duration: p === parts - 1 ? duration - each * p : each,
+        });
+      }
+    }
+  }
+  for (let i = 0; i < sessions.length; i += 1000) {
+    await prisma.locationSession.createMany({ data: sessions.slice(i, i + 1000) });
+  }
+  for (let i = 0; i < logs.length; i += 1000) {
+    await prisma.locationLog.createMany({ data: logs.slice(i, i + 1000) });
+    o.progress(`  location logs ${Math.min(i + 1000, logs.length)}/${logs.length}`);
+  }
+  return {
+    presence_records: records.length,
+    active_sessions: records.length,
+    location_sessions: sessions.length,
+    location_logs: logs.length,
+  };
+}

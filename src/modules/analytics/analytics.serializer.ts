@@ -1,0 +1,58 @@
+// The exact shapes of spec 2.7, 2.8 and 2.9, keys in the spec's order.
+import type { LocationLog, LocationSession } from '../../generated/prisma/client.js';
+import { phpFloat } from '../../rest/php-json.js';
+import { isoMicros } from '../../shared/format.js';
+import type { ActiveSession } from './analytics.service.js';
+
+export const GENDER_NAMES = ['Unknown', 'Male', 'Female'] as const;
+
+export const genderName = (g: number | null): string | null =>
+  g === null ? null : (GENDER_NAMES[g] ?? 'Unknown');
+
+export function activeSessionItem(s: ActiveSession) {
+  return {
+    mac_address: s.mac,
+    data_type: s.dataType,
+    x: phpFloat(s.x),
+    y: phpFloat(s.y),
+    location_id: s.locationId,
+    location: s.location,
+    building_id: s.buildingId,
+    building: s.building,
+    floor_id: s.floorId,
+    floor: s.floor,
+    zone_id: s.zoneId,
+    zone: s.zone,
+    gender: genderName(s.gender),
+    nationality: s.nationalityCode,
+    country_of_residency: s.residencyCode,
+    guest_id: s.guestId,
+    segment: s.segment.map((t) => ({ id: t.id, name: t.name })),
+    last_seen: isoMicros(s.seenAt),
+    connected: s.connected ? 1 : 0,
+  };
+}
+
+export function locationSessionItem(s: LocationSession) {
+  return {
+    id: s.id,
+    guest_id: s.guestId,
+    location_id: s.locationId,
+    mac: s.mac,
+    started_at: isoMicros(s.startedAt),
+    ended_at: isoMicros(s.endedAt),
+    duration: String(s.duration),
+    visit_type: s.visitType,
+  };
+}
+
+export function locationLogItem(l: LocationLog) {
+  return {
+    guest_id: l.guestId,
+    guest_mac: l.guestMac,
+    session_id: l.sessionId,
+    zone_id: l.zoneId,
+    timestamp: isoMicros(l.timestamp),
+    duration: String(l.duration),
+  };
+}

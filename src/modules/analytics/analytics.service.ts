@@ -1,0 +1,308 @@
+// Location analytics (spec 2.7–2.9, 4.5): active sessions from the current-presence table, and the
+// location sessions and logs of the deprecated group. Tenant-scoped, transport-free.
+import { authorize } from '../../auth/permissions.js';
+import type { Scope } from '../../auth/principal.js';
+import type { AppContext } from '../../context.js';
+import { scoped } from '../../db/scope.js';
+import { AppError } from '../../errors.js';
+import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
+import { validate } from '../../validation/validator.js';
+import { macVariants } from '../presence/mac.js';
+import { type PresenceChange, presenceTopic } from '../presence/presence.pubsub.js';
+import {
+  activeSessionFilterRules,
+  locationLogFilterRules,
+  locationSessionFilterRules,
+} from './analytics.inputs.js';
+
+export interface ActiveSessionFilters {
+  location_id?: string;
+  building_id?: string;
+  floor_id?: string;
+  zone_id?: string;
+  segment_id?: string;
+  data_type?: number;
+  connected?: number;
+}
+
+export interface ActiveSession {
+  mac: string;
+  dataType: number;
+  x: number | null;
+  y: number | null;
+  locationId: string | null;
+  location: string | null;
+  buildingId: string | null;
+  building: string | null;
+  floorId: string | null;
+  floor: string | null;
+  zoneId: string | null;
+  zone: string | null;
+  guestId: string | null;
+  gender: number | null;
+  nationalityCode: string | null;
+  residencyCode: string | null;
+  seenAt: Date;
+  connected: boolean;
+  segment: { id: string; name: string }[];
+}
+
+type Row = Omit<ActiveSession, 'segment'>;
+
+/** Records seen after this instant are active: a record exactly ACTIVE_WINDOW_SECONDS old is not. */
+export const activeSince = (now: Date, windowSeconds: number): Date =>
+  new Date(now.getTime() - windowSeconds * 1000);
+
+const col = (name: string) => PrismaNS.raw(`cp."${name}"`);
+
+/**
+ * Every active session: per device its latest presence record, if younger than the window. One
+ * statement for the rows with their place names and guest, one for the guests' tags, whatever the
+ * number of devices. `opts.macs` narrows to some devices (subscriptions); `opts.now` fixes the clock.
+ */
+export async function listActiveSessions(
+  ctx: AppContext,
+  raw: Record<string, unknown>,
+  opts: { now?: Date; macs?: string[] } = {},
+): Promise<ActiveSession[]> {
+  const scope = authorize(ctx.principal, 'analytics.read');
+  const f = (await validate(raw, activeSessionFilterRules)) as ActiveSessionFilters;
+  return activeSessionsIn(ctx, scope, f, opts);
+}
+
+export async function activeSessionsIn(
+  ctx: AppContext,
+  scope: Scope,
+  f: ActiveSessionFilters,
+  opts: { now?: Date; macs?: string[] } = {},
+): Promise<ActiveSession[]> {
+  const since = activeSince(opts.now ?? new Date(), ctx.config.activeWindowSeconds);
+  // The tenant (and a pinned user's location) from the one scope helper.
+  const conditions: PrismaNS.Sql[] = Object.entries(scoped(scope, 'locationId')).map(
+    ([field, value]) => PrismaNS.sql`${col(field)} = ${value}`,
+  );
+  conditions.push(PrismaNS.sql`cp."seenAt" > ${since}`);
+  if (f.location_id !== undefined) conditions.push(PrismaNS.sql`cp."locationId" = ${f.location_id}`);
+  if (f.building_id !== undefined) conditions.push(PrismaNS.sql`cp."buildingId" = ${f.building_id}`);
+  if (f.floor_id !== undefined) conditions.push(PrismaNS.sql`cp."floorId" = ${f.floor_id}`);
+  if (f.zone_id !== undefined) conditions.push(PrismaNS.sql`cp."zoneId" = ${f.zone_id}`);
+  if (f.data_type !== undefined) conditions.push(PrismaNS.sql`cp."dataType" = ${f.data_type}`);
+  if (f.connected !== undefined) conditions.push(PrismaNS.sql`cp."connected" = ${f.connected === 1}`);
+  if (f.segment_id !== undefined) {
+    conditions.push(PrismaNS.sql`EXISTS (SELECT 1 FROM "GuestTag" gt
+      WHERE gt."tenantId" = cp."tenantId" AND gt."guestId" = g."id" AND gt."tagId" = ${f.segment_id})`);
+  }
+  if (opts.macs) conditions.push(PrismaNS.sql`cp."mac" = ANY(${opts.macs}::text[])`);
+
+  // The guest is the device's current owner (a device may be registered after it was first seen).
+  const rows = await ctx.prisma.$queryRaw<Row[]>`
+    SELECT cp."mac", cp."dataType", cp."x", cp."y",
+      cp."locationId", l."name" AS "location", cp."buildingId", b."name" AS "building",
+      cp."floorId", f."name" AS "floor", cp."zoneId", z."name" AS "zone",
+      g."id" AS "guestId", g."gender", g."nationalityCode", g."residencyCode",
+      cp."seenAt", cp."connected"
+    FROM "CurrentPresence" cp
+    LEFT JOIN "Location" l ON l."id" = cp."locationId" AND l."tenantId" = cp."tenantId"
+    LEFT JOIN "Building" b ON b."id" = cp."buildingId" AND b."tenantId" = cp."tenantId"
+    LEFT JOIN "Floor" f ON f."id" = cp."floorId" AND f."tenantId" = cp."tenantId"
+    LEFT JOIN "Zone" z ON z."id" = cp."zoneId" AND z."tenantId" = cp."tenantId"
+    LEFT JOIN "GuestDevice" d ON d."tenantId" = cp."tenantId" AND d."mac" = cp."mac"
+    LEFT JOIN "Guest" g ON g."tenantId" = cp."tenantId" AND g."id" = COALESCE(d."guestId", cp."guestId")
+    WHERE ${PrismaNS.join(conditions, ' AND ')}
+    ORDER BY cp."seenAt" DESC, cp."mac" ASC`;
+
+  const guestIds = [...new Set(rows.flatMap((r) => (r.guestId ? [r.guestId] : [])))];
+  const tags = await ctx.prisma.$queryRaw<{ guestId: string; id: string; name: string }[]>`
+    SELECT gt."guestId", t."id", t."name"
+    FROM "GuestTag" gt JOIN "Tag" t ON t."id" = gt."tagId" AND t."tenantId" = gt."tenantId"
+    WHERE gt."tenantId" = ${scope.tenantId} AND gt."guestId" = ANY(${guestIds}::text[])
+    ORDER BY t."name" ASC, t."id" ASC`;
+  const byGuest = new Map<string, { id: string; name: string }[]>();
+  for (const t of tags) {
+    const list = byGuest.get(t.guestId) ?? [];
+    list.push({ id: t.id, name: t.name });
+    byGuest.set(t.guestId, list);
+  }
+  return rows.map((r) => ({
+    ...r,
+    dataType: Number(r.dataType),
+    gender: r.gender === null ? null : Number(r.gender),
+    segment: (r.guestId && byGuest.get(r.guestId)) || [],
+  }));
+}
+
+export interface OccupancyCount {
+  id: string;
+  name: string | null;
+  present: number;
+  connected: number;
+}
+
+export interface Occupancy {
+  locations: OccupancyCount[];
+  buildings: OccupancyCount[];
+  floors: OccupancyCount[];
+  zones: OccupancyCount[];
+}
+
+/** Present and connected devices per location, building, floor and zone, from the active sessions. */
+export async function presenceOccupancy(
+  ctx: AppContext,
+  raw: Record<string, unknown>,
+  opts: { now?: Date } = {},
+): Promise<Occupancy> {
+  const sessions = await listActiveSessions(ctx, raw, opts);
+  const levels = {
+    locations: new Map<string, OccupancyCount>(),
+    buildings: new Map<string, OccupancyCount>(),
+    floors: new Map<string, OccupancyCount>(),
+    zones: new Map<string, OccupancyCount>(),
+  };
+  const add = (map: Map<string, OccupancyCount>, id: string | null, name: string | null, on: boolean) => {
+    if (!id) return;
+    const c = map.get(id) ?? { id, name, present: 0, connected: 0 };
+    c.present += 1;
+    if (on) c.connected += 1;
+    map.set(id, c);
+  };
+  for (const s of sessions) {
+    add(levels.locations, s.locationId, s.location, s.connected);
+    add(levels.buildings, s.buildingId, s.building, s.connected);
+    add(levels.floors, s.floorId, s.floor, s.connected);
+    add(levels.zones, s.zoneId, s.zone, s.connected);
+  }
+  const sorted = (m: Map<string, OccupancyCount>) =>
+    [...m.values()].sort((a, b) => (a.name ?? '').localeCompare(b.name ?? '') || a.id.localeCompare(b.id));
+  return {
+    locations: sorted(levels.locations),
+    buildings: sorted(levels.buildings),
+    floors: sorted(levels.floors),
+    zones: sorted(levels.zones),
+  };
+}
+
+// ── Location sessions and logs (spec 2.7, 2.8) ───────────────────────────────────────────────────
+
+/** `yyyy-mm-dd hh:ii`, read as UTC. */
+const minuteDate = (s: string): Date => new Date(`${s.replace(' ', 'T')}:00Z`);
+
+/** Newest first; the id breaks ties. */
+export const locationSessionOrder = [
+  { startedAt: 'desc' },
+  { id: 'desc' },
+] satisfies PrismaNS.LocationSessionOrderByWithRelationInput[];
+
+export const locationLogOrder = [
+  { timestamp: 'desc' },
+  { id: 'desc' },
+] satisfies PrismaNS.LocationLogOrderByWithRelationInput[];
+
+async function locationSessionWhere(
+  ctx: AppContext,
+  raw: Record<string, unknown>,
+): Promise<PrismaNS.LocationSessionWhereInput> {
+  const scope = authorize(ctx.principal, 'analytics.read');
+  const f = (await validate(raw, locationSessionFilterRules)) as {
+    guest_id?: string;
+    location_id?: string;
+    mac?: string;
+    started_at?: string;
+    ended_at?: string;
+    visit_type?: number;
+  };
+  const and: PrismaNS.LocationSessionWhereInput[] = [];
+  if (f.location_id !== undefined) and.push({ locationId: f.location_id });
+  if (f.guest_id !== undefined) and.push({ guestId: f.guest_id });
+  if (f.mac !== undefined) and.push({ mac: { in: macVariants(f.mac) } });
+  if (f.started_at !== undefined) and.push({ startedAt: { gte: minuteDate(f.started_at) } });
+  if (f.ended_at !== undefined) and.push({ endedAt: { lte: minuteDate(f.ended_at) } });
+  if (f.visit_type !== undefined) and.push({ visitType: f.visit_type });
+  return { ...scoped(scope, 'locationId'), ...(and.length ? { AND: and } : {}) };
+}
+
+type SessionPage = Omit<PrismaNS.LocationSessionFindManyArgs, 'where' | 'orderBy'>;
+
+export async function listLocationSessions(
+  ctx: AppContext,
+  filters: Record<string, unknown>,
+  page: SessionPage,
+) {
+  const where = await locationSessionWhere(ctx, filters);
+  return ctx.prisma.locationSession.findMany({ where, orderBy: locationSessionOrder, ...page });
+}
+
+export async function countLocationSessions(ctx: AppContext, filters: Record<string, unknown>) {
+  return ctx.prisma.locationSession.count({ where: await locationSessionWhere(ctx, filters) });
+}
+
+/** The location session with that id (the spec calls the path id "a location id"; it is the session's). */
+export async function findLocationSession(
+  ctx: AppContext,
+  id: string,
+  query: Omit<PrismaNS.LocationSessionFindFirstArgs, 'where'> = {},
+) {
+  const scope = authorize(ctx.principal, 'analytics.read');
+  const row = await ctx.prisma.locationSession.findFirst({
+    ...query,
+    where: { ...scoped(scope, 'locationId'), AND: [{ id }] },
+  });
+  if (!row) throw new AppError('NOT_FOUND');
+  return row;
+}
+
+async function locationLogWhere(
+  ctx: AppContext,
+  raw: Record<string, unknown>,
+): Promise<PrismaNS.LocationLogWhereInput> {
+  const scope = authorize(ctx.principal, 'analytics.read');
+  const f = (await validate(raw, locationLogFilterRules)) as {
+    guest_id?: string;
+    guest_mac?: string;
+    session_id?: string;
+    zone_id?: string;
+    timestamp?: string;
+  };
+  const and: PrismaNS.LocationLogWhereInput[] = [];
+  if (f.guest_id !== undefined) and.push({ guestId: f.guest_id });
+  if (f.guest_mac !== undefined) and.push({ guestMac: { in: macVariants(f.guest_mac) } });
+  if (f.session_id !== undefined) and.push({ sessionId: f.session_id });
+  if (f.zone_id !== undefined) and.push({ zoneId: f.zone_id });
+  if (f.timestamp !== undefined) and.push({ timestamp: { gte: minuteDate(f.timestamp) } });
+  return { ...scoped(scope, 'locationId'), ...(and.length ? { AND: and } : {}) };
+}
+
+type LogPage = Omit<PrismaNS.LocationLogFindManyArgs, 'where' | 'orderBy'>;
+
+export async function listLocationLogs(ctx: AppContext, filters: Record<string, unknown>, page: LogPage) {
+  const where = await locationLogWhere(ctx, filters);
+  return ctx.prisma.locationLog.findMany({ where, orderBy: locationLogOrder, ...page });
+}
+
+export async function countLocationLogs(ctx: AppContext, filters: Record<string, unknown>) {
+  return ctx.prisma.locationLog.count({ where: await locationLogWhere(ctx, filters) });
+}
+
+// ── Real-time presence ────────────────────────────────────────────────────────────────────────
+
+/**
+ * The presence changes of one location the caller may see (404 for a location outside its scope).
+ * Each change names the devices that arrived, moved, left or changed state there.
+ */
+export async function watchPresence(
+  ctx: AppContext,
+  locationId: string,
+): Promise<AsyncIterable<PresenceChange>> {
+  const scope = authorize(ctx.principal, 'analytics.read');
+  const location = await ctx.prisma.location.findFirst({
+    where: { ...scoped(scope, 'id'), AND: [{ id: locationId }] },
+    select: { id: true },
+  });
+  if (!location || !ctx.pubsub) throw new AppError('NOT_FOUND');
+  return ctx.pubsub.subscribe('presenceChanged', presenceTopic(scope.tenantId, location.id));
+}
+
+/** The active sessions a change is about, as the caller may see them now. */
+export async function changedSessions(ctx: AppContext, change: PresenceChange): Promise<ActiveSession[]> {
+  const scope = authorize(ctx.principal, 'analytics.read');
+  return activeSessionsIn(ctx, scope, { location_id: change.locationId }, { macs: change.macs });
+}

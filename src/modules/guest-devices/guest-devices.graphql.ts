@@ -1,0 +1,119 @@
+// Guest devices in the graph: the GuestDevice type, `Guest.devices`, and the root `guestDevices`
+// connection with REST's filters and a total count. Resolvers call the same service functions as
+// REST. Byte counts are Floats (exact up to 2^53 bytes, 8 PiB) beside their human-readable text.
+
+import { requires } from '../../auth/permissions.js';
+import { assertPageSize, toRestInput } from '../../graphql/args.js';
+import { builder } from '../../graphql/builder.js';
+import { humanSize } from '../../shared/format.js';
+import { sessionOrder, sessionScopeOf } from '../guest-sessions/guest-sessions.service.js';
+import { connectionStatusName } from './guest-devices.serializer.js';
+import { countDevices, deviceOrder, deviceScopeOf, listDevices } from './guest-devices.service.js';
+
+/** As REST's `per_page`. */
+const MAX_PAGE_SIZE = 100;
+
+export const GuestDeviceType = builder.prismaObject('GuestDevice', {
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    guestId: t.exposeString('guestId'),
+    partnerId: t.exposeString('partnerId', { nullable: true }),
+    typeName: t.exposeString('typeName'),
+    mac: t.exposeString('mac'),
+    ip: t.exposeString('ip', { nullable: true }),
+    userAgent: t.exposeString('userAgent', { nullable: true }),
+    description: t.exposeString('description'),
+    platform: t.exposeString('platform'),
+    browser: t.exposeString('browser'),
+    online: t.exposeBoolean('online'),
+    connectionStatus: t.exposeInt('connectionStatus', { description: '0 Offline, 1 Online' }),
+    connectionStatusName: t.string({
+      description: '`Online` or `Offline`',
+      resolve: (d) => connectionStatusName(d.connectionStatus),
+    }),
+    totalDownloadedData: t.float({ description: 'bytes', resolve: (d) => Number(d.totalDownloadedData) }),
+    totalUploadedData: t.float({ description: 'bytes', resolve: (d) => Number(d.totalUploadedData) }),
+    totalDownloadedDataHuman: t.string({
+      description: 'As REST shows it: `1.5 MB`',
+      resolve: (d) => humanSize(d.totalDownloadedData),
+    }),
+    totalUploadedDataHuman: t.string({
+      description: 'As REST shows it: `1.5 MB`',
+      resolve: (d) => humanSize(d.totalUploadedData),
+    }),
+    lastSeenTime: t.expose('lastSeenTime', { type: 'DateTime', nullable: true }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+    guest: t.relation('guest'),
+    sessions: t.relatedConnection('sessions', {
+      cursor: 'id',
+      maxSize: MAX_PAGE_SIZE,
+      defaultSize: 10,
+      totalCount: true,
+      description: "The device's sessions, newest first.",
+      query: (args, ctx) => {
+        assertPageSize(args, MAX_PAGE_SIZE);
+        return { where: sessionScopeOf(ctx), orderBy: sessionOrder(true) };
+      },
+    }),
+  }),
+});
+
+builder.prismaObjectFields('Guest', (t) => ({
+  devices: t.relatedConnection('devices', {
+    cursor: 'id',
+    maxSize: MAX_PAGE_SIZE,
+    defaultSize: 10,
+    totalCount: true,
+    description: "The guest's devices, oldest first.",
+    query: (args, ctx) => {
+      assertPageSize(args, MAX_PAGE_SIZE);
+      return { where: deviceScopeOf(ctx), orderBy: deviceOrder(false) };
+    },
+  }),
+}));
+
+builder.queryFields((t) => {
+  const args = {
+    guestId: t.arg.string(),
+    mac: t.arg.string({ description: '`AA:BB:CC:DD:EE:FF`, `aa-bb-cc-dd-ee-ff` or `aabb.ccdd.eeff`' }),
+    online: t.arg.boolean(),
+    createdAt: t.arg.string({ description: 'Created on or after this day (UTC), `yyyy-mm-dd`' }),
+    updatedAt: t.arg.string({ description: 'Updated on or after this day (UTC), `yyyy-mm-dd`' }),
+    partnerId: t.arg.string(),
+  };
+  type Args = { [K in keyof typeof args]?: unknown } & { lastGuestDeviceFirst?: boolean | null };
+  const filters = (a: Args) =>
+    toRestInput({
+      guestId: a.guestId,
+      mac: a.mac,
+      online: a.online,
+      createdAt: a.createdAt,
+      updatedAt: a.updatedAt,
+      partnerId: a.partnerId,
+      lastGuestDeviceFirst: a.lastGuestDeviceFirst,
+    });
+  return {
+    guestDevices: t.prismaConnection({
+      ...requires('guestDevices.list'),
+      type: 'GuestDevice',
+      cursor: 'id',
+      maxSize: MAX_PAGE_SIZE,
+      defaultSize: 10,
+      description: 'Guest devices of the current tenant, oldest first (REST `GET /guest-devices`).',
+      args: {
+        ...args,
+        lastGuestDeviceFirst: t.arg.boolean({ description: 'Newest first' }),
+      },
+      resolve: (query, _root, a, ctx) => {
+        assertPageSize(a, MAX_PAGE_SIZE);
+        return listDevices(ctx, filters(a), query);
+      },
+      // Without `edges` in the selection `resolve` does not run, so the page size is checked here too.
+      totalCount: (_root, a, ctx) => {
+        assertPageSize(a, MAX_PAGE_SIZE);
+        return countDevices(ctx, filters(a));
+      },
+    }),
+  };
+});

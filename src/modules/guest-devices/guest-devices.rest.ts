@@ -1,0 +1,18 @@
+// REST endpoints of spec 4.3: validate paging, call one service function, serialize.
+import { countEndpoint, listEndpoint } from '../../rest/endpoint.js';
+import { deviceItem } from './guest-devices.serializer.js';
+import { countDevices, listDevices } from './guest-devices.service.js';
+
+export const list = listEndpoint({
+  action: 'guestDevices.list',
+  summary:
+    'List guest devices (guest_id, mac, online, created_at, updated_at, partner_id, last_guest_device_first, page, per_page)',
+  list: listDevices,
+  serialize: deviceItem,
+});
+
+export const count = countEndpoint({
+  action: 'guestDevices.list',
+  summary: 'Count guest devices (guest_id, mac, online, created_at, updated_at, partner_id)',
+  count: countDevices,
+});

@@ -1,0 +1,74 @@
+// Guest devices (spec 2.4, 4.3): tenant-scoped domain functions used by both REST and GraphQL.
+// A venue or front-desk user sees only the devices of guests at their location.
+
+import { authorize } from '../../auth/permissions.js';
+import type { Scope } from '../../auth/principal.js';
+import type { AppContext } from '../../context.js';
+import { scoped } from '../../db/scope.js';
+import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
+import { validate } from '../../validation/validator.js';
+import { dayStart, deviceFilterRules, deviceListRules, normaliseMac } from './guest-devices.inputs.js';
+
+export const deviceOrder = (newestFirst: boolean): PrismaNS.GuestDeviceOrderByWithRelationInput[] =>
+  newestFirst ? [{ createdAt: 'desc' }, { id: 'desc' }] : [{ createdAt: 'asc' }, { id: 'asc' }];
+
+/** The devices a scope reaches: its tenant's, and for a pinned role those of its location's guests. */
+export function deviceScope(scope: Scope): PrismaNS.GuestDeviceWhereInput {
+  // A device has no location of its own: the pinned location applies through its guest.
+  const { tenantId } = scoped(scope);
+  return {
+    tenantId,
+    ...(scope.locationId ? { guest: { locationId: scope.locationId } } : {}),
+  };
+}
+
+/** The same for a nested read (GraphQL relations), from the caller alone. */
+export function deviceScopeOf(ctx: AppContext): PrismaNS.GuestDeviceWhereInput {
+  return deviceScope(authorize(ctx.principal, 'guestDevices.list'));
+}
+
+interface DeviceFilters {
+  guest_id?: string;
+  mac?: string;
+  online?: boolean;
+  created_at?: string;
+  updated_at?: string;
+  partner_id?: string;
+  last_guest_device_first?: boolean;
+}
+
+async function deviceQuery(
+  ctx: AppContext,
+  raw: Record<string, unknown>,
+  forList: boolean,
+): Promise<{
+  where: PrismaNS.GuestDeviceWhereInput;
+  orderBy: PrismaNS.GuestDeviceOrderByWithRelationInput[];
+}> {
+  const scope = authorize(ctx.principal, 'guestDevices.list');
+  const f = (await validate(raw, forList ? deviceListRules : deviceFilterRules)) as DeviceFilters;
+  const and: PrismaNS.GuestDeviceWhereInput[] = [];
+  if (f.guest_id !== undefined) and.push({ guestId: f.guest_id });
+  if (f.mac !== undefined) and.push({ mac: { equals: normaliseMac(f.mac) ?? '', mode: 'insensitive' } });
+  if (f.online !== undefined) and.push({ online: f.online });
+  if (f.created_at !== undefined) and.push({ createdAt: { gte: dayStart(f.created_at) } });
+  if (f.updated_at !== undefined) and.push({ updatedAt: { gte: dayStart(f.updated_at) } });
+  if (f.partner_id !== undefined) and.push({ partnerId: f.partner_id });
+  return {
+    where: { ...deviceScope(scope), ...(and.length > 0 ? { AND: and } : {}) },
+    orderBy: deviceOrder(f.last_guest_device_first === true),
+  };
+}
+
+/** Paging and (from GraphQL) the relations the selection needs. */
+type Page = Omit<PrismaNS.GuestDeviceFindManyArgs, 'where' | 'orderBy'>;
+
+export async function listDevices(ctx: AppContext, filters: Record<string, unknown>, page: Page) {
+  const q = await deviceQuery(ctx, filters, true);
+  return ctx.prisma.guestDevice.findMany({ ...page, ...q });
+}
+
+export async function countDevices(ctx: AppContext, filters: Record<string, unknown>): Promise<number> {
+  const { where } = await deviceQuery(ctx, filters, false);
+  return ctx.prisma.guestDevice.count({ where });
+}

@@ -1,0 +1,166 @@
+// Guest sessions in the graph: the GuestSession type, `Guest.sessions`, the root `guestSessions`
+// connection with REST's filters and a total count, and `sessionsByIp`. Resolvers call the same
+// service functions as REST. Byte counts are Floats (exact up to 2^53 bytes, 8 PiB) beside their
+// human-readable text.
+
+import { requires } from '../../auth/permissions.js';
+import { assertPageSize, toRestInput } from '../../graphql/args.js';
+import { builder } from '../../graphql/builder.js';
+import { hms, humanSize, localDisplay } from '../../shared/format.js';
+import { connectionStatusName } from '../guest-devices/guest-devices.serializer.js';
+import {
+  countSessions,
+  listSessions,
+  type SessionByIp,
+  sessionOrder,
+  sessionScopeOf,
+  sessionSeconds,
+  sessionsByIp,
+} from './guest-sessions.service.js';
+
+/** As REST's `per_page`. */
+const MAX_PAGE_SIZE = 100;
+
+const timezone = { location: { select: { timezone: true } } } as const;
+
+export const GuestSessionType = builder.prismaObject('GuestSession', {
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    locationId: t.exposeString('locationId'),
+    guestId: t.exposeString('guestId'),
+    deviceId: t.exposeString('deviceId'),
+    ipAddress: t.exposeString('ipAddress'),
+    loginType: t.exposeString('loginType'),
+    online: t.exposeBoolean('online'),
+    connectionStatus: t.exposeInt('connectionStatus', { description: '0 Offline, 1 Online' }),
+    connectionStatusName: t.string({
+      description: '`Online` or `Offline`',
+      resolve: (s) => connectionStatusName(s.connectionStatus),
+    }),
+    downloadedData: t.float({ description: 'bytes', resolve: (s) => Number(s.downloadedData) }),
+    uploadedData: t.float({ description: 'bytes', resolve: (s) => Number(s.uploadedData) }),
+    downloadedDataHuman: t.string({
+      description: 'As REST shows it: `1.5 MB`',
+      resolve: (s) => humanSize(s.downloadedData),
+    }),
+    uploadedDataHuman: t.string({
+      description: 'As REST shows it: `1.5 MB`',
+      resolve: (s) => humanSize(s.uploadedData),
+    }),
+    startTime: t.expose('startTime', { type: 'DateTime' }),
+    endTime: t.expose('endTime', { type: 'DateTime', nullable: true, description: 'null while open' }),
+    durationSeconds: t.int({
+      description: 'Seconds; an open session counts up to now',
+      resolve: (s) => sessionSeconds(s),
+    }),
+    totalDuration: t.string({
+      description: '`HH:MM:SS`, hours past 24 (`49:03:10`); an open session counts up to now',
+      resolve: (s) => hms(sessionSeconds(s)),
+    }),
+    startTimeFormatted: t.string({
+      description: '`2026-11-21 9:05 AM` in the location time zone',
+      select: timezone,
+      resolve: (s) => localDisplay(s.startTime, s.location.timezone) ?? '',
+    }),
+    endTimeFormatted: t.string({
+      nullable: true,
+      description: '`2026-11-21 9:05 AM` in the location time zone; null while open',
+      select: timezone,
+      resolve: (s) => localDisplay(s.endTime, s.location.timezone),
+    }),
+    accessCode: t.string({
+      nullable: true,
+      description: 'The code used to log in, if any',
+      select: { accessCode: { select: { code: true } } },
+      resolve: (s) => s.accessCode?.code ?? null,
+    }),
+    serviceProfileName: t.string({
+      nullable: true,
+      select: { serviceProfile: { select: { name: true } } },
+      resolve: (s) => s.serviceProfile?.name ?? null,
+    }),
+    device: t.relation('device'),
+    guest: t.relation('guest'),
+    location: t.relation('location'),
+  }),
+});
+
+builder.prismaObjectFields('Guest', (t) => ({
+  sessions: t.relatedConnection('sessions', {
+    cursor: 'id',
+    maxSize: MAX_PAGE_SIZE,
+    defaultSize: 10,
+    totalCount: true,
+    description: "The guest's sessions, newest first.",
+    query: (args, ctx) => {
+      assertPageSize(args, MAX_PAGE_SIZE);
+      return { where: sessionScopeOf(ctx), orderBy: sessionOrder(true) };
+    },
+  }),
+}));
+
+const SessionByIpType = builder.objectRef<SessionByIp>('SessionByIp').implement({
+  description: 'The latest session on an IP address, with its guest (REST `GET /sessions/:ip_address`)',
+  fields: (t) => ({
+    ipAddress: t.exposeString('ip_address'),
+    username: t.exposeString('username'),
+    name: t.exposeString('name'),
+    email: t.exposeString('email', { nullable: true }),
+    duration: t.exposeInt('duration', { description: 'Seconds; an open session counts up to now' }),
+  }),
+});
+
+builder.queryFields((t) => {
+  const args = {
+    guestId: t.arg.string(),
+    locationId: t.arg.string(),
+    guestDeviceMac: t.arg.string({
+      description: '`AA:BB:CC:DD:EE:FF`, `aa-bb-cc-dd-ee-ff` or `aabb.ccdd.eeff`',
+    }),
+    startTime: t.arg.string({ description: 'Started on or after this day (UTC), `yyyy-mm-dd`' }),
+    endTime: t.arg.string({ description: 'Ended on or before this day (UTC), `yyyy-mm-dd`' }),
+    partnerId: t.arg.string({ description: "The guest's partner id" }),
+    online: t.arg.boolean(),
+    lastSessionFirst: t.arg.boolean({ description: 'Newest first' }),
+  };
+  type Args = { [K in keyof typeof args]?: unknown };
+  const filters = (a: Args) =>
+    toRestInput({
+      guestId: a.guestId,
+      locationId: a.locationId,
+      guestDeviceMac: a.guestDeviceMac,
+      startTime: a.startTime,
+      endTime: a.endTime,
+      partnerId: a.partnerId,
+      online: a.online,
+      lastSessionFirst: a.lastSessionFirst,
+    });
+  return {
+    guestSessions: t.prismaConnection({
+      ...requires('guestSessions.list'),
+      type: 'GuestSession',
+      cursor: 'id',
+      maxSize: MAX_PAGE_SIZE,
+      defaultSize: 10,
+      description: 'Guest sessions of the current tenant, oldest first (REST `GET /sessions`).',
+      args,
+      resolve: (query, _root, a, ctx) => {
+        assertPageSize(a, MAX_PAGE_SIZE);
+        return listSessions(ctx, filters(a), query);
+      },
+      // Without `edges` in the selection `resolve` does not run, so the page size is checked here too.
+      totalCount: (_root, a, ctx) => {
+        assertPageSize(a, MAX_PAGE_SIZE);
+        return countSessions(ctx, filters(a));
+      },
+    }),
+    sessionsByIp: t.field({
+      ...requires('guestSessions.list'),
+      type: [SessionByIpType],
+      description:
+        'For each address (up to 100), the latest session on it with its guest; unknown addresses are left out.',
+      args: { ipAddresses: t.arg.stringList({ required: true }) },
+      resolve: (_root, a, ctx) => sessionsByIp(ctx, a.ipAddresses, { field: 'ip_addresses' }),
+    }),
+  };
+});

@@ -1,0 +1,42 @@
+// The exact shapes of spec 2.5 and 2.6, keys in the spec's order; dates in the offset form, local
+// display times in the session's location's time zone.
+import { hms, humanSize, isoOffset, localDisplay } from '../../shared/format.js';
+import { connectionStatusName } from '../guest-devices/guest-devices.serializer.js';
+import { type SessionByIp, type SessionItemRow, sessionSeconds } from './guest-sessions.service.js';
+
+export function sessionItem(s: SessionItemRow, now = new Date()) {
+  const tz = s.location.timezone;
+  return {
+    id: s.id,
+    location_id: s.locationId,
+    location_name: s.location.name,
+    guest_device_description: s.device.description,
+    guest_device_mac: s.device.mac,
+    guest_device_ip: s.ipAddress,
+    access_code: s.accessCode?.code ?? '',
+    login_type_name: s.loginType,
+    service_profile_name: s.serviceProfile?.name ?? '',
+    total_duration: hms(sessionSeconds(s, now)),
+    downloaded_data: humanSize(s.downloadedData),
+    uploaded_data: humanSize(s.uploadedData),
+    connection_status: connectionStatusName(s.connectionStatus),
+    connection_status_value: s.connectionStatus,
+    start_time: isoOffset(s.startTime),
+    end_time: isoOffset(s.endTime),
+    start_time_formatted: localDisplay(s.startTime, tz),
+    end_time_formatted: localDisplay(s.endTime, tz),
+    guest_id: s.guestId,
+    partner_id: s.guest.partnerId,
+  };
+}
+
+/** Spec 2.6, keys in order. */
+export function sessionByIpItem(r: SessionByIp) {
+  return {
+    ip_address: r.ip_address,
+    username: r.username,
+    name: r.name,
+    email: r.email,
+    duration: r.duration,
+  };
+}

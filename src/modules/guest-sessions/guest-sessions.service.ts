@@ -1,0 +1,158 @@
+// Guest sessions (spec 2.5, 2.6, 4.4): tenant-scoped domain functions used by both REST and GraphQL.
+// A venue or front-desk user sees only the sessions at their location.
+
+import { authorize } from '../../auth/permissions.js';
+import type { Scope } from '../../auth/principal.js';
+import type { AppContext } from '../../context.js';
+import { scoped } from '../../db/scope.js';
+import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
+import { validate } from '../../validation/validator.js';
+import { dayStart, nextDayStart, normaliseMac } from '../guest-devices/guest-devices.inputs.js';
+import { checkIpAddresses, sessionFilterRules } from './guest-sessions.inputs.js';
+
+export const sessionOrder = (newestFirst: boolean): PrismaNS.GuestSessionOrderByWithRelationInput[] =>
+  newestFirst ? [{ startTime: 'desc' }, { id: 'desc' }] : [{ startTime: 'asc' }, { id: 'asc' }];
+
+/** The sessions a scope reaches: its tenant's, and for a pinned role those at its location. */
+export function sessionScope(scope: Scope): PrismaNS.GuestSessionWhereInput {
+  return scoped(scope, 'locationId');
+}
+
+/** The same for a nested read (GraphQL relations), from the caller alone. */
+export function sessionScopeOf(ctx: AppContext): PrismaNS.GuestSessionWhereInput {
+  return sessionScope(authorize(ctx.principal, 'guestSessions.list'));
+}
+
+/** Seconds from start to end; an open session counts up to `now`. */
+export function sessionSeconds(s: { startTime: Date; endTime: Date | null }, now = new Date()): number {
+  const end = s.endTime ?? now;
+  return Math.max(0, Math.floor((end.getTime() - s.startTime.getTime()) / 1000));
+}
+
+interface SessionFilters {
+  guest_id?: string;
+  location_id?: string;
+  guest_device_mac?: string;
+  start_time?: string;
+  end_time?: string;
+  partner_id?: string;
+  online?: boolean;
+  last_session_first?: boolean;
+}
+
+async function sessionQuery(
+  ctx: AppContext,
+  raw: Record<string, unknown>,
+): Promise<{
+  where: PrismaNS.GuestSessionWhereInput;
+  orderBy: PrismaNS.GuestSessionOrderByWithRelationInput[];
+}> {
+  const scope = authorize(ctx.principal, 'guestSessions.list');
+  const f = (await validate(raw, sessionFilterRules)) as SessionFilters;
+  const and: PrismaNS.GuestSessionWhereInput[] = [];
+  if (f.guest_id !== undefined) and.push({ guestId: f.guest_id });
+  // Its own condition: merged into the scope it would replace a pinned user's location.
+  if (f.location_id !== undefined) and.push({ locationId: f.location_id });
+  if (f.guest_device_mac !== undefined) {
+    and.push({ device: { mac: { equals: normaliseMac(f.guest_device_mac) ?? '', mode: 'insensitive' } } });
+  }
+  if (f.start_time !== undefined) and.push({ startTime: { gte: dayStart(f.start_time) } });
+  if (f.end_time !== undefined) and.push({ endTime: { lt: nextDayStart(f.end_time) } });
+  if (f.partner_id !== undefined) and.push({ guest: { partnerId: f.partner_id } });
+  if (f.online !== undefined) and.push({ online: f.online });
+  return {
+    where: { ...sessionScope(scope), ...(and.length > 0 ? { AND: and } : {}) },
+    orderBy: sessionOrder(f.last_session_first === true),
+  };
+}
+
+/** Paging and (from GraphQL) the relations the selection needs. */
+type Page = Omit<PrismaNS.GuestSessionFindManyArgs, 'where' | 'orderBy'>;
+
+export async function listSessions(ctx: AppContext, filters: Record<string, unknown>, page: Page) {
+  const q = await sessionQuery(ctx, filters);
+  return ctx.prisma.guestSession.findMany({ ...page, ...q });
+}
+
+/** What a REST list item shows besides the session: one statement per relation, not per row. */
+export const sessionItemInclude = {
+  location: { select: { name: true, timezone: true } },
+  device: { select: { description: true, mac: true } },
+  guest: { select: { partnerId: true } },
+  accessCode: { select: { code: true } },
+  serviceProfile: { select: { name: true } },
+} satisfies PrismaNS.GuestSessionInclude;
+
+export type SessionItemRow = PrismaNS.GuestSessionGetPayload<{ include: typeof sessionItemInclude }>;
+
+export async function listSessionItems(
+  ctx: AppContext,
+  filters: Record<string, unknown>,
+  page: { skip: number; take: number },
+): Promise<SessionItemRow[]> {
+  const q = await sessionQuery(ctx, filters);
+  return ctx.prisma.guestSession.findMany({ ...page, ...q, include: sessionItemInclude });
+}
+
+export async function countSessions(ctx: AppContext, filters: Record<string, unknown>): Promise<number> {
+  const { where } = await sessionQuery(ctx, filters);
+  return ctx.prisma.guestSession.count({ where });
+}
+
+export interface SessionByIp {
+  ip_address: string;
+  username: string;
+  name: string;
+  email: string | null;
+  duration: number;
+}
+
+/**
+ * For each address, the latest session on it (by start time, then id) with its guest: two
+ * statements whatever the number of addresses. Unknown addresses are left out; the result keeps
+ * the order of `addresses` (duplicates once).
+ */
+export async function sessionsByIp(
+  ctx: AppContext,
+  addresses: readonly string[],
+  opts: { field?: string } = {},
+): Promise<SessionByIp[]> {
+  const scope = authorize(ctx.principal, 'guestSessions.list');
+  checkIpAddresses(addresses, opts.field);
+  // IPv6 text is stored in lower case.
+  const wanted = [...new Set(addresses.map((a) => a.toLowerCase()))];
+  const where = sessionScope(scope);
+  // The latest row per address is picked in the database (DISTINCT ON), not by loading every
+  // session of every address.
+  const latest = await ctx.prisma.$queryRaw<{ id: string }[]>`
+    SELECT DISTINCT ON ("ipAddress") "id" FROM "GuestSession"
+    WHERE "tenantId" = ${scope.tenantId}
+      AND (${scope.locationId}::text IS NULL OR "locationId" = ${scope.locationId})
+      AND "ipAddress" = ANY(${wanted}::text[])
+    ORDER BY "ipAddress", "startTime" DESC, "id" DESC`;
+  if (latest.length === 0) return [];
+  const rows = await ctx.prisma.guestSession.findMany({
+    where: { ...where, AND: [{ id: { in: latest.map((r) => r.id) } }] },
+    select: {
+      ipAddress: true,
+      startTime: true,
+      endTime: true,
+      guest: { select: { username: true, name: true, email: true } },
+    },
+  });
+  const byIp = new Map(rows.map((r) => [r.ipAddress, r]));
+  const now = new Date();
+  return wanted.flatMap((ip) => {
+    const r = byIp.get(ip);
+    if (!r) return [];
+    return [
+      {
+        ip_address: r.ipAddress,
+        username: r.guest.username,
+        name: r.guest.name,
+        email: r.guest.email,
+        duration: sessionSeconds(r, now),
+      },
+    ];
+  });
+}

@@ -1,0 +1,266 @@
+// The rules of spec 4.2, shared by REST and GraphQL.
+
+import type { Scope } from '../../auth/principal.js';
+import type { Prisma } from '../../db/database.js';
+import { sameText } from '../../db/text-search.js';
+import {
+  array,
+  between,
+  boolean,
+  countryCode,
+  dateFormat,
+  email,
+  exists,
+  inList,
+  integer,
+  json,
+  max,
+  min,
+  nullable,
+  type Rule,
+  type Rules,
+  required,
+  size,
+  string,
+  unique,
+} from '../../validation/validator.js';
+
+// ---------------------------------------------------------------------------------------------
+// Filters
+
+const DAY_MS = 86_400_000;
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** Epoch ms of a real `YYYY-MM-DD` date at 00:00 UTC, or null. */
+export function parseDay(text: string): number | null {
+  const m = DATE.exec(text);
+  if (!m) return null;
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const epoch = Date.UTC(y, mo - 1, d);
+  const back = new Date(epoch);
+  return back.getUTCFullYear() === y && back.getUTCMonth() === mo - 1 && back.getUTCDate() === d
+    ? epoch
+    : null;
+}
+
+/** One calendar month after `epoch` (a day at 00:00 UTC), clamped to the month's last day: Jan 31 → Feb 28/29. */
+export function oneMonthAfter(epoch: number): number {
+  const d = new Date(epoch);
+  const y = d.getUTCFullYear();
+  const m = d.getUTCMonth() + 1;
+  const lastDay = new Date(Date.UTC(y, m + 1, 0)).getUTCDate();
+  return Date.UTC(y, m, Math.min(d.getUTCDate(), lastDay));
+}
+
+export const LAST_VISIT_MESSAGES = {
+  format: 'The :attribute field must match the format Y-m-d or Y-m-d,Y-m-d.',
+  order: 'The :attribute field must end on or after its start.',
+  month: 'The :attribute field must not span more than one month.',
+} as const;
+
+/** The half-open interval `[from, to)` a `last_visit_date` filter stands for. */
+export interface VisitWindow {
+  from: Date;
+  to: Date;
+}
+
+/**
+ * `YYYY-MM-DD`: that day 00:00 UTC up to (not including) seven days later.
+ * `YYYY-MM-DD,YYYY-MM-DD`: from the first day 00:00 UTC to the end of the second day, inclusive, and
+ * the second day at most one calendar month after the first.
+ */
+export function visitWindow(text: string): VisitWindow | keyof typeof LAST_VISIT_MESSAGES {
+  const parts = text.split(',');
+  if (parts.length === 1) {
+    const start = parseDay(parts[0] ?? '');
+    if (start === null) return 'format';
+    return { from: new Date(start), to: new Date(start + 7 * DAY_MS) };
+  }
+  if (parts.length !== 2) return 'format';
+  const start = parseDay(parts[0] ?? '');
+  const end = parseDay(parts[1] ?? '');
+  if (start === null || end === null) return 'format';
+  if (end < start) return 'order';
+  if (end > oneMonthAfter(start)) return 'month';
+  return { from: new Date(start), to: new Date(end + DAY_MS) };
+}
+
+const lastVisitDate: Rule = {
+  name: 'lastVisitDate',
+  check: (value, ctx) => {
+    const result = typeof value === 'string' ? visitWindow(value) : 'format';
+    return typeof result === 'string'
+      ? LAST_VISIT_MESSAGES[result].replace(':attribute', ctx.attribute)
+      : null;
+  },
+  coerce: (value) => visitWindow(String(value)),
+};
+
+const day = () => dateFormat('Y-m-d');
+
+export const guestFilterRules: Rules = {
+  username: [string()],
+  partner_id: [string()],
+  name: [string()],
+  email: [string()],
+  birth_date: [day()],
+  location_id: [string()],
+  gender: [string(), inList(['male', 'female'])],
+  phone: [string()],
+  passport_no: [string()],
+  nationality: [string()],
+  room_no: [string()],
+  reservation_no: [string()],
+  custom_field_1: [string()],
+  custom_field_2: [string()],
+  custom_field_3: [string()],
+  online: [boolean()],
+  last_visit_date: [lastVisitDate],
+  receive_marketing: [integer(), inList([0, 1])],
+  created_at: [day()],
+  updated_at: [day()],
+  last_guest_first: [boolean()],
+  type: [integer(), inList([1, 2])],
+};
+
+/** The list also takes `withBeacon` (the count does not). */
+export const guestListRules: Rules = { ...guestFilterRules, withBeacon: [boolean()] };
+
+// ---------------------------------------------------------------------------------------------
+// Create and update
+
+export const AVATAR_MAX_KB = 2048;
+export const AVATAR_MESSAGES = {
+  image: 'The :attribute field must be an image.',
+  size: `The :attribute field must not be greater than ${AVATAR_MAX_KB} kilobytes.`,
+} as const;
+
+const DATA_URL = /^data:image\/(png|jpeg|gif|webp);base64,([A-Za-z0-9+/]*={0,2})$/;
+
+export interface Avatar {
+  bytes: Buffer;
+  ext: 'png' | 'jpg' | 'gif' | 'webp';
+}
+
+/** The file's own signature must agree with the declared type, as Laravel's `image` rule reads the content. */
+function signatureMatches(type: string, b: Buffer): boolean {
+  switch (type) {
+    case 'png':
+      return b.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
+    case 'jpeg':
+      return b.length > 3 && b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff;
+    case 'gif':
+      return ['GIF87a', 'GIF89a'].includes(b.subarray(0, 6).toString('latin1'));
+    case 'webp':
+      return (
+        b.subarray(0, 4).toString('latin1') === 'RIFF' && b.subarray(8, 12).toString('latin1') === 'WEBP'
+      );
+    default:
+      return false;
+  }
+}
+
+/** A `data:image/(png|jpeg|gif|webp);base64,…` string → its bytes, or the failed rule. */
+export function parseAvatar(value: unknown): Avatar | keyof typeof AVATAR_MESSAGES {
+  const m = typeof value === 'string' ? DATA_URL.exec(value) : null;
+  if (!m || (m[2] ?? '').length % 4 !== 0) return 'image';
+  const type = m[1] ?? '';
+  const bytes = Buffer.from(m[2] ?? '', 'base64');
+  if (bytes.length === 0 || !signatureMatches(type, bytes)) return 'image';
+  if (bytes.length > AVATAR_MAX_KB * 1024) return 'size';
+  return { bytes, ext: type === 'jpeg' ? 'jpg' : (type as Avatar['ext']) };
+}
+
+const avatar: Rule = {
+  name: 'avatar',
+  check: (value, ctx) => {
+    const parsed = parseAvatar(value);
+    return typeof parsed === 'string' ? AVATAR_MESSAGES[parsed].replace(':attribute', ctx.attribute) : null;
+  },
+  coerce: (value) => parseAvatar(value),
+};
+
+/** A list of tag names (a JSON object is refused too: names are attached by value). */
+const tagNames: Rule = {
+  name: 'tagNames',
+  check: (value, ctx) => {
+    if (!Array.isArray(value)) return `The ${ctx.attribute} field must be an array.`;
+    for (const [i, name] of value.entries()) {
+      if (typeof name !== 'string' || name.trim() === '')
+        return `The ${ctx.field}.${i} field must be a string.`;
+      if ([...name].length > 255)
+        return `The ${ctx.field}.${i} field must not be greater than 255 characters.`;
+    }
+    return null;
+  },
+  coerce: (value) => [...new Set((value as string[]).map((s) => s.trim()))],
+};
+
+const text = (n = 255): Rule[] => [nullable(), string(), max(n)];
+
+export interface GuestWriteOptions {
+  prisma: Prisma;
+  scope: Scope;
+  /** The guest being updated: its own email is not "taken". */
+  exceptId?: string;
+  mode: 'create' | 'update';
+}
+
+export function guestWriteRules(o: GuestWriteOptions): Rules {
+  const update = o.mode === 'update';
+  return {
+    location_id: [
+      required(),
+      string(),
+      // The whole tenant: whether the caller may place the guest there is a permission, not a rule.
+      exists(async (value) => {
+        const found = await o.prisma.location.findFirst({
+          where: { tenantId: o.scope.tenantId, id: String(value) },
+          select: { id: true },
+        });
+        return found !== null;
+      }),
+    ],
+    // A null name on update counts as absent (the column is required); on create it stays empty.
+    name: update ? [string(), min(5), max(255)] : text(),
+    first_name: text(),
+    last_name: text(),
+    email: [
+      nullable(),
+      string(),
+      email(),
+      max(255),
+      unique(async (value) => {
+        const taken = await o.prisma.guest.findFirst({
+          where: {
+            tenantId: o.scope.tenantId,
+            email: sameText(String(value)),
+            ...(o.exceptId ? { NOT: { id: o.exceptId } } : {}),
+          },
+          select: { id: true },
+        });
+        return taken !== null;
+      }),
+    ],
+    birth_date: [nullable(), day()],
+    birthday: [nullable(), day()],
+    gender: update ? [integer(), inList([0, 1, 2])] : [nullable(), string(), inList(['male', 'female'])],
+    phone: text(),
+    passport_no: text(),
+    nationality: [nullable(), string(), size(2), countryCode()],
+    residency: [nullable(), string(), size(2), countryCode()],
+    room_no: update ? [nullable(), integer(), between(1, 9999)] : text(),
+    reservation_no: text(),
+    partner_id: text(),
+    hotel_status: [nullable(), integer(), inList([0, 1])],
+    custom_data: [nullable(), json()],
+    custom_field_1: text(),
+    custom_field_2: text(),
+    custom_field_3: text(),
+    direct_login: [integer(), inList([0, 1])],
+    tags: [nullable(), array(), tagNames],
+    tag_type: [nullable(), integer(), min(0), max(32767)],
+    marketing_consent: [integer(), inList([0, 1])],
+    avatar: [nullable(), avatar],
+  };
+}

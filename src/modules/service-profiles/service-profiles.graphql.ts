@@ -1,0 +1,48 @@
+// Service profiles in the graph: the `serviceProfiles` connection (REST `GET /service-profiles`).
+import { requires } from '../../auth/permissions.js';
+import { assertPageSize, toRestInput } from '../../graphql/args.js';
+import { builder } from '../../graphql/builder.js';
+import { countServiceProfiles, listServiceProfiles } from './service-profiles.service.js';
+
+const MAX_PAGE_SIZE = 100;
+
+builder.prismaObject('ServiceProfile', {
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    name: t.exposeString('name'),
+    bandwidthUp: t.exposeInt('bandwidthUp', { description: 'kbit/s, 0 unlimited' }),
+    bandwidthDown: t.exposeInt('bandwidthDown', { description: 'kbit/s, 0 unlimited' }),
+    sessionDuration: t.exposeInt('sessionDuration', { description: 'minutes, 0 unlimited' }),
+    dataQuota: t.float({
+      nullable: true,
+      description: 'bytes, null unlimited',
+      resolve: (p) => (p.dataQuota === null ? null : Number(p.dataQuota)),
+    }),
+    isDefault: t.exposeBoolean('isDefault'),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  serviceProfiles: t.prismaConnection({
+    ...requires('serviceProfiles.list'),
+    type: 'ServiceProfile',
+    cursor: 'id',
+    maxSize: MAX_PAGE_SIZE,
+    defaultSize: 10,
+    description:
+      'Service profiles of the current tenant, the default first, then by name (REST `GET /service-profiles`).',
+    args: {
+      name: t.arg.string({ description: 'Case-insensitive substring of the name' }),
+      isDefault: t.arg.boolean(),
+    },
+    resolve: (query, _root, args, ctx) => {
+      assertPageSize(args, MAX_PAGE_SIZE);
+      return listServiceProfiles(ctx, toRestInput({ name: args.name, isDefault: args.isDefault }), query);
+    },
+    totalCount: (_root, args, ctx) => {
+      assertPageSize(args, MAX_PAGE_SIZE);
+      return countServiceProfiles(ctx, toRestInput({ name: args.name, isDefault: args.isDefault }));
+    },
+  }),
+}));

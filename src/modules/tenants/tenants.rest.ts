@@ -1,0 +1,67 @@
+// REST endpoints of spec 4.6: validate paging, call one service function, serialize.
+import { countEndpoint, type Endpoint, listEndpoint } from '../../rest/endpoint.js';
+import { tenantDetail, tenantListItem } from './tenants.serializer.js';
+import {
+  countTenants,
+  createTenant,
+  listTenantsWithGroup,
+  setTenantTrashed,
+  switchTenant,
+  updateTenant,
+} from './tenants.service.js';
+
+export const list = listEndpoint({
+  summary: 'List the tenants of the caller’s group (name, description, page, per_page)',
+  action: 'tenants.list',
+  list: listTenantsWithGroup,
+  serialize: tenantListItem,
+});
+
+export const count = countEndpoint({
+  summary: 'Count the tenants of the caller’s group (name, description)',
+  action: 'tenants.list',
+  count: countTenants,
+});
+
+export const create: Endpoint = {
+  summary: 'Create a tenant and move the caller to it',
+  action: 'tenants.create',
+  async handle({ ctx, body }) {
+    return { data: tenantDetail(await createTenant(ctx, body)) };
+  },
+};
+
+export const update: Endpoint = {
+  summary: 'Update a tenant',
+  action: 'tenants.update',
+  async handle({ ctx, params, body }) {
+    return { data: tenantDetail(await updateTenant(ctx, params.id ?? '', body)) };
+  },
+};
+
+export const deactivate: Endpoint = {
+  summary: 'Deactivate a tenant (optional user_status for its users)',
+  action: 'tenants.activate',
+  async handle({ ctx, params, body }) {
+    const t = await setTenantTrashed(ctx, params.id ?? '', true, body);
+    return { is_trashed: t.isTrashed };
+  },
+};
+
+export const activate: Endpoint = {
+  summary: 'Activate a tenant (optional user_status for its users)',
+  action: 'tenants.activate',
+  async handle({ ctx, params, body }) {
+    const t = await setTenantTrashed(ctx, params.id ?? '', false, body);
+    return { is_trashed: t.isTrashed };
+  },
+};
+
+export const switchTo: Endpoint = {
+  summary: 'Switch the caller to this tenant',
+  action: 'tenants.switch',
+  async handle({ ctx, params }) {
+    await switchTenant(ctx, params.id ?? '');
+    return { success: true };
+  },
+};

@@ -1,0 +1,140 @@
+// Dashboard users in the graph: `viewer` (the caller, its tenant, role and allowed actions), the
+// `users` connection with the REST filters and a total count, and the create/update/deactivate/
+// activate mutations. Resolvers call the same service functions as REST.
+import { allowedActions, requires } from '../../auth/permissions.js';
+import type { Role } from '../../auth/principal.js';
+import { assertPageSize, toRestInput } from '../../graphql/args.js';
+import { builder } from '../../graphql/builder.js';
+import { roleName, userType } from './users.roles.js';
+import {
+  ACTIVE,
+  countUsers,
+  createUser,
+  listUsers,
+  PASSIVE,
+  setUserStatus,
+  updateUser,
+  viewerUser,
+} from './users.service.js';
+
+/** As REST's `per_page`. */
+const MAX_PAGE_SIZE = 100;
+
+builder.prismaObject('User', {
+  description: 'A dashboard user. The password hash is never exposed.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    userId: t.exposeInt('userId'),
+    name: t.exposeString('name'),
+    username: t.exposeString('username'),
+    email: t.exposeString('email'),
+    userType: t.int({
+      description: '1 tenant, 2 venue, 3 front-desk, 4 support',
+      resolve: (u) => userType(u.role),
+    }),
+    userTypeName: t.string({ resolve: (u) => roleName(u.role) }),
+    role: t.exposeString('role', { description: '`tenant`, `venue`, `front-desk` or `support`' }),
+    roleName: t.string({ resolve: (u) => roleName(u.role) }),
+    status: t.exposeInt('status', { description: '0 Passive, 1 Active, 2 Banned' }),
+    isTrashed: t.exposeBoolean('isTrashed'),
+    locale: t.exposeString('locale'),
+    currentTenantId: t.exposeString('tenantId'),
+    currentTenant: t.relation('tenant'),
+    locationId: t.exposeString('locationId', { nullable: true }),
+    location: t.relation('location', { nullable: true }),
+    permissions: t.exposeStringList('permissions', { description: 'Extra permissions beyond the role' }),
+    allowedActions: t.stringList({
+      description: 'The actions of the permission table this user’s role may perform',
+      resolve: (u) => allowedActions(u.role as Role),
+    }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+  }),
+});
+
+const UserInput = builder.inputType('UserInput', {
+  description:
+    'Checked by the same rules as REST `POST /users` and `PUT /users/:id` (on update the password is optional).',
+  fields: (t) => ({
+    name: t.string(),
+    email: t.string(),
+    role: t.string({ description: '`tenant`, `venue` or `front-desk`' }),
+    password: t.string(),
+    passwordConfirmation: t.string(),
+    status: t.int({ description: '0 Passive, 1 Active, 2 Banned' }),
+    locationId: t.string({ description: 'Required when role is `venue` or `front-desk`' }),
+  }),
+});
+
+const filters = (args: { name?: string | null; email?: string | null }) =>
+  toRestInput({ name: args.name, email: args.email });
+
+builder.queryFields((t) => ({
+  viewer: t.prismaField({
+    ...requires('viewer.read'),
+    type: 'User',
+    description: 'The caller: its fields, `currentTenant`, `role` and `allowedActions`.',
+    resolve: (query, _root, _args, ctx) => viewerUser(ctx, query),
+  }),
+  users: t.prismaConnection({
+    ...requires('users.list'),
+    type: 'User',
+    cursor: 'id',
+    maxSize: MAX_PAGE_SIZE,
+    defaultSize: 10,
+    description: 'Users whose current tenant is the caller’s, oldest first (REST `GET /users`).',
+    args: {
+      name: t.arg.string({ description: 'Case-insensitive substring of the name' }),
+      email: t.arg.string({ description: 'Case-insensitive substring of the email' }),
+    },
+    resolve: (query, _root, args, ctx) => {
+      assertPageSize(args, MAX_PAGE_SIZE);
+      return listUsers(ctx, filters(args), query);
+    },
+    totalCount: (_root, args, ctx) => {
+      assertPageSize(args, MAX_PAGE_SIZE);
+      return countUsers(ctx, filters(args));
+    },
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createUser: t.prismaField({
+    ...requires('users.create'),
+    type: 'User',
+    args: { input: t.arg({ type: UserInput, required: true }) },
+    resolve: async (query, _root, args, ctx) => {
+      const created = await createUser(ctx, toRestInput(args.input));
+      return ctx.prisma.user.findUniqueOrThrow({ ...query, where: { id: created.id } });
+    },
+  }),
+  updateUser: t.prismaField({
+    ...requires('users.update'),
+    type: 'User',
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: UserInput, required: true }) },
+    resolve: async (query, _root, args, ctx) => {
+      const updated = await updateUser(ctx, String(args.id), toRestInput(args.input));
+      return ctx.prisma.user.findUniqueOrThrow({ ...query, where: { id: updated.id } });
+    },
+  }),
+  deactivateUser: t.prismaField({
+    ...requires('users.activate'),
+    type: 'User',
+    description: 'Status 0 Passive: the user’s tokens answer 401 from the next request.',
+    args: { id: t.arg.id({ required: true }) },
+    resolve: async (query, _root, args, ctx) => {
+      const user = await setUserStatus(ctx, String(args.id), PASSIVE);
+      return ctx.prisma.user.findUniqueOrThrow({ ...query, where: { id: user.id } });
+    },
+  }),
+  activateUser: t.prismaField({
+    ...requires('users.activate'),
+    type: 'User',
+    description: 'Status 1 Active.',
+    args: { id: t.arg.id({ required: true }) },
+    resolve: async (query, _root, args, ctx) => {
+      const user = await setUserStatus(ctx, String(args.id), ACTIVE);
+      return ctx.prisma.user.findUniqueOrThrow({ ...query, where: { id: user.id } });
+    },
+  }),
+}));

@@ -1,0 +1,30 @@
+// The exact shape of spec 2.11, keys in the spec's order. The password hash is never written out.
+
+import { roleName, userType } from './users.roles.js';
+import type { UserRow } from './users.service.js';
+
+export function userItem(u: UserRow) {
+  return {
+    id: u.id,
+    user_id: u.userId,
+    name: u.name,
+    username: u.username,
+    user_type: userType(u.role),
+    user_type_name: roleName(u.role),
+    email: u.email,
+    role: u.role,
+    role_name: roleName(u.role),
+    current_tenant_name: u.tenant.name,
+    current_tenant_id: u.tenantId,
+    location_id: u.locationId,
+    location_name: u.location?.name ?? null,
+    status: u.status,
+    is_trashed: u.isTrashed,
+    locale: u.locale,
+  };
+}
+
+/** Create and update responses add `api_token`, always null (tokens are issued by the operator). */
+export function userDetail(u: UserRow) {
+  return { ...userItem(u), api_token: null };
+}

@@ -1,0 +1,20 @@
+// Serves stored avatars at GET /media/avatars/<file>, outside /api/v1: no token is needed (the file
+// names are random, as with a public object-store URL), and nothing else of DATA_DIR is reachable.
+import type { FastifyInstance } from 'fastify';
+import type { Config } from '../config.js';
+import { AVATAR_PATH, avatarStorage } from './storage.js';
+
+export function mountMedia(app: FastifyInstance, config: Config): void {
+  const storage = avatarStorage(config);
+  app.get<{ Params: { file: string } }>(`${AVATAR_PATH}/:file`, async (request, reply) => {
+    const file = await storage.get(request.params.file);
+    if (!file)
+      return reply.status(404).header('Content-Type', 'application/json').send('{"message":"Not Found."}');
+    return reply
+      .status(200)
+      .header('Content-Type', file.contentType)
+      .header('Cache-Control', 'public, max-age=86400')
+      .header('X-Content-Type-Options', 'nosniff')
+      .send(file.bytes);
+  });
+}

@@ -1,0 +1,446 @@
+// The ingest (beyond the spec): presence and session accounting batches, validated whole (every bad
+// event named by index, nothing half-written), idempotent by event id, and kept consistent with
+// presence, location sessions and logs, sessions, devices and guests.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { issueToken } from '../src/modules/tenants/bootstrap.service.js';
+import { startApp, type TestApp } from './helpers/app.js';
+import { addHierarchy, addUser, newTenant, uniqueName } from './helpers/fixtures.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startApp();
+});
+afterAll(async () => {
+  await t.close();
+});
+
+const PRESENCE = '/api/v1/ingest/presence';
+const SESSIONS = '/api/v1/ingest/sessions';
+const ACTIVE = '/api/v1/locations-analytics/active-sessions';
+const prisma = () => t.db.prisma;
+
+async function setup() {
+  const a = await newTenant(prisma());
+  const locationId = await addHierarchy(prisma(), a.tenant_id, { buildings: 1, floors: 1, zones: 2 });
+  const zones = await prisma().zone.findMany({
+    where: { tenantId: a.tenant_id, floor: { building: { locationId } } },
+    include: { floor: true },
+    orderBy: { name: 'asc' },
+  });
+  const [z0, z1] = zones as [(typeof zones)[number], (typeof zones)[number]];
+  const ingest = (await issueToken(prisma(), a.user_id, ['ingest'])).token;
+  return { a, locationId, z0, z1, ingest };
+}
+
+let n = 0;
+const eid = (): string => `evt-${Date.now()}-${++n}`;
+const iso = (secondsAgo: number): string => new Date(Date.now() - secondsAgo * 1000).toISOString();
+
+const presence = (data: Record<string, unknown>) => ({
+  event_id: eid(),
+  mac: 'aa-bb-cc-00-00-01',
+  data_type: 1,
+  connected: false,
+  seen_at: iso(10),
+  ...data,
+});
+
+const tables = async (tenantId: string) => ({
+  presence: await prisma().presenceRecord.count({ where: { tenantId } }),
+  current: await prisma().currentPresence.count({ where: { tenantId } }),
+  sessions: await prisma().locationSession.count({ where: { tenantId } }),
+  logs: await prisma().locationLog.count({ where: { tenantId } }),
+  events: await prisma().ingestEvent.count({ where: { tenantId } }),
+  guestSessions: await prisma().guestSession.count({ where: { tenantId } }),
+  devices: await prisma().guestDevice.count({ where: { tenantId } }),
+});
+
+describe.concurrent('POST /ingest/presence', () => {
+  it('writes presence that active sessions then show, with place ids resolved from the zone', async () => {
+    const { a, locationId, z0, ingest } = await setup();
+    const seenAt = iso(5);
+    const res = await t.request('POST', PRESENCE, {
+      token: ingest,
+      body: {
+        events: [
+          presence({
+            mac: 'aa-bb-cc-00-00-01',
+            zone_id: z0.id,
+            x: 2,
+            y: 3.5,
+            connected: true,
+            seen_at: seenAt,
+          }),
+          presence({ mac: '0A:00:00:00:00:02', floor_id: z0.floorId, data_type: 2 }),
+        ],
+      },
+    });
+    expect(res.status, res.text).toBe(200);
+    expect(res.text).toBe('{"accepted":2}');
+    const active = await t.request('GET', ACTIVE, { token: a.token });
+    const byMac = Object.fromEntries(
+      active.json.data.map((d: { mac_address: string }) => [d.mac_address, d]),
+    );
+    expect(byMac['AA:BB:CC:00:00:01']).toMatchObject({
+      data_type: 1,
+      x: 2,
+      y: 3.5,
+      location_id: locationId,
+      building_id: z0.floor.buildingId,
+      floor_id: z0.floorId,
+      zone_id: z0.id,
+      zone: 'Z0',
+      connected: 1,
+      last_seen: `${seenAt.slice(0, 23)}000Z`,
+    });
+    expect(byMac['0A:00:00:00:00:02']).toMatchObject({ data_type: 2, floor_id: z0.floorId, zone_id: null });
+  });
+
+  it('names every bad event by index and writes nothing', async () => {
+    const { a, z0, ingest } = await setup();
+    const other = await newTenant(prisma());
+    const before = await tables(a.tenant_id);
+    const res = await t.request('POST', PRESENCE, {
+      token: ingest,
+      body: {
+        events: [
+          presence({ zone_id: z0.id }),
+          presence({ mac: 'not-a-mac', data_type: 3, zone_id: z0.id }),
+          presence({ seen_at: 'yesterday' }),
+          presence({ location_id: other.location_id }),
+          'nonsense',
+          presence({ zone_id: z0.id, location_id: other.location_id, event_id: undefined }),
+        ],
+      },
+    });
+    expect(res.status).toBe(422);
+    expect(res.json).toEqual({
+      message: 'The events.1.mac field must be a valid MAC address. (and 6 more errors)',
+      errors: {
+        'events.1.mac': ['The events.1.mac field must be a valid MAC address.'],
+        'events.1.data_type': ['The selected events.1.data type is invalid.'],
+        'events.2.location_id': [
+          'The events.2.location id field is required when none of events.2.zone id / events.2.floor id are present.',
+        ],
+        'events.2.seen_at': [
+          'The events.2.seen at field must be a valid ISO 8601 date-time with a time zone.',
+        ],
+        'events.3.location_id': ['The selected events.3.location id is invalid.'],
+        'events.4': ['The events.4 field must be an object.'],
+        'events.5.event_id': ['The events.5.event id field is required.'],
+      },
+    });
+    expect(await tables(a.tenant_id)).toEqual(before);
+  });
+
+  it('refuses a zone of another location than the one named, and the envelope', async () => {
+    const { z0, ingest, a } = await setup();
+    const res = await t.request('POST', PRESENCE, {
+      token: ingest,
+      body: { events: [presence({ zone_id: z0.id, location_id: a.location_id })] },
+    });
+    expect(res.json.errors).toEqual({
+      'events.0.location_id': ['The selected events.0.location id is invalid.'],
+    });
+    const none = await t.request('POST', PRESENCE, { token: ingest, body: {} });
+    expect(none.status).toBe(422);
+    expect(none.json.errors).toEqual({ events: ['The events field is required.'] });
+    const many = await t.request('POST', PRESENCE, {
+      token: ingest,
+      body: { events: Array.from({ length: 1001 }, () => presence({ zone_id: z0.id })) },
+    });
+    expect(many.json.errors).toEqual({ events: ['The events field must not have more than 1000 items.'] });
+  });
+
+  it('applies a retried batch once and answers the same', async () => {
+    const { a, z0, z1, ingest } = await setup();
+    const batch = {
+      events: [
+        presence({ zone_id: z0.id, seen_at: iso(30) }),
+        presence({ zone_id: z1.id, seen_at: iso(20) }),
+        presence({ mac: 'AA:BB:CC:00:00:09', zone_id: z1.id, seen_at: iso(20) }),
+      ],
+    };
+    const first = await t.request('POST', PRESENCE, { token: ingest, body: batch });
+    const after = await tables(a.tenant_id);
+    const second = await t.request('POST', PRESENCE, { token: ingest, body: batch });
+    expect(second.status).toBe(200);
+    expect(second.text).toBe(first.text);
+    expect(await tables(a.tenant_id)).toEqual(after);
+    expect(after).toMatchObject({ presence: 3, current: 2, sessions: 2, logs: 3, events: 3 });
+    // A batch mixing new and known events applies only the new ones.
+    const mixed = { events: [...batch.events, presence({ zone_id: z0.id, seen_at: iso(5) })] };
+    expect((await t.request('POST', PRESENCE, { token: ingest, body: mixed })).text).toBe('{"accepted":4}');
+    expect(await tables(a.tenant_id)).toMatchObject({ presence: 4, events: 4 });
+    // Concurrent deliveries of one batch: still applied once.
+    const again = { events: [presence({ zone_id: z1.id, seen_at: iso(1) })] };
+    const answers = await Promise.all(
+      [1, 2, 3].map(() => t.request('POST', PRESENCE, { token: ingest, body: again })),
+    );
+    expect(answers.map((r) => r.status)).toEqual([200, 200, 200]);
+    expect(await tables(a.tenant_id)).toMatchObject({ presence: 5, events: 5 });
+  });
+
+  it('refuses an event id reused with other content, in the batch or before', async () => {
+    const { a, z0, z1, ingest } = await setup();
+    const e = presence({ zone_id: z0.id });
+    expect((await t.request('POST', PRESENCE, { token: ingest, body: { events: [e] } })).status).toBe(200);
+    const before = await tables(a.tenant_id);
+    const res = await t.request('POST', PRESENCE, {
+      token: ingest,
+      body: {
+        events: [
+          { ...e, zone_id: z1.id },
+          presence({ event_id: 'twice', zone_id: z0.id }),
+          presence({ event_id: 'twice', zone_id: z1.id }),
+        ],
+      },
+    });
+    expect(res.status).toBe(422);
+    expect(res.json.errors).toEqual({
+      'events.0.event_id': ['The events.0.event id has already been taken.'],
+      'events.2.event_id': ['The events.2.event id field has a duplicate value.'],
+    });
+    expect(await tables(a.tenant_id)).toEqual(before);
+  });
+
+  it('keeps location sessions and zone logs: one session per visit, one log per zone', async () => {
+    const { a, locationId, z0, z1, ingest } = await setup();
+    const mac = 'AA:BB:CC:00:00:42';
+    const base = Date.now() - 3600_000;
+    const at = (s: number) => new Date(base + s * 1000).toISOString();
+    const send = (events: Record<string, unknown>[]) =>
+      t.request('POST', PRESENCE, {
+        token: ingest,
+        body: { events: events.map((e) => presence({ mac, ...e })) },
+      });
+    expect(
+      (
+        await send([
+          { zone_id: z0.id, seen_at: at(0) },
+          { zone_id: z0.id, seen_at: at(60) },
+        ])
+      ).status,
+    ).toBe(200);
+    expect((await send([{ zone_id: z1.id, seen_at: at(120) }])).status).toBe(200);
+    // Gone for longer than the window (300 s): the first visit ends at its last detection.
+    expect((await send([{ zone_id: z1.id, seen_at: at(1000) }])).status).toBe(200);
+    const sessions = await prisma().locationSession.findMany({
+      where: { tenantId: a.tenant_id },
+      orderBy: { startedAt: 'asc' },
+    });
+    expect(
+      sessions.map((s) => [
+        s.locationId,
+        s.startedAt.toISOString(),
+        s.endedAt?.toISOString() ?? null,
+        s.duration,
+        s.visitType,
+      ]),
+    ).toEqual([
+      [locationId, at(0), at(120), 120, 1],
+      [locationId, at(1000), null, 0, 2],
+    ]);
+    const logs = await prisma().locationLog.findMany({
+      where: { tenantId: a.tenant_id },
+      orderBy: { timestamp: 'asc' },
+    });
+    expect(logs.map((l) => [l.sessionId, l.zoneId, l.timestamp.toISOString(), l.duration])).toEqual([
+      [sessions[0]?.id, z0.id, at(0), 120],
+      [sessions[0]?.id, z1.id, at(120), 0],
+      [sessions[1]?.id, z1.id, at(1000), 0],
+    ]);
+  });
+
+  it('links presence to a known device and its guest, and moves its last-seen time', async () => {
+    const { a, z0, ingest } = await setup();
+    const guest = await prisma().guest.create({
+      data: { tenantId: a.tenant_id, locationId: a.location_id, username: uniqueName('g'), name: 'G' },
+    });
+    const device = await prisma().guestDevice.create({
+      data: { tenantId: a.tenant_id, guestId: guest.id, mac: 'AA:BB:CC:00:00:77' },
+    });
+    const seenAt = iso(3);
+    await t.request('POST', PRESENCE, {
+      token: ingest,
+      body: { events: [presence({ mac: 'aa:bb:cc:00:00:77', zone_id: z0.id, seen_at: seenAt })] },
+    });
+    const record = await prisma().presenceRecord.findFirstOrThrow({ where: { tenantId: a.tenant_id } });
+    expect([record.deviceId, record.guestId]).toEqual([device.id, guest.id]);
+    const after = await prisma().guestDevice.findUniqueOrThrow({ where: { id: device.id } });
+    expect(after.lastSeenTime?.toISOString()).toBe(seenAt);
+    const active = await t.request('GET', ACTIVE, { token: a.token });
+    expect(active.json.data[0].guest_id).toBe(guest.id);
+  });
+
+  it('accepts ingest-scoped tokens and tenant users, refuses the others', async () => {
+    const { a, z0, ingest } = await setup();
+    const body = () => ({ events: [presence({ zone_id: z0.id })] });
+    expect((await t.request('POST', PRESENCE, { token: ingest, body: body() })).status).toBe(200);
+    expect((await t.request('POST', PRESENCE, { token: a.token, body: body() })).status).toBe(200);
+    for (const role of ['venue', 'front-desk'] as const) {
+      const u = await addUser(prisma(), a.tenant_id, role, { locationId: a.location_id });
+      const res = await t.request('POST', PRESENCE, { token: u.token, body: body() });
+      expect(res.status).toBe(403);
+    }
+    expect((await t.request('POST', PRESENCE, { body: body() })).status).toBe(401);
+  });
+
+  it("refuses another tenant's zone, floor and location as invalid", async () => {
+    const { ingest } = await setup();
+    const other = await setup();
+    const res = await t.request('POST', PRESENCE, {
+      token: ingest,
+      body: {
+        events: [
+          presence({ zone_id: other.z0.id }),
+          presence({ floor_id: other.z0.floorId }),
+          presence({ location_id: other.locationId }),
+        ],
+      },
+    });
+    expect(res.status).toBe(422);
+    expect(res.json.errors).toEqual({
+      'events.0.zone_id': ['The selected events.0.zone id is invalid.'],
+      'events.1.floor_id': ['The selected events.1.floor id is invalid.'],
+      'events.2.location_id': ['The selected events.2.location id is invalid.'],
+    });
+    expect(await tables(other.a.tenant_id)).toMatchObject({ presence: 0 });
+  });
+});
+
+// -------------------------------------------------------------------------------------------------
+const accounting = (data: Record<string, unknown>) => ({
+  event_id: eid(),
+  kind: 'start',
+  mac: 'AA:BB:CC:00:01:01',
+  ip: '10.0.0.5',
+  bytes_up: 0,
+  bytes_down: 0,
+  login_type: 'Email',
+  at: iso(100),
+  ...data,
+});
+
+describe.concurrent('POST /ingest/sessions', () => {
+  it('opens, updates and closes a session, keeping device and guest totals and flags', async () => {
+    const { a, ingest } = await setup();
+    const guest = await prisma().guest.create({
+      data: { tenantId: a.tenant_id, locationId: a.location_id, username: uniqueName('g'), name: 'G' },
+    });
+    const send = (events: Record<string, unknown>[]) =>
+      t.request('POST', SESSIONS, { token: ingest, body: { events } });
+    const common = { location_id: a.location_id, mac: 'aa:bb:cc:00:01:01' };
+    const start = await send([
+      accounting({ ...common, guest_id: guest.id, at: iso(300), service_profile_id: a.service_profile_id }),
+    ]);
+    expect(start.status, start.text).toBe(200);
+    let device = await prisma().guestDevice.findFirstOrThrow({ where: { tenantId: a.tenant_id } });
+    expect(device).toMatchObject({
+      mac: 'AA:BB:CC:00:01:01',
+      guestId: guest.id,
+      online: true,
+      connectionStatus: 1,
+    });
+    expect(await prisma().guest.findUniqueOrThrow({ where: { id: guest.id } })).toMatchObject({
+      online: true,
+      connectionStatus: 1,
+      visitCount: 1,
+      lastLoginType: 'Email',
+    });
+
+    await send([accounting({ ...common, kind: 'interim', bytes_up: 100, bytes_down: 1000, at: iso(200) })]);
+    const stopAt = iso(100);
+    await send([accounting({ ...common, kind: 'stop', bytes_up: 150, bytes_down: 3000, at: stopAt })]);
+    const session = await prisma().guestSession.findFirstOrThrow({ where: { tenantId: a.tenant_id } });
+    expect(session).toMatchObject({
+      guestId: guest.id,
+      deviceId: device.id,
+      locationId: a.location_id,
+      ipAddress: '10.0.0.5',
+      loginType: 'Email',
+      serviceProfileId: a.service_profile_id,
+      uploadedData: 150n,
+      downloadedData: 3000n,
+      online: false,
+      connectionStatus: 0,
+    });
+    expect(session.endTime?.toISOString()).toBe(stopAt);
+    device = await prisma().guestDevice.findUniqueOrThrow({ where: { id: device.id } });
+    expect(device).toMatchObject({
+      online: false,
+      connectionStatus: 0,
+      totalUploadedData: 150n,
+      totalDownloadedData: 3000n,
+    });
+    expect(await prisma().guest.findUniqueOrThrow({ where: { id: guest.id } })).toMatchObject({
+      online: false,
+      connectionStatus: 0,
+      totalUploadedData: 150n,
+      totalDownloadedData: 3000n,
+    });
+  });
+
+  it('names every bad event, including an unknown device without a guest, and writes nothing', async () => {
+    const { a, ingest } = await setup();
+    const other = await newTenant(prisma());
+    const before = await tables(a.tenant_id);
+    const res = await t.request('POST', SESSIONS, {
+      token: ingest,
+      body: {
+        events: [
+          accounting({ location_id: a.location_id, mac: 'AA:BB:CC:00:02:01' }),
+          accounting({ location_id: other.location_id, kind: 'pause', ip: '300.1.1.1', bytes_up: -1 }),
+          accounting({
+            location_id: a.location_id,
+            access_code: 'NOPE',
+            service_profile_id: other.service_profile_id,
+            guest_id: 'missing',
+          }),
+        ],
+      },
+    });
+    expect(res.status).toBe(422);
+    expect(res.json.errors).toEqual({
+      'events.0.guest_id': [
+        'The events.0.guest id field is required when events.0.mac is not a known device.',
+      ],
+      'events.1.kind': ['The selected events.1.kind is invalid.'],
+      'events.1.ip': ['The events.1.ip field must be a valid IP address.'],
+      'events.1.bytes_up': ['The events.1.bytes up field must be at least 0.'],
+      'events.2.guest_id': ['The selected events.2.guest id is invalid.'],
+      'events.2.service_profile_id': ['The selected events.2.service profile id is invalid.'],
+      'events.2.access_code': ['The selected events.2.access code is invalid.'],
+    });
+    expect(await tables(a.tenant_id)).toEqual(before);
+  });
+
+  it('applies a retried batch once, with the same answer and totals', async () => {
+    const { a, ingest } = await setup();
+    const guest = await prisma().guest.create({
+      data: { tenantId: a.tenant_id, locationId: a.location_id, username: uniqueName('g'), name: 'G' },
+    });
+    const batch = {
+      events: [
+        accounting({ location_id: a.location_id, guest_id: guest.id, at: iso(50) }),
+        accounting({
+          location_id: a.location_id,
+          kind: 'interim',
+          bytes_up: 10,
+          bytes_down: 20,
+          at: iso(40),
+        }),
+      ],
+    };
+    const first = await t.request('POST', SESSIONS, { token: ingest, body: batch });
+    const second = await t.request('POST', SESSIONS, { token: ingest, body: batch });
+    expect(first.text).toBe('{"accepted":2}');
+    expect(second.text).toBe(first.text);
+    expect(await tables(a.tenant_id)).toMatchObject({ guestSessions: 1, devices: 1, events: 2 });
+    expect(await prisma().guest.findUniqueOrThrow({ where: { id: guest.id } })).toMatchObject({
+      totalUploadedData: 10n,
+      totalDownloadedData: 20n,
+      visitCount: 1,
+    });
+  });
+});

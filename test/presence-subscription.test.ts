@@ -1,0 +1,200 @@
+// `presenceChanged` over Server-Sent Events: an ingest call reaches a subscriber of the same
+// instance (in-memory pubsub) and of another instance sharing Redis. Real HTTP (the stream must
+// arrive while the request is open), bounded in time, everything closed at the end.
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { issueToken } from '../src/modules/tenants/bootstrap.service.js';
+import { startApp, type TestApp } from './helpers/app.js';
+import { addHierarchy, addUser, newTenant } from './helpers/fixtures.js';
+
+const SUBSCRIPTION = `subscription Watch($locationId: ID!) {
+  presenceChanged(locationId: $locationId) { locationId macAddresses sessions { macAddress zone connected } }
+}`;
+
+async function listen(t: TestApp): Promise<string> {
+  await t.app.fastify.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = t.app.fastify.server.address() as AddressInfo;
+  return `http://127.0.0.1:${port}`;
+}
+
+interface Subscriber {
+  status: number;
+  /** The next `data:` payload, or a timeout error. */
+  next(timeoutMs: number): Promise<unknown>;
+  close(): void;
+}
+
+async function subscribe(base: string, token: string | undefined, locationId: string): Promise<Subscriber> {
+  const controller = new AbortController();
+  const res = await fetch(`${base}/graphql`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'text/event-stream',
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+    },
+    body: JSON.stringify({ query: SUBSCRIPTION, variables: { locationId } }),
+    signal: controller.signal,
+  });
+  const reader = res.body?.getReader();
+  const decoder = new TextDecoder();
+  let buffer = '';
+  const queue: unknown[] = [];
+  const read = async (): Promise<void> => {
+    if (!reader) return;
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      buffer += decoder.decode(value, { stream: true });
+      let end = buffer.indexOf('\n\n');
+      while (end >= 0) {
+        const event = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        for (const line of event.split('\n')) {
+          if (line.startsWith('data:')) queue.push(JSON.parse(line.slice(5).trim() || 'null'));
+        }
+        end = buffer.indexOf('\n\n');
+      }
+    }
+  };
+  const pump = read().catch(() => {});
+  return {
+    status: res.status,
+    async next(timeoutMs) {
+      const until = Date.now() + timeoutMs;
+      while (queue.length === 0) {
+        if (Date.now() > until) throw new Error('no event in time');
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      return queue.shift();
+    },
+    close() {
+      controller.abort();
+      void pump;
+    },
+  };
+}
+
+/** Ingests one detection every 150 ms until the subscriber has an event (the subscription registers asynchronously). */
+async function ingestUntilEvent(
+  t: TestApp,
+  token: string,
+  zoneId: string,
+  mac: string,
+  sub: Subscriber,
+): Promise<unknown> {
+  const until = Date.now() + 10_000;
+  let n = 0;
+  while (Date.now() < until) {
+    n += 1;
+    const res = await t.request('POST', '/api/v1/ingest/presence', {
+      token,
+      body: {
+        events: [
+          {
+            event_id: `sse-${mac}-${n}-${Date.now()}`,
+            mac,
+            data_type: 1,
+            zone_id: zoneId,
+            connected: true,
+            seen_at: new Date().toISOString(),
+          },
+        ],
+      },
+    });
+    expect(res.status, res.text).toBe(200);
+    try {
+      return await sub.next(150);
+    } catch {
+      // not yet subscribed: send another
+    }
+  }
+  throw new Error('the subscriber received nothing within 10 s');
+}
+
+async function venue(t: TestApp) {
+  const a = await newTenant(t.db.prisma);
+  const locationId = await addHierarchy(t.db.prisma, a.tenant_id, { buildings: 1, floors: 1, zones: 1 });
+  const zone = await t.db.prisma.zone.findFirstOrThrow({ where: { tenantId: a.tenant_id } });
+  const ingest = (await issueToken(t.db.prisma, a.user_id, ['ingest'])).token;
+  return { a, locationId, zone, ingest };
+}
+
+describe('presenceChanged over SSE, one instance', () => {
+  let t: TestApp;
+  let base: string;
+  beforeAll(async () => {
+    t = await startApp();
+    base = await listen(t);
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('pushes the change an ingest call causes', async () => {
+    const { a, locationId, zone, ingest } = await venue(t);
+    const sub = await subscribe(base, a.token, locationId);
+    try {
+      expect(sub.status).toBe(200);
+      const event = await ingestUntilEvent(t, ingest, zone.id, 'AA:BB:CC:DD:00:01', sub);
+      expect(event).toEqual({
+        data: {
+          presenceChanged: {
+            locationId,
+            macAddresses: ['AA:BB:CC:DD:00:01'],
+            sessions: [{ macAddress: 'AA:BB:CC:DD:00:01', zone: 'Z0', connected: true }],
+          },
+        },
+      });
+    } finally {
+      sub.close();
+    }
+  });
+
+  it('passes the same auth gate: no token is 401, another tenant or location is not found', async () => {
+    const { locationId } = await venue(t);
+    const anonymous = await subscribe(base, undefined, locationId);
+    expect(anonymous.status).toBe(401);
+    anonymous.close();
+    const b = await newTenant(t.db.prisma);
+    const pinned = await addUser(t.db.prisma, b.tenant_id, 'venue', { locationId: b.location_id });
+    for (const token of [b.token, pinned.token]) {
+      const sub = await subscribe(base, token, locationId);
+      try {
+        const event = (await sub.next(5000)) as { errors?: { extensions: { code: string } }[] };
+        expect(event.errors?.[0]?.extensions.code).toBe('NOT_FOUND');
+      } finally {
+        sub.close();
+      }
+    }
+  });
+});
+
+describe.skipIf(!process.env.REDIS_URL)('presenceChanged across two instances sharing Redis', () => {
+  let one: TestApp;
+  let two: TestApp;
+  let base: string;
+  beforeAll(async () => {
+    const env = { REDIS_URL: process.env.REDIS_URL ?? '' };
+    one = await startApp(env);
+    two = await startApp(env, { db: one.db });
+    base = await listen(one);
+  });
+  afterAll(async () => {
+    await two.close();
+    await one.close();
+  });
+
+  it('delivers to a subscriber of one instance the ingest of the other', async () => {
+    const { a, locationId, zone, ingest } = await venue(one);
+    const sub = await subscribe(base, a.token, locationId);
+    try {
+      const event = (await ingestUntilEvent(two, ingest, zone.id, 'AA:BB:CC:DD:00:02', sub)) as {
+        data: { presenceChanged: { macAddresses: string[] } };
+      };
+      expect(event.data.presenceChanged.macAddresses).toEqual(['AA:BB:CC:DD:00:02']);
+    } finally {
+      sub.close();
+    }
+  });
+});
