@@ -11,7 +11,11 @@ const REQUESTS = 10;
 const QUANTITY = 1000;
 
 async function bench(label: string, db: Database): Promise<void> {
-  const config = loadConfig({ RATE_LIMIT_PER_MINUTE: '100000', APP_URL: 'http://localhost', LOG_LEVEL: 'silent' });
+  const config = loadConfig({
+    RATE_LIMIT_PER_MINUTE: '100000',
+    APP_URL: 'http://localhost',
+    LOG_LEVEL: 'silent',
+  });
   const app = await buildApp({ config, db, logger: false });
   try {
     const tenant = await bootstrapTenant(db.prisma, { tenant: `Bench ${Date.now()}` });
@@ -31,7 +35,8 @@ async function bench(label: string, db: Database): Promise<void> {
         payload: body,
       });
       times.push(performance.now() - started);
-      if (res.statusCode !== 201) throw new Error(`request ${i + 1}: ${res.statusCode} ${res.body.slice(0, 200)}`);
+      if (res.statusCode !== 201)
+        throw new Error(`request ${i + 1}: ${res.statusCode} ${res.body.slice(0, 200)}`);
       if ((JSON.parse(res.body) as { count: number }).count !== QUANTITY) throw new Error('short batch');
     }
     const stored = await db.prisma.accessCode.count({ where: { tenantId: tenant.tenant_id } });

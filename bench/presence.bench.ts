@@ -12,7 +12,11 @@ const BATCH = 1000;
 
 const url = process.env.BENCH_DATABASE_URL ?? 'postgresql://root@127.0.0.1:5432/test';
 const db = await openDatabase({ url, poolSize: 10 });
-const config = loadConfig({ RATE_LIMIT_PER_MINUTE: '1000000', APP_URL: 'http://localhost', LOG_LEVEL: 'silent' });
+const config = loadConfig({
+  RATE_LIMIT_PER_MINUTE: '1000000',
+  APP_URL: 'http://localhost',
+  LOG_LEVEL: 'silent',
+});
 const app = await buildApp({ config, db, logger: false });
 const prisma = db.prisma;
 
@@ -22,23 +26,26 @@ const ingestToken = (await issueToken(prisma, a.user_id, ['ingest'])).token;
 // 2 buildings × 5 floors × 10 zones under the default location.
 const zones: string[] = [];
 for (let b = 0; b < 2; b++) {
-  const building = await prisma.building.create({ data: { tenantId, locationId: a.location_id, name: `B${b}` } });
+  const building = await prisma.building.create({
+    data: { tenantId, locationId: a.location_id, name: `B${b}` },
+  });
   for (let f = 0; f < 5; f++) {
-    const floor = await prisma.floor.create({ data: { tenantId, buildingId: building.id, name: `F${f}`, level: f } });
+    const floor = await prisma.floor.create({
+      data: { tenantId, buildingId: building.id, name: `F${f}`, level: f },
+    });
     await prisma.zone.createMany({
       data: Array.from({ length: 10 }, (_, z) => ({ tenantId, floorId: floor.id, name: `Z${z}` })),
     });
-    zones.push(...(await prisma.zone.findMany({ where: { floorId: floor.id }, select: { id: true } })).map((z) => z.id));
+    zones.push(
+      ...(await prisma.zone.findMany({ where: { floorId: floor.id }, select: { id: true } })).map(
+        (z) => z.id,
+      ),
+    );
   }
 }
 
 const mac = (i: number) =>
-  (0x020000000000 + i)
-    .toString(16)
-    .toUpperCase()
-    .padStart(12, '0')
-    .match(/.{2}/g)
-    ?.join(':') as string;
+  (0x020000000000 + i).toString(16).toUpperCase().padStart(12, '0').match(/.{2}/g)?.join(':') as string;
 
 async function ingestRound(round: number): Promise<number> {
   const started = performance.now();

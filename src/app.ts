@@ -11,6 +11,7 @@ import { requestGate } from './http/request-gate.js';
 import { createPresencePubSub } from './modules/presence/presence.pubsub.js';
 import { createRateLimiter, type RateLimiter } from './rate-limit/rate-limiter.js';
 import { API_PREFIX, methodNotAllowedMessage, mountRest, sendJson } from './rest/adapter.js';
+import { mountDocs, PUBLIC_API_PATHS } from './rest/docs.js';
 import { routeTable } from './rest/route-table.js';
 import { mountMedia } from './storage/media-route.js';
 
@@ -87,7 +88,9 @@ export async function buildApp(deps: {
     if (request.method === 'OPTIONS') return;
     const url = request.url;
     const api = url.startsWith(`${API_PREFIX}/`) || (isGraphql(request) && !wantsGraphiql(request));
-    if (api) await gate(request, reply, { requireAuth: request.routeOptions.url !== undefined });
+    // Unknown routes and the public docs (openapi.json, /docs) let an unauthenticated caller through.
+    const known = request.routeOptions.url;
+    if (api) await gate(request, reply, { requireAuth: known !== undefined && !PUBLIC_API_PATHS.has(known) });
   });
 
   fastify.setErrorHandler((err: FastifyError, request, reply) => {
@@ -110,6 +113,7 @@ export async function buildApp(deps: {
 
   const presence = createPresencePubSub(config.redisUrl);
   mountRest(fastify, { routes: routeTable, config, prisma, pubsub: presence.pubsub });
+  mountDocs(fastify, routeTable);
 
   const fieldGuard = createFieldGuard(config.redisUrl);
   const yoga = createGraphqlHandler({

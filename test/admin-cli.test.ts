@@ -68,7 +68,7 @@ function finished(child: ChildProcess, timeoutMs: number): Promise<Run> {
 }
 
 const admin = (...args: string[]): Promise<Run> =>
-  finished(start('src/cli/admin.ts', args, childEnv()), 45_000);
+  finished(start('src/cli/admin.ts', args, childEnv()), 100_000);
 
 /** The one JSON object a `--json` command prints, and nothing else on stdout. */
 // biome-ignore lint/suspicious/noExplicitAny: the printed objects are asserted against literals.
@@ -104,7 +104,7 @@ afterAll(async () => {
 
 const ID = /^[A-Za-z0-9_-]{6,}$/;
 
-describe('admin CLI and server on one embedded database', { timeout: 60_000 }, () => {
+describe('admin CLI and server on one embedded database', { timeout: 120_000 }, () => {
   let first: Record<string, string>;
 
   it('rejects an unknown command with the usage, before touching the database', async () => {
@@ -154,11 +154,28 @@ describe('admin CLI and server on one embedded database', { timeout: 60_000 }, (
 
   let seeded: Record<string, number | string>;
   it('seed --json prints counts', async () => {
-    const run = await admin('seed', '--tenant', first.tenant_id as string, '--json');
+    const run = await admin('seed', '--tenant', first.tenant_id as string, '--guests', '20', '--json');
     expect(run.code, run.stderr).toBe(0);
     seeded = onlyJson(run);
     expect(seeded.tenant_id).toBe(first.tenant_id);
-    for (const key of ['locations', 'buildings', 'floors', 'zones']) {
+    expect(seeded.guests).toBe(20);
+    const resources = [
+      'locations',
+      'buildings',
+      'floors',
+      'zones',
+      'users',
+      'advertisements',
+      'access_codes',
+    ];
+    resources.push(
+      'guest_devices',
+      'guest_sessions',
+      'active_sessions',
+      'location_sessions',
+      'location_logs',
+    );
+    for (const key of resources) {
       expect(Number.isInteger(seeded[key]), key).toBe(true);
       expect(seeded[key] as number, key).toBeGreaterThan(0);
     }
@@ -179,7 +196,7 @@ describe('admin CLI and server on one embedded database', { timeout: 60_000 }, (
   it('the server serves the bootstrapped token over HTTP and stops cleanly on SIGTERM', async () => {
     const port = await freePort();
     const server = start('src/server.ts', [], childEnv({ PORT: String(port), HOST: '127.0.0.1' }));
-    const exited = finished(server, 55_000);
+    const exited = finished(server, 100_000);
     const base = `http://127.0.0.1:${port}`;
     const deadline = Date.now() + 40_000;
     let up = false;

@@ -526,7 +526,7 @@ describe.concurrent('limits', () => {
   }
 
   it('pins the limits', () => {
-    expect(GRAPHQL_LIMITS).toEqual({ depth: 10, aliases: 15, tokens: 3000, cost: 5000 });
+    expect(GRAPHQL_LIMITS).toEqual({ depth: 10, aliases: 15, tokens: 3000, cost: 50_000 });
   });
 
   it('refuses a query deeper than the depth limit', async () => {
@@ -551,12 +551,30 @@ describe.concurrent('limits', () => {
     await expectRefused(`{ ${'__typename '.repeat(3000)}}`, 'Syntax Error: Token limit of 3000 exceeded.');
   });
 
-  it('refuses a query over the cost limit', async () => {
-    const query = '{ locations(first: 100) { edges { node { buildings { floors { zones { name } } } } } } }';
-    await expectRefused(
-      query,
-      expect.stringMatching(/^Syntax Error: Query Cost limit of 5000 exceeded, found \d+/),
-    );
+  it('refuses a query over the cost limit, with `first` written inline or passed as a variable', async () => {
+    // 100 guests × 100 sessions each, with their devices and locations.
+    const tree =
+      'edges { node { sessions(first: 100) { edges { node { id startTime device { mac } location { name } } } } } }';
+    const refused =
+      /^Query cost \d+ exceeds the limit of 50000: ask for fewer items \(first\/last\) or fewer nested lists\.$/;
+    await expectRefused(`{ guests(first: 100) { ${tree} } }`, expect.stringMatching(refused));
+    const a = await newTenant(t.db.prisma);
+    const viaVariable = await t.graphql(a.token, `query ($n: Int) { guests(first: $n) { ${tree} } }`, {
+      n: 100,
+    });
+    expect(viaVariable.json.data, viaVariable.text).toBeUndefined();
+    expect(viaVariable.json.errors[0].message).toMatch(refused);
+    expect(viaVariable.json.errors[0].extensions).toMatchObject({ code: 'QUERY_TOO_COSTLY', limit: 50_000 });
+    // A tenth of it is fine.
+    data(await t.graphql(a.token, `query ($n: Int) { guests(first: $n) { ${tree} } }`, { n: 10 }));
+  });
+
+  it('lets the dashboard query through: 100 guests with their devices and latest 5 sessions', async () => {
+    const a = await newTenant(t.db.prisma);
+    const query = `{ guests(first: 100) { totalCount edges { node { id name
+      devices { edges { node { mac } } }
+      sessions(first: 5) { edges { node { id startTime } } } } } } }`;
+    expect(data(await t.graphql(a.token, query)).guests.totalCount).toBe(0);
   });
 
   it('answers a body over 1 MiB 413', async () => {

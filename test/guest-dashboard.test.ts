@@ -15,8 +15,7 @@ afterAll(async () => {
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are asserted against literals.
 type Json = any;
 
-// Page sizes as variables, as a dashboard sends them (graphql-armor's cost limit multiplies by
-// literal `first` values only; see the README).
+// Page sizes as variables, as a dashboard sends them.
 const DASHBOARD = `query Dashboard($guests: Int!, $sessions: Int!) {
   guests(first: $guests) {
     totalCount

@@ -39,3 +39,6 @@ builder.scalarType('DateTime', {
 builder.queryType({});
 builder.mutationType({});
 builder.subscriptionType({});
+
+/** The schema types of `builder`, for helpers that receive a field builder. */
+export type SchemaTypes = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;

@@ -1,6 +1,5 @@
 // GraphQL over HTTP with Yoga: GraphiQL served from the package (no CDN), limits on depth,
 // aliases, tokens and cost, and AppError translated into `extensions.code` at this edge.
-import { costLimitPlugin } from '@escape.tech/graphql-armor-cost-limit';
 import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
@@ -16,9 +15,10 @@ import type { PresencePubSub } from '../modules/presence/presence.pubsub.js';
 import { summarize } from '../validation/validator.js';
 import { toGraphqlFieldName } from './args.js';
 import type { FieldGuard } from './field-rate-limit.js';
+import { queryCostLimit } from './query-cost.js';
 import { schema } from './schema.js';
 
-export const GRAPHQL_LIMITS = { depth: 10, aliases: 15, tokens: 3000, cost: 5000 } as const;
+export const GRAPHQL_LIMITS = { depth: 10, aliases: 15, tokens: 3000, cost: 50_000 } as const;
 
 /** Where in the operation an error happened (`locations`, `path`), kept on the translated error. */
 function located(error: unknown): Pick<GraphQLErrorOptions, 'nodes' | 'source' | 'positions' | 'path'> {
@@ -106,7 +106,7 @@ export function createGraphqlHandler(deps: {
       maxDepthPlugin({ n: GRAPHQL_LIMITS.depth, exposeLimits: true, flattenFragments: true }),
       maxAliasesPlugin({ n: GRAPHQL_LIMITS.aliases, exposeLimits: true }),
       maxTokensPlugin({ n: GRAPHQL_LIMITS.tokens, exposeLimits: true }),
-      costLimitPlugin({ maxCost: GRAPHQL_LIMITS.cost, exposeLimits: true }),
+      queryCostLimit(GRAPHQL_LIMITS.cost),
     ],
   });
 }

@@ -1,10 +1,14 @@
 // What a resource declares for one REST path: its query rules (REST-only ones such as paging; the
 // resource's own filters are validated by its service), how to call the service, the status.
+import type { TSchema } from '@sinclair/typebox';
 import type { Action } from '../auth/permissions.js';
+import type { Scope } from '../auth/principal.js';
 import type { Config } from '../config.js';
 import type { AppContext } from '../context.js';
+import type { Prisma } from '../db/database.js';
 import type { Rules } from '../validation/validator.js';
 import { type EnvelopeSource, listEnvelope, pageRequest, pageRules } from './pagination.js';
+import { CountBody, ListEnvelope } from './schemas.js';
 
 export interface RestRequest {
   ctx: AppContext;
@@ -34,7 +38,39 @@ export interface Endpoint {
   handle(req: RestRequest): Promise<unknown>;
   /** A deprecated endpoint: served with Deprecation/Sunset/Link headers until its sunset, then 410. */
   deprecated?: Deprecation;
+
+  // What the OpenAPI document (src/rest/openapi.ts) reads; the code runs the same objects.
+  /** The success body's schema, declared next to the serializer; absent for an empty (204) answer. */
+  response?: TSchema;
+  /** The resource's query filters: the rules its service passes to `validate()`. */
+  filters?: Rules;
+  /**
+   * The body rules its service passes to `validate()`; a function when the rule factory needs a
+   * database and a scope (call it with `docsOnly`: building rules never touches them).
+   */
+  body?: Rules | (() => Rules);
+  /** Rules of each element of a list field of the body (the ingest's `events`). */
+  bodyItems?: Record<string, Rules>;
+  /** Error answers beyond the generic ones (a body of its own, or a 422 without declared rules). */
+  responses?: Record<number, { description: string; schema: TSchema }>;
+  /** Descriptions of the path parameters. */
+  params?: Record<string, string>;
+  /** Longer text for the docs. */
+  description?: string;
 }
+
+/**
+ * Stand-ins for rule factories' database and scope when the rules are only described: building the
+ * rules stores them in closures, only validating would use them (and then this throws).
+ */
+export const docsOnly: { prisma: Prisma; scope: Scope } = {
+  prisma: new Proxy({} as Prisma, {
+    get(_t, key) {
+      throw new Error(`documentation rules never query the database (prisma.${String(key)})`);
+    },
+  }),
+  scope: { tenantId: '(docs)', locationId: null },
+};
 
 export interface Deprecation {
   /** When it was deprecated: `Deprecation: @<unix seconds>` (RFC 9745). */
@@ -71,6 +107,10 @@ export function listEndpoint<Row>(def: {
   action?: Action;
   /** Default `per_page` (10; advertisements 25). */
   defaultPerPage?: number;
+  /** The schema of one serialized row (declared next to `serialize`). */
+  item: TSchema;
+  /** The filters the service validates (see `Endpoint.filters`). */
+  filters?: Rules;
   list(
     ctx: AppContext,
     filters: Record<string, unknown>,
@@ -81,7 +121,9 @@ export function listEndpoint<Row>(def: {
   return {
     summary: def.summary,
     ...(def.action ? { action: def.action } : {}),
-    query: pageRules(),
+    query: pageRules(def.defaultPerPage),
+    response: ListEnvelope(def.item),
+    ...(def.filters ? { filters: def.filters } : {}),
     async handle({ ctx, query, envelope }) {
       const page = pageRequest(query, def.defaultPerPage);
       const rows = await def.list(ctx, query, { skip: page.skip, take: page.take });
@@ -98,11 +140,15 @@ export function listEndpoint<Row>(def: {
 export function countEndpoint(def: {
   summary: string;
   action?: Action;
+  /** The filters the service validates (see `Endpoint.filters`). */
+  filters?: Rules;
   count(ctx: AppContext, filters: Record<string, unknown>): Promise<number>;
 }): Endpoint {
   return {
     summary: def.summary,
     ...(def.action ? { action: def.action } : {}),
+    response: CountBody,
+    ...(def.filters ? { filters: def.filters } : {}),
     async handle({ ctx, query }) {
       return { count: await def.count(ctx, query) };
     },

@@ -10,10 +10,11 @@ export interface PageRequest {
   take: number;
 }
 
-export function pageRules(): Rules {
+/** `defaultPerPage` only documents the default (the OpenAPI `default`); it changes no rule. */
+export function pageRules(defaultPerPage = 10): Rules {
   return {
-    page: [integer(), min(1)],
-    per_page: [integer(), min(1), max(100)],
+    page: [{ ...integer(), doc: { default: 1 } }, min(1)],
+    per_page: [{ ...integer(), doc: { default: defaultPerPage } }, min(1), max(100)],
   };
 }
 

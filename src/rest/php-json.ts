@@ -7,7 +7,32 @@
 
 export class PhpFloat {
   constructor(readonly value: number) {}
+
+  /**
+   * Used by the fast path of phpJsonEncode (JSON.stringify): a float whose JS text is PHP's is
+   * written as a number; any other (whole, or in PHP's exponent range) as a placeholder string that
+   * the post-pass replaces with PHP's text. Outside an encode it is the plain number.
+   */
+  toJSON(): number | string {
+    const n = this.value;
+    if (!fastEncoding || (!Number.isInteger(n) && inFixedRange(n))) return n;
+    placeholders++;
+    return `${PLACEHOLDER}${encodeFloat(n, true)}`;
+  }
 }
+
+// State of the fast path while one JSON.stringify runs (synchronous: never shared between calls).
+let fastEncoding = false;
+let placeholders = 0;
+/** Starts a placeholder: a control character and a per-process random tag no real text carries. */
+const PLACEHOLDER = `\u0000php-float-${Math.random().toString(36).slice(2, 12)}:`;
+const PLACEHOLDER_JSON = JSON.stringify(PLACEHOLDER).slice(1, -1);
+
+/** Where JS and PHP write a float's digits alike: from 1e-4 up to (not including) 1e17. */
+const inFixedRange = (n: number): boolean => {
+  const abs = Math.abs(n);
+  return abs >= 1e-4 && abs < 1e17;
+};
 
 export function phpFloat(n: number | null | undefined): PhpFloat | null {
   return n === null || n === undefined ? null : new PhpFloat(n);
@@ -133,8 +158,79 @@ function encodeObject(value: object): string {
   return `${out}}`;
 }
 
+/**
+ * Whether JSON.stringify writes `value` as PHP would once `/`, non-ASCII and PhpFloats are fixed
+ * up afterwards: only plain objects, arrays, strings, booleans, null, integers, floats JS prints
+ * like PHP, and PhpFloats. Anything else (Date, Map, bigint, other toJSON, …) takes the exact path,
+ * which encodes it or throws as documented.
+ */
+function fastSafe(value: unknown): boolean {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+    case 'undefined':
+      return true;
+    case 'number':
+      return Number.isInteger(value) || (Number.isFinite(value) && inFixedRange(value));
+    case 'object': {
+      if (value === null) return true;
+      if (value instanceof PhpFloat) return Number.isFinite(value.value);
+      if (Array.isArray(value)) {
+        for (let i = 0; i < value.length; i++) if (!fastSafe(value[i])) return false;
+        return true;
+      }
+      const proto = Object.getPrototypeOf(value);
+      if (proto !== Object.prototype && proto !== null) return false;
+      const record = value as Record<string, unknown>;
+      if ('toJSON' in record) return false;
+      for (const key in record) if (!fastSafe(record[key])) return false;
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+const HEX4 = (c: number): string => `\\u${HEX[c >> 8]}${HEX[c & 0xff]}`;
+const placeholderPattern = new RegExp(
+  `"${PLACEHOLDER_JSON.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&')}([^"]*)"`,
+  'g',
+);
+
+const NON_ASCII = /[\u0080-\uffff]/;
+const NON_ASCII_ALL = /[\u0080-\uffff]/g;
+const escapeCodeUnit = (c: string): string => HEX4(c.charCodeAt(0));
+
+/**
+ * JSON.stringify's text with PHP's escapes: `/` as `\/`, every non-ASCII code unit as `\uXXXX`.
+ * Native scans (replaceAll, a regex test) do the work; only non-ASCII characters call back.
+ */
+function phpEscapes(json: string): string {
+  const slashed = json.includes('/') ? json.replaceAll('/', '\\/') : json;
+  return NON_ASCII.test(slashed) ? slashed.replace(NON_ASCII_ALL, escapeCodeUnit) : slashed;
+}
+
 /** Encodes like PHP's json_encode($value) with default flags (plus `.0` on whole PhpFloats). */
 export function phpJsonEncode(value: unknown): string {
+  if (value === undefined) throw new Error('phpJsonEncode: cannot encode undefined');
+  // Fast path: the native JSON.stringify, then PHP's escapes in one pass over the text.
+  if (typeof value === 'object' && value !== null && fastSafe(value)) {
+    fastEncoding = true;
+    placeholders = 0;
+    let json: string;
+    try {
+      json = JSON.stringify(value);
+    } finally {
+      fastEncoding = false;
+    }
+    if (placeholders > 0) json = json.replace(placeholderPattern, (_m, text: string) => text);
+    return phpEscapes(json);
+  }
+  return encodeValue(value);
+}
+
+/** The exact encoder alone, without the fast path (tests compare the two). */
+export function phpJsonEncodeExact(value: unknown): string {
   if (value === undefined) throw new Error('phpJsonEncode: cannot encode undefined');
   return encodeValue(value);
 }

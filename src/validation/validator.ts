@@ -19,8 +19,30 @@ export interface RuleContext {
   attributeOf(field: string): string;
 }
 
+/**
+ * What a rule says about the accepted values, for the OpenAPI document (src/rest/openapi.ts): the
+ * document reads bounds and choices from the same rule objects that enforce them.
+ */
+export interface RuleDoc {
+  /** Size bounds, measured by the field's type (characters, value or items), as `min`/`max` do. */
+  readonly min?: number;
+  readonly max?: number;
+  /** The accepted values (`in`). */
+  readonly enum?: readonly (string | number)[];
+  /** A JSON Schema format (`date`, `email`, …). */
+  readonly format?: string;
+  /** A regular expression the value matches (ECMA-262). */
+  readonly pattern?: string;
+  /** A sentence for rules no keyword expresses (`required_if`, `exists`, custom checks). */
+  readonly description?: string;
+  /** The value the code uses when the field is absent. */
+  readonly default?: string | number | boolean;
+}
+
 export interface Rule {
   readonly name: string;
+  /** OpenAPI metadata; absent on rules that say nothing beyond their name. */
+  readonly doc?: RuleDoc;
   /** Runs even on an empty field (required, requiredIf...); its failure stops the field. */
   readonly implicit?: boolean;
   /** Marks null (and blank strings) as an acceptable value. */
@@ -250,7 +272,7 @@ function simple(
   name: string,
   template: string,
   passes: (value: unknown, ctx: RuleContext) => boolean,
-  extra: Partial<Pick<Rule, 'type' | 'coerce'>> = {},
+  extra: Partial<Pick<Rule, 'type' | 'coerce' | 'doc'>> = {},
 ): Rule {
   return {
     name,
@@ -283,8 +305,11 @@ function sized(
   passes: (size: number) => boolean,
 ): Rule {
   const shown = Object.fromEntries(Object.entries(params).map(([k, v]) => [k, String(v)]));
+  const doc: RuleDoc =
+    params.size !== undefined ? { min: params.size, max: params.size } : { min: params.min, max: params.max };
   return {
     name,
+    doc,
     check: (value, ctx) => {
       const measured = measure(value, ctx.valueType);
       return passes(measured.size)
@@ -325,6 +350,7 @@ export function requiredIf(
   return {
     name: 'requiredIf',
     implicit: true,
+    doc: { description: `Required when ${other} is ${params.join(' or ')}.` },
     check: (value, ctx) => {
       if (!Object.hasOwn(ctx.input, other)) return null;
       const actual = ctx.input[other];
@@ -343,6 +369,7 @@ export function requiredWith(...others: string[]): Rule {
   return {
     name: 'requiredWith',
     implicit: true,
+    doc: { description: `Required when ${others.join(' or ')} is present.` },
     check: (value, ctx) => {
       if (isFilled(value) || !others.some((o) => isFilled(ctx.input[o]))) return null;
       return fill('The :attribute field is required when :values is present.', {
@@ -429,9 +456,13 @@ export function inList(values: readonly (string | number)[]): Rule {
     const text = isPhpArray(v) ? null : phpString(v);
     return text !== null && allowed.some((a) => phpStringsEqual(text, a));
   };
-  return simple('in', INVALID_SELECTION, (v, ctx) =>
-    // With array(), Laravel checks every element instead.
-    ctx.valueType === 'array' && Array.isArray(v) ? v.every(one) : one(v),
+  return simple(
+    'in',
+    INVALID_SELECTION,
+    (v, ctx) =>
+      // With array(), Laravel checks every element instead.
+      ctx.valueType === 'array' && Array.isArray(v) ? v.every(one) : one(v),
+    { doc: { enum: values } },
   );
 }
 
@@ -445,6 +476,7 @@ export function email(): Rule {
     'email',
     'The :attribute field must be a valid email address.',
     (v) => typeof v === 'string' && EMAIL.test(v),
+    { doc: { format: 'email' } },
   );
 }
 
@@ -500,6 +532,10 @@ export function dateFormat(format: string): Rule {
   return {
     name: 'dateFormat',
     type: 'date',
+    doc:
+      format === 'Y-m-d'
+        ? { format: 'date' }
+        : { pattern: `^${source}$`, description: `Format \`${format}\`.` },
     check: (value, ctx) =>
       parses(value)
         ? null
@@ -533,6 +569,7 @@ function parseDate(value: unknown): number | null {
 export function afterOrEqual(other: string): Rule {
   return {
     name: 'afterOrEqual',
+    doc: { description: `A date after or equal to ${other}.` },
     check: (value, ctx) => {
       const otherValue = ctx.input[other];
       if (isEmpty(otherValue)) return null;
@@ -553,41 +590,54 @@ export function confirmed(): Rule {
     'confirmed',
     'The :attribute field confirmation does not match.',
     (_v, ctx) => ctx.input[ctx.field] === ctx.input[`${ctx.field}_confirmation`],
+    { doc: { description: 'Must equal the same field with the `_confirmation` suffix.' } },
   );
 }
 
 export function regex(re: RegExp): Rule {
-  return simple('regex', 'The :attribute field format is invalid.', (v) => {
-    const text = typeof v === 'boolean' ? null : phpString(v);
-    // search() ignores a /g regex's lastIndex, so the rule is stateless.
-    return text !== null && text.search(re) !== -1;
-  });
+  return simple(
+    'regex',
+    'The :attribute field format is invalid.',
+    (v) => {
+      const text = typeof v === 'boolean' ? null : phpString(v);
+      // search() ignores a /g regex's lastIndex, so the rule is stateless.
+      return text !== null && text.search(re) !== -1;
+    },
+    { doc: { pattern: re.source } },
+  );
 }
 
 /** A string that parses as JSON; numbers and `true` pass too, as PHP casts them to JSON text. */
 export function json(): Rule {
-  return simple('json', 'The :attribute field must be a valid JSON string.', (v) => {
-    if (typeof v === 'number') return Number.isFinite(v);
-    if (typeof v === 'boolean') return v;
-    if (typeof v !== 'string') return false;
-    try {
-      JSON.parse(v);
-      return true;
-    } catch {
-      return false;
-    }
+  return simple('json', 'The :attribute field must be a valid JSON string.', jsonText, {
+    doc: { description: 'A JSON text.' },
   });
+}
+
+function jsonText(v: unknown): boolean {
+  if (typeof v === 'number') return Number.isFinite(v);
+  if (typeof v === 'boolean') return v;
+  if (typeof v !== 'string') return false;
+  try {
+    JSON.parse(v);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Upper-case ISO 3166-1 alpha-2. */
 export function countryCode(): Rule {
-  return simple('countryCode', INVALID_SELECTION, (v) => typeof v === 'string' && isCountryCode(v));
+  return simple('countryCode', INVALID_SELECTION, (v) => typeof v === 'string' && isCountryCode(v), {
+    doc: { pattern: '^[A-Z]{2}$', description: 'An ISO 3166-1 alpha-2 country code.' },
+  });
 }
 
 /** `check` resolves true when the value exists. Deferred: runs only after the field's other rules passed. */
-export function exists(check: (value: unknown) => Promise<boolean>): Rule {
+export function exists(check: (value: unknown) => Promise<boolean>, doc?: RuleDoc): Rule {
   return {
     name: 'exists',
+    doc: doc ?? { description: "Must name a record of the caller's tenant." },
     deferred: true,
     check: async (value, ctx) =>
       (await check(value)) ? null : fill(INVALID_SELECTION, { attribute: ctx.attribute }),
@@ -595,9 +645,10 @@ export function exists(check: (value: unknown) => Promise<boolean>): Rule {
 }
 
 /** `check` resolves true when the value is already taken. Deferred like `exists`. */
-export function unique(check: (value: unknown) => Promise<boolean>): Rule {
+export function unique(check: (value: unknown) => Promise<boolean>, doc?: RuleDoc): Rule {
   return {
     name: 'unique',
+    doc: doc ?? { description: 'Must not be taken yet.' },
     deferred: true,
     check: async (value, ctx) =>
       (await check(value))
@@ -609,9 +660,11 @@ export function unique(check: (value: unknown) => Promise<boolean>): Rule {
 /** A one-off rule: `fn` returns the message (`:attribute` is filled in) or null. Runs in order, not deferred. */
 export function custom(
   fn: (value: unknown, input: Readonly<Record<string, unknown>>) => string | null | Promise<string | null>,
+  doc?: RuleDoc,
 ): Rule {
   return {
     name: 'custom',
+    ...(doc ? { doc } : {}),
     check: async (value, ctx) => {
       const message = await fn(value, ctx.input);
       return message === null ? null : fill(message, { attribute: ctx.attribute });

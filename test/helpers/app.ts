@@ -4,6 +4,7 @@ import type { OutgoingHttpHeaders } from 'node:http';
 import { type App, buildApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import { type Database, openDatabase } from '../../src/db/database.js';
+import { checkContract } from './contract.js';
 
 export interface TestResponse {
   status: number;
@@ -67,6 +68,8 @@ export async function startApp(
     } catch {
       json = undefined;
     }
+    // Every /api/v1 answer must match the OpenAPI document (test/helpers/contract.ts).
+    checkContract(method, url, res.statusCode, res.body);
     return { status: res.statusCode, headers: res.headers, text: res.body, json };
   };
   return {

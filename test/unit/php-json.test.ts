@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PhpFloat, phpFloat, phpJsonEncode } from '../../src/rest/php-json.js';
+import { PhpFloat, phpFloat, phpJsonEncode, phpJsonEncodeExact } from '../../src/rest/php-json.js';
 
 describe('phpFloat', () => {
   it('wraps numbers and passes null/undefined through as null', () => {
@@ -153,5 +153,61 @@ describe('phpJsonEncode structures', () => {
     expect(() => phpJsonEncode(new Map())).toThrow(/Map or Set/);
     expect(() => phpJsonEncode({ f: () => 1 })).toThrow(/function/);
     expect(() => phpJsonEncode(Symbol('s'))).toThrow(/symbol/);
+  });
+});
+
+// phpJsonEncode takes a fast path (JSON.stringify, then PHP's escapes and float texts in one pass)
+// for plain data; it must write exactly what the exact encoder writes.
+describe('phpJsonEncode fast path', () => {
+  const cases: Record<string, unknown> = {
+    'whole and fractional PhpFloats at every depth': {
+      x: new PhpFloat(41),
+      y: [new PhpFloat(-0), new PhpFloat(0.5), { z: new PhpFloat(1e25) }, new PhpFloat(1e-7)],
+      w: new PhpFloat(99999999999999980),
+    },
+    'plain floats JS and PHP print alike': { a: 41.5, b: -0.0001, c: 0.30000000000000004, d: -0 },
+    'slashes, non-ASCII, surrogates and escapes': {
+      'k/é': 'http://a/b café 😀 \u007f \u0000 "q" \\ \\/ \n',
+      lone: '\ud800x',
+    },
+    'a string that looks like a placeholder': ['\u0000php-float-x:41.0', { s: '\u0000php-float-' }],
+    'undefined properties and array items': { a: undefined, b: [undefined, 1], c: null },
+    'a list envelope': {
+      data: [{ id: 'a', lat: phpFloat(25), lng: phpFloat(55.27), tags: [] }],
+      links: { first: 'http://h/api/v1/x?page=1', last: null },
+      meta: { per_page: 10 },
+    },
+    // These leave the fast path: the exact encoder decides.
+    'a plain float PHP writes in exponent form': { a: 1e-7, b: 1e-5, c: -2.5e-10 },
+    'a toJSON object': { price: { toJSON: () => '12.50' } },
+    'a bigint': { n: 12345678901234567890n },
+  };
+  for (const [name, value] of Object.entries(cases)) {
+    it(`matches the exact encoder: ${name}`, () => {
+      expect(phpJsonEncode(value)).toBe(phpJsonEncodeExact(value));
+    });
+  }
+
+  it('writes PHP text for the cases above', () => {
+    expect(phpJsonEncode(cases['whole and fractional PhpFloats at every depth'])).toBe(
+      '{"x":41.0,"y":[-0.0,0.5,{"z":1.0e+25},1.0e-7],"w":99999999999999980.0}',
+    );
+    expect(phpJsonEncode(cases['a plain float PHP writes in exponent form'])).toBe(
+      '{"a":1.0e-7,"b":1.0e-5,"c":-2.5e-10}',
+    );
+    expect(phpJsonEncode(cases['a string that looks like a placeholder'])).toBe(
+      '["\\u0000php-float-x:41.0",{"s":"\\u0000php-float-"}]',
+    );
+  });
+
+  it('still refuses what the exact encoder refuses, inside objects', () => {
+    expect(() => phpJsonEncode({ a: [new Date()] })).toThrow(/Date/);
+    expect(() => phpJsonEncode({ a: Number.NaN })).toThrow(/non-finite/);
+    expect(() => phpJsonEncode({ a: new PhpFloat(Number.POSITIVE_INFINITY) })).toThrow(/non-finite/);
+    expect(() => phpJsonEncode({ m: new Set() })).toThrow(/Map or Set/);
+  });
+
+  it('leaves PhpFloat a plain number for JSON.stringify outside an encode', () => {
+    expect(JSON.stringify({ x: new PhpFloat(41) })).toBe('{"x":41}');
   });
 });

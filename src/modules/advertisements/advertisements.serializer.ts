@@ -1,4 +1,6 @@
 // The exact shape of spec 2.12, keys in the spec's order.
+import { Type } from '@sinclair/typebox';
+import { Id, Int, IntEnum, IsoMicros, Nullable, Obj, Str } from '../../rest/schemas.js';
 import { isoMicros } from '../../shared/format.js';
 import type { AdvertisementWithTags } from './advertisements.service.js';
 
@@ -18,3 +20,25 @@ export function advertisementItem(a: AdvertisementWithTags) {
     tags: a.tags.map(({ tag }) => ({ id: tag.id, name: tag.name, group_name: tag.groupName ?? '' })),
   };
 }
+
+// ---------------------------------------------------------------------------------------------
+// Output schemas (the OpenAPI document and the contract test read them), keys in the order above.
+
+export const AdvertisementItemSchema = Obj(
+  {
+    id: Id(),
+    title: Str(),
+    type: IntEnum([0, 1]),
+    method: Int(),
+    condition_value: Int(),
+    impression_count: Int(),
+    click_count: Int(),
+    status: IntEnum([0, 1]),
+    start_date: Nullable(IsoMicros()),
+    end_date: Nullable(IsoMicros()),
+    tags: Type.Array(
+      Obj({ id: Id(), name: Str(), group_name: Str('"" when the tag has no group.') }, 'AdvertisementTag'),
+    ),
+  },
+  'Advertisement',
+);

@@ -1,9 +1,24 @@
 // REST endpoints of spec 4.5. The four deprecated ones declare their deprecation; the adapter adds
 // the headers before the sunset and answers 410 from it on.
+
+import { Type } from '@sinclair/typebox';
 import type { Config } from '../../config.js';
 import { countEndpoint, type Deprecation, type Endpoint, listEndpoint } from '../../rest/endpoint.js';
+import { DataBody, Obj } from '../../rest/schemas.js';
 import { dateOnly } from '../../shared/format.js';
-import { activeSessionItem, locationLogItem, locationSessionItem } from './analytics.serializer.js';
+import {
+  activeSessionFilterRules,
+  locationLogFilterRules,
+  locationSessionFilterRules,
+} from './analytics.inputs.js';
+import {
+  ActiveSessionSchema,
+  activeSessionItem,
+  LocationLogSchema,
+  LocationSessionSchema,
+  locationLogItem,
+  locationSessionItem,
+} from './analytics.serializer.js';
 import {
   countLocationLogs,
   countLocationSessions,
@@ -30,6 +45,8 @@ const deprecated = (count: boolean): Deprecation => ({
 export const activeSessions: Endpoint = {
   action: 'analytics.read',
   summary: 'Active sessions: per device its latest presence record inside the active window',
+  filters: activeSessionFilterRules,
+  response: Obj({ data: Type.Array(ActiveSessionSchema) }),
   async handle({ ctx, query }) {
     return { data: (await listActiveSessions(ctx, query)).map(activeSessionItem) };
   },
@@ -38,6 +55,8 @@ export const activeSessions: Endpoint = {
 export const sessions: Endpoint = {
   ...listEndpoint({
     summary: 'Location sessions (deprecated)',
+    item: LocationSessionSchema,
+    filters: locationSessionFilterRules,
     list: listLocationSessions,
     serialize: locationSessionItem,
   }),
@@ -46,7 +65,11 @@ export const sessions: Endpoint = {
 };
 
 export const sessionsCount: Endpoint = {
-  ...countEndpoint({ summary: 'Count location sessions (deprecated)', count: countLocationSessions }),
+  ...countEndpoint({
+    summary: 'Count location sessions (deprecated)',
+    filters: locationSessionFilterRules,
+    count: countLocationSessions,
+  }),
   action: 'analytics.read',
   deprecated: deprecated(true),
 };
@@ -54,6 +77,7 @@ export const sessionsCount: Endpoint = {
 export const session: Endpoint = {
   action: 'analytics.read',
   summary: 'One location session',
+  response: DataBody(LocationSessionSchema),
   async handle({ ctx, params }) {
     return { data: locationSessionItem(await findLocationSession(ctx, params.id ?? '')) };
   },
@@ -62,6 +86,8 @@ export const session: Endpoint = {
 export const logs: Endpoint = {
   ...listEndpoint({
     summary: 'Location logs (deprecated)',
+    item: LocationLogSchema,
+    filters: locationLogFilterRules,
     list: listLocationLogs,
     serialize: locationLogItem,
   }),
@@ -70,7 +96,11 @@ export const logs: Endpoint = {
 };
 
 export const logsCount: Endpoint = {
-  ...countEndpoint({ summary: 'Count location logs (deprecated)', count: countLocationLogs }),
+  ...countEndpoint({
+    summary: 'Count location logs (deprecated)',
+    filters: locationLogFilterRules,
+    count: countLocationLogs,
+  }),
   action: 'analytics.read',
   deprecated: deprecated(true),
 };

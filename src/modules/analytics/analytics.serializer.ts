@@ -1,6 +1,8 @@
 // The exact shapes of spec 2.7, 2.8 and 2.9, keys in the spec's order.
+import { Type } from '@sinclair/typebox';
 import type { LocationLog, LocationSession } from '../../generated/prisma/client.js';
 import { phpFloat } from '../../rest/php-json.js';
+import { Float, Id, Int, IntEnum, IsoMicros, Nullable, Obj, Str, StrEnum } from '../../rest/schemas.js';
 import { isoMicros } from '../../shared/format.js';
 import type { ActiveSession } from './analytics.service.js';
 
@@ -56,3 +58,57 @@ export function locationLogItem(l: LocationLog) {
     duration: String(l.duration),
   };
 }
+
+// ---------------------------------------------------------------------------------------------
+// Output schemas (the OpenAPI document and the contract test read them), keys in the order above.
+
+export const ActiveSessionSchema = Obj(
+  {
+    mac_address: Str(),
+    data_type: IntEnum([1, 2], '1 WiFi, 2 BLE'),
+    x: Nullable(Float()),
+    y: Nullable(Float()),
+    location_id: Nullable(Id()),
+    location: Nullable(Str()),
+    building_id: Nullable(Id()),
+    building: Nullable(Str()),
+    floor_id: Nullable(Id()),
+    floor: Nullable(Str()),
+    zone_id: Nullable(Id()),
+    zone: Nullable(Str()),
+    gender: Nullable(StrEnum([...GENDER_NAMES])),
+    nationality: Nullable(Str()),
+    country_of_residency: Nullable(Str()),
+    guest_id: Nullable(Id()),
+    segment: Type.Array(Obj({ id: Id(), name: Str() }, 'Segment')),
+    last_seen: IsoMicros(),
+    connected: IntEnum([0, 1]),
+  },
+  'ActiveSession',
+);
+
+export const LocationSessionSchema = Obj(
+  {
+    id: Id(),
+    guest_id: Nullable(Id()),
+    location_id: Id(),
+    mac: Str(),
+    started_at: IsoMicros(),
+    ended_at: Nullable(IsoMicros()),
+    duration: Type.String({ pattern: '^\\d+$', description: 'Seconds, as text.' }),
+    visit_type: Int(),
+  },
+  'LocationSession',
+);
+
+export const LocationLogSchema = Obj(
+  {
+    guest_id: Nullable(Id()),
+    guest_mac: Str(),
+    session_id: Id(),
+    zone_id: Nullable(Id()),
+    timestamp: IsoMicros(),
+    duration: Type.String({ pattern: '^\\d+$', description: 'Seconds, as text.' }),
+  },
+  'LocationLog',
+);

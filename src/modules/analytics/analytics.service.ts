@@ -123,12 +123,31 @@ export async function activeSessionsIn(
     list.push({ id: t.id, name: t.name });
     byGuest.set(t.guestId, list);
   }
-  return rows.map((r) => ({
-    ...r,
-    dataType: Number(r.dataType),
-    gender: r.gender === null ? null : Number(r.gender),
-    segment: (r.guestId && byGuest.get(r.guestId)) || [],
-  }));
+  // Every key written out (not `...r`): raw rows are dictionary-mode objects, and 50 000 present
+  // devices make this loop and the serializer's reads a visible part of the request.
+  return rows.map(
+    (r): ActiveSession => ({
+      mac: r.mac,
+      dataType: Number(r.dataType),
+      x: r.x,
+      y: r.y,
+      locationId: r.locationId,
+      location: r.location,
+      buildingId: r.buildingId,
+      building: r.building,
+      floorId: r.floorId,
+      floor: r.floor,
+      zoneId: r.zoneId,
+      zone: r.zone,
+      guestId: r.guestId,
+      gender: r.gender === null ? null : Number(r.gender),
+      nationalityCode: r.nationalityCode,
+      residencyCode: r.residencyCode,
+      seenAt: r.seenAt,
+      connected: r.connected,
+      segment: (r.guestId && byGuest.get(r.guestId)) || [],
+    }),
+  );
 }
 
 export interface OccupancyCount {

@@ -17,10 +17,12 @@ export function normaliseMac(value: string): string | null {
 
 /** Laravel's `mac_address` rule. */
 export function macAddress(): Rule {
-  return custom((v) =>
-    typeof v === 'string' && normaliseMac(v) !== null
-      ? null
-      : 'The :attribute field must be a valid MAC address.',
+  return custom(
+    (v) =>
+      typeof v === 'string' && normaliseMac(v) !== null
+        ? null
+        : 'The :attribute field must be a valid MAC address.',
+    { description: 'A MAC address: `aa:bb:cc:dd:ee:ff`, `AA-BB-…` or `aabb.ccdd.eeff`.' },
   );
 }
 

@@ -1,5 +1,6 @@
 // The exact shape of spec 2.4, keys in the spec's order; dates in the offset form.
 import type { GuestDevice } from '../../generated/prisma/client.js';
+import { HumanSize, Id, IntEnum, IsoOffset, Nullable, Obj, Str, StrEnum } from '../../rest/schemas.js';
 import { humanSize, isoOffset } from '../../shared/format.js';
 
 /** `connection_status` text of a 0/1 value. */
@@ -26,3 +27,29 @@ export function deviceItem(d: GuestDevice) {
     updated_at: isoOffset(d.updatedAt),
   };
 }
+
+// ---------------------------------------------------------------------------------------------
+// Output schemas (the OpenAPI document and the contract test read them), keys in the order above.
+
+export const DeviceItemSchema = Obj(
+  {
+    id: Id(),
+    guest_id: Id(),
+    partner_id: Nullable(Str()),
+    type_name: Str(),
+    mac: Str(),
+    ip: Nullable(Str()),
+    user_agent: Nullable(Str()),
+    description: Str(),
+    platform: Str(),
+    browser: Str(),
+    connection_status: StrEnum(['Online', 'Offline']),
+    connection_status_value: IntEnum([0, 1]),
+    total_downloaded_data: HumanSize(),
+    total_uploaded_data: HumanSize(),
+    last_seen_time: Nullable(IsoOffset()),
+    created_at: IsoOffset(),
+    updated_at: IsoOffset(),
+  },
+  'GuestDevice',
+);

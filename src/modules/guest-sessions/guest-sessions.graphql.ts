@@ -22,8 +22,11 @@ import {
 const MAX_PAGE_SIZE = 100;
 
 const timezone = { location: { select: { timezone: true } } } as const;
+const times = { startTime: true, endTime: true } as const;
 
 export const GuestSessionType = builder.prismaObject('GuestSession', {
+  // Select mode: only the columns the query's fields need (see bench/RESULTS.md).
+  select: { id: true },
   fields: (t) => ({
     id: t.exposeID('id'),
     locationId: t.exposeString('locationId'),
@@ -35,37 +38,50 @@ export const GuestSessionType = builder.prismaObject('GuestSession', {
     connectionStatus: t.exposeInt('connectionStatus', { description: '0 Offline, 1 Online' }),
     connectionStatusName: t.string({
       description: '`Online` or `Offline`',
+      select: { connectionStatus: true },
       resolve: (s) => connectionStatusName(s.connectionStatus),
     }),
-    downloadedData: t.float({ description: 'bytes', resolve: (s) => Number(s.downloadedData) }),
-    uploadedData: t.float({ description: 'bytes', resolve: (s) => Number(s.uploadedData) }),
+    downloadedData: t.float({
+      description: 'bytes',
+      select: { downloadedData: true },
+      resolve: (s) => Number(s.downloadedData),
+    }),
+    uploadedData: t.float({
+      description: 'bytes',
+      select: { uploadedData: true },
+      resolve: (s) => Number(s.uploadedData),
+    }),
     downloadedDataHuman: t.string({
       description: 'As REST shows it: `1.5 MB`',
+      select: { downloadedData: true },
       resolve: (s) => humanSize(s.downloadedData),
     }),
     uploadedDataHuman: t.string({
       description: 'As REST shows it: `1.5 MB`',
+      select: { uploadedData: true },
       resolve: (s) => humanSize(s.uploadedData),
     }),
     startTime: t.expose('startTime', { type: 'DateTime' }),
     endTime: t.expose('endTime', { type: 'DateTime', nullable: true, description: 'null while open' }),
     durationSeconds: t.int({
       description: 'Seconds; an open session counts up to now',
+      select: times,
       resolve: (s) => sessionSeconds(s),
     }),
     totalDuration: t.string({
       description: '`HH:MM:SS`, hours past 24 (`49:03:10`); an open session counts up to now',
+      select: times,
       resolve: (s) => hms(sessionSeconds(s)),
     }),
     startTimeFormatted: t.string({
       description: '`2026-11-21 9:05 AM` in the location time zone',
-      select: timezone,
+      select: { startTime: true, ...timezone },
       resolve: (s) => localDisplay(s.startTime, s.location.timezone) ?? '',
     }),
     endTimeFormatted: t.string({
       nullable: true,
       description: '`2026-11-21 9:05 AM` in the location time zone; null while open',
-      select: timezone,
+      select: { endTime: true, ...timezone },
       resolve: (s) => localDisplay(s.endTime, s.location.timezone),
     }),
     accessCode: t.string({

@@ -1,5 +1,19 @@
 // The exact shapes of spec 2.5 and 2.6, keys in the spec's order; dates in the offset form, local
 // display times in the session's location's time zone.
+
+import {
+  Hms,
+  HumanSize,
+  Id,
+  Int,
+  IntEnum,
+  IsoOffset,
+  LocalDisplay,
+  Nullable,
+  Obj,
+  Str,
+  StrEnum,
+} from '../../rest/schemas.js';
 import { hms, humanSize, isoOffset, localDisplay } from '../../shared/format.js';
 import { connectionStatusName } from '../guest-devices/guest-devices.serializer.js';
 import { type SessionByIp, type SessionItemRow, sessionSeconds } from './guest-sessions.service.js';
@@ -40,3 +54,43 @@ export function sessionByIpItem(r: SessionByIp) {
     duration: r.duration,
   };
 }
+
+// ---------------------------------------------------------------------------------------------
+// Output schemas (the OpenAPI document and the contract test read them), keys in the order above.
+
+export const SessionItemSchema = Obj(
+  {
+    id: Id(),
+    location_id: Id(),
+    location_name: Str(),
+    guest_device_description: Str(),
+    guest_device_mac: Str(),
+    guest_device_ip: Str(),
+    access_code: Str('The code, or "" when none.'),
+    login_type_name: Str(),
+    service_profile_name: Str('The name, or "" when none.'),
+    total_duration: Hms(),
+    downloaded_data: HumanSize(),
+    uploaded_data: HumanSize(),
+    connection_status: StrEnum(['Online', 'Offline']),
+    connection_status_value: IntEnum([0, 1]),
+    start_time: IsoOffset(),
+    end_time: Nullable(IsoOffset()),
+    start_time_formatted: LocalDisplay(),
+    end_time_formatted: Nullable(LocalDisplay()),
+    guest_id: Id(),
+    partner_id: Nullable(Str()),
+  },
+  'GuestSession',
+);
+
+export const SessionByIpSchema = Obj(
+  {
+    ip_address: Str(),
+    username: Str(),
+    name: Str(),
+    email: Nullable(Str()),
+    duration: Int('Seconds; an open session counts up to now.'),
+  },
+  'SessionByIp',
+);

@@ -91,7 +91,17 @@ export async function listSessionItems(
   page: { skip: number; take: number },
 ): Promise<SessionItemRow[]> {
   const q = await sessionQuery(ctx, filters);
-  return ctx.prisma.guestSession.findMany({ ...page, ...q, include: sessionItemInclude });
+  // The page's ids first, then its rows with their relations: with OFFSET in the same statement,
+  // the relations would be joined for every skipped row too (a deep page read them all).
+  const ids = (await ctx.prisma.guestSession.findMany({ ...page, ...q, select: { id: true } })).map(
+    (r) => r.id,
+  );
+  if (ids.length === 0) return [];
+  return ctx.prisma.guestSession.findMany({
+    where: { tenantId: ctx.principal.tenantId, id: { in: ids } },
+    orderBy: q.orderBy,
+    include: sessionItemInclude,
+  });
 }
 
 export async function countSessions(ctx: AppContext, filters: Record<string, unknown>): Promise<number> {

@@ -23,6 +23,9 @@ import {
 const MAX_PAGE_SIZE = 100;
 
 export const GuestType = builder.prismaObject('Guest', {
+  // Select mode: a query reads only the columns its fields need (exposed fields select their own
+  // column; computed fields declare theirs), not all 47 (see bench/RESULTS.md).
+  select: { id: true },
   fields: (t) => ({
     id: t.exposeID('id'),
     type: t.exposeInt('type', { description: '1 guest, 2 employee' }),
@@ -34,21 +37,24 @@ export const GuestType = builder.prismaObject('Guest', {
     birthDate: t.string({
       nullable: true,
       description: '`yyyy-mm-dd`',
+      select: { birthDate: true },
       resolve: (g) => dateOnly(g.birthDate),
     }),
     gender: t.exposeInt('gender', { description: '0 Unknown, 1 Male, 2 Female' }),
-    genderName: t.string({ resolve: (g) => genderName(g.gender) }),
+    genderName: t.string({ select: { gender: true }, resolve: (g) => genderName(g.gender) }),
     phone: t.exposeString('phone', { nullable: true }),
     passportNo: t.exposeString('passportNo', { nullable: true }),
     nationality: t.string({
       nullable: true,
       description: 'Country name of `nationalityCode`',
+      select: { nationalityCode: true },
       resolve: (g) => (g.nationalityCode ? countryName(g.nationalityCode) : null),
     }),
     nationalityCode: t.exposeString('nationalityCode', { nullable: true }),
     residency: t.string({
       nullable: true,
       description: 'Country name of `residencyCode`',
+      select: { residencyCode: true },
       resolve: (g) => (g.residencyCode ? countryName(g.residencyCode) : null),
     }),
     residencyCode: t.exposeString('residencyCode', { nullable: true }),
@@ -76,8 +82,16 @@ export const GuestType = builder.prismaObject('Guest', {
     lastConnectionTime: t.expose('lastConnectionTime', { type: 'DateTime', nullable: true }),
     lastSsidName: t.exposeString('lastSsidName', { nullable: true }),
     connectionMethod: t.exposeString('connectionMethod', { nullable: true }),
-    totalDownloadedData: t.float({ description: 'bytes', resolve: (g) => Number(g.totalDownloadedData) }),
-    totalUploadedData: t.float({ description: 'bytes', resolve: (g) => Number(g.totalUploadedData) }),
+    totalDownloadedData: t.float({
+      description: 'bytes',
+      select: { totalDownloadedData: true },
+      resolve: (g) => Number(g.totalDownloadedData),
+    }),
+    totalUploadedData: t.float({
+      description: 'bytes',
+      select: { totalUploadedData: true },
+      resolve: (g) => Number(g.totalUploadedData),
+    }),
     directLogin: t.exposeInt('directLogin', { description: '0 disabled, 1 enabled' }),
     vendor: t.exposeString('vendor', { nullable: true }),
     phoneVerifiedAt: t.expose('phoneVerifiedAt', { type: 'DateTime', nullable: true }),
@@ -87,6 +101,7 @@ export const GuestType = builder.prismaObject('Guest', {
     imageUrl: t.string({
       nullable: true,
       description: 'URL of the avatar',
+      select: { imagePath: true },
       resolve: (g, _args, ctx) => avatarUrl(ctx.config, g.imagePath),
     }),
     checkinDate: t.expose('checkinDate', { type: 'DateTime', nullable: true }),

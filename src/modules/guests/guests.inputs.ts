@@ -87,6 +87,10 @@ export function visitWindow(text: string): VisitWindow | keyof typeof LAST_VISIT
 
 const lastVisitDate: Rule = {
   name: 'lastVisitDate',
+  doc: {
+    description:
+      '`YYYY-MM-DD` (that day and the six after) or `YYYY-MM-DD,YYYY-MM-DD` (both days included, at most one month).',
+  },
   check: (value, ctx) => {
     const result = typeof value === 'string' ? visitWindow(value) : 'format';
     return typeof result === 'string'
@@ -173,6 +177,9 @@ export function parseAvatar(value: unknown): Avatar | keyof typeof AVATAR_MESSAG
 
 const avatar: Rule = {
   name: 'avatar',
+  doc: {
+    description: `A \`data:image/(png|jpeg|gif|webp);base64,…\` string, at most ${AVATAR_MAX_KB} KB decoded.`,
+  },
   check: (value, ctx) => {
     const parsed = parseAvatar(value);
     return typeof parsed === 'string' ? AVATAR_MESSAGES[parsed].replace(':attribute', ctx.attribute) : null;
@@ -183,6 +190,7 @@ const avatar: Rule = {
 /** A list of tag names (a JSON object is refused too: names are attached by value). */
 const tagNames: Rule = {
   name: 'tagNames',
+  doc: { description: 'A list of tag names (non-empty strings of at most 255 characters).' },
   check: (value, ctx) => {
     if (!Array.isArray(value)) return `The ${ctx.attribute} field must be an array.`;
     for (const [i, name] of value.entries()) {

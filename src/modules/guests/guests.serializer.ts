@@ -1,6 +1,20 @@
 // The exact shapes of spec 2.3, keys in the spec's order: the list item and the detail.
+import { Type } from '@sinclair/typebox';
 import type { Config } from '../../config.js';
 import { phpFloat } from '../../rest/php-json.js';
+import {
+  Bool,
+  DateOnly,
+  Float,
+  Id,
+  Int,
+  IntEnum,
+  IsoMicros,
+  Nullable,
+  Obj,
+  Str,
+  StrEnum,
+} from '../../rest/schemas.js';
 import { dateOnly, isoMicros } from '../../shared/format.js';
 import { avatarUrl } from '../../storage/storage.js';
 import { countryName } from '../../validation/countries.js';
@@ -130,3 +144,121 @@ export function guestDetailItem(g: GuestRow, config: Pick<Config, 'appUrl'>) {
     image_url: avatarUrl(config, g.imagePath),
   };
 }
+
+// ---------------------------------------------------------------------------------------------
+// Output schemas (the OpenAPI document and the contract test read them), keys in the order above.
+
+export const BeaconSchema = Obj(
+  {
+    mac_address: Str(),
+    location_id: Nullable(Id()),
+    building_id: Nullable(Id()),
+    floor_id: Nullable(Id()),
+    zone_id: Nullable(Id()),
+    zone: Nullable(Str()),
+    x: Nullable(Float()),
+    y: Nullable(Float()),
+    last_seen: IsoMicros(),
+  },
+  'Beacon',
+);
+
+export const GuestListItemSchema = Obj(
+  {
+    id: Id(),
+    username: Str(),
+    name: Str(),
+    email: Nullable(Str()),
+    birth_date: Nullable(DateOnly()),
+    gender: Nullable(StrEnum(['male', 'female'])),
+    phone: Nullable(Str()),
+    passport_no: Nullable(Str()),
+    nationality: Nullable(Str()),
+    nationality_code: Nullable(Str()),
+    residency: Nullable(Str()),
+    residency_code: Nullable(Str()),
+    room_number: Nullable(Str()),
+    reservation_no: Nullable(Str()),
+    hotel_status: Nullable(Int()),
+    social_id: Nullable(Str()),
+    partner_id: Nullable(Str()),
+    custom_field_1: Nullable(Str()),
+    custom_field_2: Nullable(Str()),
+    custom_field_3: Nullable(Str()),
+    online: Bool(),
+    location_id: Id(),
+    location_name: Str(),
+    last_visit_date: Nullable(IsoMicros()),
+    last_attempt_time: Nullable(IsoMicros()),
+    visit_count: Int(),
+    receive_marketing: IntEnum([0, 1]),
+    last_login_type: Nullable(Str()),
+    connection_status: Int(),
+    last_connection_time: Nullable(IsoMicros()),
+    last_ssid_name: Nullable(Str()),
+    created_at: IsoMicros(),
+    updated_at: IsoMicros(),
+    tags: Type.Array(Str()),
+    type: IntEnum([1, 2], '1 guest, 2 employee'),
+    checkin_date: Nullable(IsoMicros()),
+    checkout_date: Nullable(IsoMicros()),
+    beacon: Type.Optional(Nullable(BeaconSchema)),
+  },
+  'GuestListItem',
+);
+
+export const GuestDetailSchema = Obj(
+  {
+    id: Id(),
+    username: Str(),
+    name: Str(),
+    first_name: Nullable(Str()),
+    last_name: Nullable(Str()),
+    email: Nullable(Str()),
+    birth_date: Nullable(DateOnly()),
+    gender: IntEnum([0, 1, 2], '0 unknown, 1 male, 2 female'),
+    gender_name: StrEnum([...GENDER_NAMES]),
+    phone: Nullable(Str()),
+    passport_no: Nullable(Str()),
+    nationality: Nullable(Str()),
+    nationality_code: Nullable(Str()),
+    residency: Nullable(Str()),
+    residency_code: Nullable(Str()),
+    room_no: Nullable(Str()),
+    reservation_no: Nullable(Str()),
+    hotel_status: Nullable(Int()),
+    social_id: Nullable(Str()),
+    partner_id: Nullable(Str()),
+    custom_field_1: Nullable(Str()),
+    custom_field_2: Nullable(Str()),
+    custom_field_3: Nullable(Str()),
+    online: Bool(),
+    location_id: Id(),
+    location_name: Str(),
+    last_visit_date: Nullable(IsoMicros()),
+    last_attempt_time: Nullable(IsoMicros()),
+    visit_count: Int(),
+    receive_marketing: IntEnum([0, 1]),
+    connection_status: Int(),
+    last_connection_time: Nullable(IsoMicros()),
+    last_ssid_name: Nullable(Str()),
+    created_at: IsoMicros(),
+    updated_at: IsoMicros(),
+    tags: Type.Array(Str()),
+    type: IntEnum([1, 2], '1 guest, 2 employee'),
+    checkin_date: Nullable(IsoMicros()),
+    checkout_date: Nullable(IsoMicros()),
+    connection_method: Nullable(Str()),
+    total_downloaded_data: Int('Bytes.'),
+    total_uploaded_data: Int('Bytes.'),
+    direct_login: IntEnum([0, 1]),
+    device_tags: Type.Array(Str(), { maxItems: 0 }),
+    vendor: Nullable(Str()),
+    phone_verified_at: Nullable(IsoMicros()),
+    whatsapp_verified_at: Nullable(IsoMicros()),
+    email_verified_at: Nullable(IsoMicros()),
+    smart_login: Str(),
+    image_url: Nullable(Type.String({ format: 'uri' })),
+  },
+  'GuestDetail',
+);

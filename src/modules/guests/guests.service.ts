@@ -138,12 +138,20 @@ export async function listGuestRows(
   page: { skip: number; take: number },
 ): Promise<GuestListRow[]> {
   const { where, f } = await guestQuery(ctx, filters, guestListRules);
-  const rows = await ctx.prisma.guest.findMany({
-    where,
-    orderBy: guestOrder(f.last_guest_first === true),
-    include: guestInclude(ctx.principal.tenantId),
-    ...page,
-  });
+  const orderBy = guestOrder(f.last_guest_first === true);
+  // The page's ids first, then its rows with their relations: with OFFSET in the same statement,
+  // the relations would be joined for every skipped row too (a deep page read them all).
+  const ids = (await ctx.prisma.guest.findMany({ where, orderBy, select: { id: true }, ...page })).map(
+    (r) => r.id,
+  );
+  const rows =
+    ids.length === 0
+      ? []
+      : await ctx.prisma.guest.findMany({
+          where: { tenantId: ctx.principal.tenantId, id: { in: ids } },
+          orderBy,
+          include: guestInclude(ctx.principal.tenantId),
+        });
   if (f.withBeacon !== true) return rows;
   const beacons = await latestBeacons(
     ctx,

@@ -38,8 +38,12 @@ export function parseIsoDateTime(v: unknown): Date | null {
 }
 
 const isoDateTime = (): Rule =>
-  custom((v) =>
-    parseIsoDateTime(v) ? null : 'The :attribute field must be a valid ISO 8601 date-time with a time zone.',
+  custom(
+    (v) =>
+      parseIsoDateTime(v)
+        ? null
+        : 'The :attribute field must be a valid ISO 8601 date-time with a time zone.',
+    { format: 'date-time', description: 'ISO 8601 with a time zone (`2026-11-21T09:05:03Z`).' },
   );
 
 const filled = (v: unknown): boolean =>
@@ -50,6 +54,7 @@ function requiredWithoutAll(...others: string[]): Rule {
   return {
     name: 'requiredWithoutAll',
     implicit: true,
+    doc: { description: `Required when none of ${others.join(', ')} is present.` },
     check: (value, ctx) =>
       filled(value) || others.some((o) => filled(ctx.input[o]))
         ? null
@@ -58,15 +63,19 @@ function requiredWithoutAll(...others: string[]): Rule {
 }
 
 const mac = (): Rule =>
-  custom((v) => (isMac(v) ? null : 'The :attribute field must be a valid MAC address.'));
+  custom((v) => (isMac(v) ? null : 'The :attribute field must be a valid MAC address.'), {
+    description: 'A MAC address.',
+  });
 
 const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
 const IPV6 = /^[0-9A-Fa-f:.]{2,45}$/;
 const ip = (): Rule =>
-  custom((v) =>
-    typeof v === 'string' && (IPV4.test(v) || (v.includes(':') && IPV6.test(v)))
-      ? null
-      : 'The :attribute field must be a valid IP address.',
+  custom(
+    (v) =>
+      typeof v === 'string' && (IPV4.test(v) || (v.includes(':') && IPV6.test(v)))
+        ? null
+        : 'The :attribute field must be a valid IP address.',
+    { description: 'An IPv4 or IPv6 address.' },
   );
 
 const eventId = [required(), string(), max(100)];

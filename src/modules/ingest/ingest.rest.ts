@@ -1,10 +1,22 @@
 // REST endpoints of the ingest (beyond the spec): one service call per batch.
+import { Type } from '@sinclair/typebox';
 import type { Endpoint } from '../../rest/endpoint.js';
+import { Obj } from '../../rest/schemas.js';
+import { batchRules, presenceEventRules, sessionEventRules } from './ingest.inputs.js';
+
+const Accepted = Obj(
+  { accepted: Type.Integer({ minimum: 0, description: 'Events in the batch.' }) },
+  'IngestAccepted',
+);
+
 import { ingestPresence, ingestSessions } from './ingest.service.js';
 
 export const presence: Endpoint = {
   action: 'ingest.write',
   summary: 'Ingest a batch of up to 1000 presence detections',
+  body: batchRules,
+  bodyItems: { events: presenceEventRules },
+  response: Accepted,
   async handle({ ctx, body }) {
     return ingestPresence(ctx, body);
   },
@@ -13,6 +25,9 @@ export const presence: Endpoint = {
 export const sessions: Endpoint = {
   action: 'ingest.write',
   summary: 'Ingest a batch of up to 1000 session accounting events',
+  body: batchRules,
+  bodyItems: { events: sessionEventRules },
+  response: Accepted,
   async handle({ ctx, body }) {
     return ingestSessions(ctx, body);
   },

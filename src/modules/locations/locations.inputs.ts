@@ -72,7 +72,9 @@ export function locationWriteRules(prisma: Prisma, scope: Scope, exceptId?: stri
     lng: [nullable(), numeric(), between(-180, 180)],
     timezone: [
       string(),
-      custom((v) => (isTimeZone(String(v)) ? null : 'The timezone field must be a valid timezone.')),
+      custom((v) => (isTimeZone(String(v)) ? null : 'The timezone field must be a valid timezone.'), {
+        description: 'An IANA time zone name (`Europe/Lisbon`); new locations default to UTC.',
+      }),
     ],
     smart_login: [nullable(), integer(), inList([0, 1])],
     smart_login_frequency: [requiredIf('smart_login', 1), nullable(), integer(), min(1)],

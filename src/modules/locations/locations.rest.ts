@@ -1,6 +1,16 @@
 // REST endpoints of spec 4.1: validate paging, call one service function, serialize.
-import { countEndpoint, type Endpoint, listEndpoint } from '../../rest/endpoint.js';
-import { hierarchyItem, locationDetail, locationListItem } from './locations.serializer.js';
+import { Type } from '@sinclair/typebox';
+import { countEndpoint, docsOnly, type Endpoint, listEndpoint } from '../../rest/endpoint.js';
+import { DataBody, Obj } from '../../rest/schemas.js';
+import { hierarchyFilterRules, locationFilterRules, locationWriteRules } from './locations.inputs.js';
+import {
+  HierarchyItemSchema,
+  hierarchyItem,
+  LocationDetailSchema,
+  LocationListItemSchema,
+  locationDetail,
+  locationListItem,
+} from './locations.serializer.js';
 import {
   countLocations,
   createLocation,
@@ -12,6 +22,8 @@ import {
 export const list = listEndpoint({
   summary: 'List locations (name, status, page, per_page)',
   action: 'locations.list',
+  item: LocationListItemSchema,
+  filters: locationFilterRules,
   list: listLocations,
   serialize: locationListItem,
 });
@@ -19,12 +31,15 @@ export const list = listEndpoint({
 export const count = countEndpoint({
   summary: 'Count locations (name, status)',
   action: 'locations.list',
+  filters: locationFilterRules,
   count: countLocations,
 });
 
 export const hierarchy: Endpoint = {
   summary: 'Locations with buildings, floors and zones',
   action: 'locations.hierarchy',
+  filters: hierarchyFilterRules,
+  response: Obj({ data: Type.Array(HierarchyItemSchema) }),
   async handle({ ctx, query }) {
     const rows = await locationHierarchy(ctx, query);
     const opts = {
@@ -39,6 +54,8 @@ export const create: Endpoint = {
   summary: 'Create a location',
   action: 'locations.create',
   status: 201,
+  body: () => locationWriteRules(docsOnly.prisma, docsOnly.scope),
+  response: DataBody(LocationDetailSchema),
   async handle({ ctx, body }) {
     return { data: locationDetail(await createLocation(ctx, body)) };
   },
@@ -47,6 +64,8 @@ export const create: Endpoint = {
 export const update: Endpoint = {
   summary: 'Update a location',
   action: 'locations.update',
+  body: () => locationWriteRules(docsOnly.prisma, docsOnly.scope),
+  response: DataBody(LocationDetailSchema),
   async handle({ ctx, params, body }) {
     return { data: locationDetail(await updateLocation(ctx, params.id ?? '', body)) };
   },

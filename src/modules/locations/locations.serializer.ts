@@ -1,6 +1,8 @@
 // The exact shapes of spec 2.1 and 2.2, keys in the spec's order.
+import { Type } from '@sinclair/typebox';
 import type { Location } from '../../generated/prisma/client.js';
 import { phpFloat } from '../../rest/php-json.js';
+import { Bool, Float, Id, Nullable, Obj, Str } from '../../rest/schemas.js';
 import type { LocationTree } from './locations.service.js';
 
 export function locationListItem(l: Location) {
@@ -101,3 +103,89 @@ export function hierarchyItem(l: LocationTree, opts: { withCoordinates: boolean;
     })),
   };
 }
+
+// ---------------------------------------------------------------------------------------------
+// Output schemas (the OpenAPI document and the contract test read them), keys in the order above.
+
+export const LocationListItemSchema = Obj(
+  {
+    id: Id(),
+    name: Str(),
+    description: Nullable(Str()),
+    login_page_name: Nullable(Str()),
+    login_page_id: Nullable(Str()),
+    post_login_page_name: Nullable(Str()),
+    post_login_page_id: Nullable(Str()),
+    is_trashed: Bool(),
+  },
+  'LocationListItem',
+);
+
+export const LocationDetailSchema = Obj(
+  {
+    id: Id(),
+    name: Str(),
+    description: Nullable(Str()),
+    address: Nullable(Str()),
+    post_code: Nullable(Str()),
+    city: Nullable(Str()),
+    state: Nullable(Str()),
+    country_code: Nullable(Str()),
+    lat: Nullable(Float()),
+    lng: Nullable(Float()),
+    is_trashed: Bool(),
+  },
+  'LocationDetail',
+);
+
+const Coordinate = () => Nullable(Str('A decimal number as text.'));
+
+export const HierarchyItemSchema = Obj(
+  {
+    id: Id(),
+    name: Str(),
+    lat: Coordinate(),
+    lng: Coordinate(),
+    buildings: Type.Array(
+      Obj(
+        {
+          id: Id(),
+          name: Str(),
+          lat: Coordinate(),
+          lng: Coordinate(),
+          floors: Type.Array(
+            Obj(
+              {
+                id: Id(),
+                name: Str(),
+                image: Obj({
+                  name: Nullable(Str()),
+                  width: Nullable(Type.Integer()),
+                  height: Nullable(Type.Integer()),
+                }),
+                dimensions: Obj({ width: Float(), length: Float() }),
+                zones: Type.Array(
+                  Obj(
+                    {
+                      id: Id(),
+                      name: Str(),
+                      coordinates: Type.Optional(
+                        Type.Array(Obj({ x: Float(), y: Float() }), {
+                          description: 'Only with `with_coordinates=1`.',
+                        }),
+                      ),
+                    },
+                    'HierarchyZone',
+                  ),
+                ),
+              },
+              'HierarchyFloor',
+            ),
+          ),
+        },
+        'HierarchyBuilding',
+      ),
+    ),
+  },
+  'HierarchyLocation',
+);

@@ -67,18 +67,41 @@ export async function countLocations(ctx: AppContext, filters: Record<string, un
 export async function locationHierarchy(ctx: AppContext, filters: Record<string, unknown>) {
   const where = await locationWhere(ctx, 'locations.hierarchy', filters);
   const tenantId = ctx.principal.tenantId;
+  // Only the columns the hierarchy shows: each level is built as JSON in the database, so every
+  // extra column costs on every row (bench/RESULTS.md).
   return ctx.prisma.location.findMany({
     where,
     orderBy: locationOrder,
-    include: {
+    select: {
+      id: true,
+      name: true,
+      lat: true,
+      lng: true,
       buildings: {
         where: { tenantId },
         orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-        include: {
+        select: {
+          id: true,
+          name: true,
+          lat: true,
+          lng: true,
           floors: {
             where: { tenantId },
             orderBy: [{ level: 'asc' }, { id: 'asc' }],
-            include: { zones: { where: { tenantId }, orderBy: [{ name: 'asc' }, { id: 'asc' }] } },
+            select: {
+              id: true,
+              name: true,
+              imageUrl: true,
+              imageWidth: true,
+              imageHeight: true,
+              width: true,
+              length: true,
+              zones: {
+                where: { tenantId },
+                orderBy: [{ name: 'asc' }, { id: 'asc' }],
+                select: { id: true, name: true, coordinates: true },
+              },
+            },
           },
         },
       },

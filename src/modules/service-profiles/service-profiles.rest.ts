@@ -1,11 +1,14 @@
 // REST endpoints for service profiles (beyond the spec).
 import { countEndpoint, listEndpoint } from '../../rest/endpoint.js';
-import { serviceProfileItem } from './service-profiles.serializer.js';
+import { serviceProfileFilterRules } from './service-profiles.inputs.js';
+import { ServiceProfileItemSchema, serviceProfileItem } from './service-profiles.serializer.js';
 import { countServiceProfiles, listServiceProfiles } from './service-profiles.service.js';
 
 export const list = listEndpoint({
   summary: 'List service profiles (name, is_default, page, per_page)',
   action: 'serviceProfiles.list',
+  item: ServiceProfileItemSchema,
+  filters: serviceProfileFilterRules,
   list: listServiceProfiles,
   serialize: serviceProfileItem,
 });
@@ -13,5 +16,6 @@ export const list = listEndpoint({
 export const count = countEndpoint({
   summary: 'Count service profiles (name, is_default)',
   action: 'serviceProfiles.list',
+  filters: serviceProfileFilterRules,
   count: countServiceProfiles,
 });

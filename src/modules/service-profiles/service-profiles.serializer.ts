@@ -1,5 +1,6 @@
 // `GET /service-profiles` item (beyond the spec; documented in the README).
 import type { ServiceProfile } from '../../generated/prisma/client.js';
+import { Bool, Id, Int, IsoMicros, Nullable, Obj, Str } from '../../rest/schemas.js';
 import { isoMicros } from '../../shared/format.js';
 
 export function serviceProfileItem(p: ServiceProfile) {
@@ -14,3 +15,20 @@ export function serviceProfileItem(p: ServiceProfile) {
     created_at: isoMicros(p.createdAt),
   };
 }
+
+// ---------------------------------------------------------------------------------------------
+// Output schemas (the OpenAPI document and the contract test read them), keys in the order above.
+
+export const ServiceProfileItemSchema = Obj(
+  {
+    id: Id(),
+    name: Str(),
+    bandwidth_up: Int(),
+    bandwidth_down: Int(),
+    session_duration: Int(),
+    data_quota: Nullable(Int()),
+    is_default: Bool(),
+    created_at: IsoMicros(),
+  },
+  'ServiceProfile',
+);

@@ -3,7 +3,7 @@
 // service functions as REST.
 import { requires } from '../../auth/permissions.js';
 import { assertPageSize, toRestInput } from '../../graphql/args.js';
-import { builder } from '../../graphql/builder.js';
+import { builder, type SchemaTypes } from '../../graphql/builder.js';
 import { countryName } from '../../validation/countries.js';
 import {
   countTenants,
@@ -80,6 +80,28 @@ builder.queryFields((t) => ({
   }),
 }));
 
+/** `deactivateTenant` / `activateTenant`: one shape, the target state differs. */
+function trashMutation(t: PothosSchemaTypes.MutationFieldBuilder<SchemaTypes, unknown>, trashed: boolean) {
+  return t.prismaField({
+    ...requires('tenants.activate'),
+    type: 'Tenant',
+    description: `${trashed ? 'Trashes' : 'Restores'} a tenant; with \`userStatus\` its users (support users excepted) take that status.`,
+    args: {
+      id: t.arg.id({ required: true }),
+      userStatus: t.arg.int({ description: '0 Passive, 1 Active, 2 Banned' }),
+    },
+    resolve: async (query, _root, args, ctx) => {
+      const tenant = await setTenantTrashed(
+        ctx,
+        String(args.id),
+        trashed,
+        toRestInput({ userStatus: args.userStatus }),
+      );
+      return ctx.prisma.tenant.findUniqueOrThrow({ ...query, where: { id: tenant.id } });
+    },
+  });
+}
+
 builder.mutationFields((t) => ({
   createTenant: t.prismaField({
     ...requires('tenants.create'),
@@ -100,42 +122,8 @@ builder.mutationFields((t) => ({
       return ctx.prisma.tenant.findUniqueOrThrow({ ...query, where: { id: updated.id } });
     },
   }),
-  deactivateTenant: t.prismaField({
-    ...requires('tenants.activate'),
-    type: 'Tenant',
-    description: 'Trashes a tenant; with `userStatus` its users (support users excepted) take that status.',
-    args: {
-      id: t.arg.id({ required: true }),
-      userStatus: t.arg.int({ description: '0 Passive, 1 Active, 2 Banned' }),
-    },
-    resolve: async (query, _root, args, ctx) => {
-      const tenant = await setTenantTrashed(
-        ctx,
-        String(args.id),
-        true,
-        toRestInput({ userStatus: args.userStatus }),
-      );
-      return ctx.prisma.tenant.findUniqueOrThrow({ ...query, where: { id: tenant.id } });
-    },
-  }),
-  activateTenant: t.prismaField({
-    ...requires('tenants.activate'),
-    type: 'Tenant',
-    description: 'Restores a tenant; with `userStatus` its users (support users excepted) take that status.',
-    args: {
-      id: t.arg.id({ required: true }),
-      userStatus: t.arg.int({ description: '0 Passive, 1 Active, 2 Banned' }),
-    },
-    resolve: async (query, _root, args, ctx) => {
-      const tenant = await setTenantTrashed(
-        ctx,
-        String(args.id),
-        false,
-        toRestInput({ userStatus: args.userStatus }),
-      );
-      return ctx.prisma.tenant.findUniqueOrThrow({ ...query, where: { id: tenant.id } });
-    },
-  }),
+  deactivateTenant: trashMutation(t, true),
+  activateTenant: trashMutation(t, false),
   switchTenant: t.prismaField({
     ...requires('tenants.switch'),
     type: 'Tenant',

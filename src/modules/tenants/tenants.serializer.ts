@@ -1,5 +1,6 @@
 // The exact shapes of spec 2.10, keys in the spec's order.
 import type { Tenant } from '../../generated/prisma/client.js';
+import { Bool, Id, Nullable, Obj, Str } from '../../rest/schemas.js';
 import { countryName } from '../../validation/countries.js';
 
 /** Create and update responses. */
@@ -20,3 +21,23 @@ export function tenantDetail(t: Tenant) {
 export function tenantListItem(t: Tenant & { group: { name: string } }) {
   return { ...tenantDetail(t), group_id: t.groupId, group_name: t.group.name };
 }
+
+// ---------------------------------------------------------------------------------------------
+// Output schemas (the OpenAPI document and the contract test read them), keys in the order above.
+
+const tenantProperties = {
+  id: Id(),
+  name: Str(),
+  address: Nullable(Str()),
+  city: Nullable(Str()),
+  country_code: Nullable(Str()),
+  country_name: Nullable(Str()),
+  description: Nullable(Str()),
+  is_trashed: Bool(),
+};
+
+export const TenantDetailSchema = Obj(tenantProperties, 'TenantDetail');
+export const TenantListItemSchema = Obj(
+  { ...tenantProperties, group_id: Id(), group_name: Str() },
+  'TenantListItem',
+);

@@ -34,12 +34,15 @@ export const PASSWORD_MAX = 30;
  * length passed (a too-short password answers only the length message).
  */
 function passwordCheck(pattern: RegExp, message: string): Rule {
-  return custom((value) => {
-    const text = String(value);
-    const length = [...text].length;
-    if (length < PASSWORD_MIN || length > PASSWORD_MAX) return null;
-    return pattern.test(text) ? null : message;
-  });
+  return custom(
+    (value) => {
+      const text = String(value);
+      const length = [...text].length;
+      if (length < PASSWORD_MIN || length > PASSWORD_MAX) return null;
+      return pattern.test(text) ? null : message;
+    },
+    { description: message.replace('The :attribute field must contain', 'Contains') },
+  );
 }
 
 /** Laravel's `Password::min(8)->max(30)->mixedCase()->symbols()->numbers()` after `confirmed`. */

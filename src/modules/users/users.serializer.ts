@@ -1,5 +1,7 @@
 // The exact shape of spec 2.11, keys in the spec's order. The password hash is never written out.
 
+import { Type } from '@sinclair/typebox';
+import { Bool, Id, Int, IntEnum, Nullable, Obj, Str } from '../../rest/schemas.js';
 import { roleName, userType } from './users.roles.js';
 import type { UserRow } from './users.service.js';
 
@@ -28,3 +30,34 @@ export function userItem(u: UserRow) {
 export function userDetail(u: UserRow) {
   return { ...userItem(u), api_token: null };
 }
+
+// ---------------------------------------------------------------------------------------------
+// Output schemas (the OpenAPI document and the contract test read them), keys in the order above.
+
+const userProperties = {
+  id: Id(),
+  user_id: Int(),
+  name: Str(),
+  username: Str(),
+  user_type: Int(),
+  user_type_name: Str(),
+  email: Str(),
+  role: Str(),
+  role_name: Str(),
+  current_tenant_name: Str(),
+  current_tenant_id: Id(),
+  location_id: Nullable(Id()),
+  location_name: Nullable(Str()),
+  status: IntEnum([0, 1, 2], '0 Passive, 1 Active, 2 Banned'),
+  is_trashed: Bool(),
+  locale: Str(),
+};
+
+export const UserItemSchema = Obj(userProperties, 'User');
+export const UserDetailSchema = Obj(
+  {
+    ...userProperties,
+    api_token: Type.Null({ description: 'Always null: tokens are issued by the operator.' }),
+  },
+  'UserDetail',
+);

@@ -1,0 +1,503 @@
+// `npm run bench`: throughput, latency, SQL statements per request and peak RSS of the gateway's
+// dashboard reads (and a write mix), each beside its SQL floor, on PostgreSQL at scale and on the
+// embedded PGlite at a smaller size. See bench/RESULTS.md for a recorded run.
+//
+//   npm run bench -- [--tenants 10] [--guests 100000] [--devices 300000] [--sessions 1000000]
+//                    [--present 50000] [--pglite-guests 5000] [--duration 5] [--connections 10]
+//                    [--only pg|pglite] [--rows guests,graphql] [--out file.md]
+//   BENCH_DATABASE_URL (default postgresql://root@127.0.0.1:5432/bench, created if absent; the
+//   database is the benchmark's: a dataset of other sizes in it is dropped and regenerated).
+import { writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { type BenchDatabase, openPgliteBench, openPostgresBench } from './databases.js';
+import {
+  type Dataset,
+  existingDataset,
+  generateDataset,
+  hasOtherData,
+  type Sizes,
+  sizesKey,
+} from './dataset.js';
+import * as floor from './floor.js';
+
+const { values: flags } = parseArgs({
+  options: {
+    tenants: { type: 'string', default: '10' },
+    guests: { type: 'string', default: '100000' },
+    devices: { type: 'string', default: '300000' },
+    sessions: { type: 'string', default: '1000000' },
+    present: { type: 'string', default: '50000' },
+    'pglite-guests': { type: 'string', default: '5000' },
+    duration: { type: 'string', default: '5' },
+    connections: { type: 'string', default: '10' },
+    only: { type: 'string' },
+    rows: { type: 'string' },
+    out: { type: 'string' },
+  },
+});
+
+const num = (name: keyof typeof flags) => {
+  const n = Number(flags[name]);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`--${name} must be a whole number`);
+  return n;
+};
+const DURATION = num('duration');
+const CONNECTIONS = num('connections');
+const log = (msg: string) => process.stderr.write(`${msg}\n`);
+
+interface Scenario {
+  id: string;
+  label: string;
+  kind: 'list' | 'graphql' | 'count' | 'other' | 'write';
+  method: 'GET' | 'POST';
+  path: string;
+  body?: string;
+  /** Requests of seconds each: a fixed number of them (3 per connection) instead of a duration. */
+  heavy?: boolean;
+  /** The same request with a small page (per_page=10 / first: 10): statements must not differ. */
+  smallPage?: { path: string; body?: string };
+  floor?: floor.FloorQuery;
+}
+
+interface Measure {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+
+interface Row {
+  scenario: Scenario;
+  gateway: Measure;
+  floor: Measure | null;
+  statements: number;
+  statementsSmall: number | null;
+  rssMb: number;
+  notes: string[];
+}
+
+// ── Load ─────────────────────────────────────────────────────────────────────────────────────
+
+let peakRss = 0;
+setInterval(() => {
+  peakRss = Math.max(peakRss, process.memoryUsage.rss());
+}, 20).unref();
+
+async function load(opts: autocannon.Options): Promise<Measure> {
+  const r = await autocannon({ connections: CONNECTIONS, duration: DURATION, timeout: 60, ...opts });
+  return {
+    rps: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    errors: r.errors + r.timeouts + r.non2xx,
+  };
+}
+
+const dashboardQuery = (first: number) =>
+  JSON.stringify({
+    query: `{ guests(first: ${first}) { edges { node { id name email online
+      devices(first: 10) { edges { node { id mac typeName online } } }
+      sessions(first: 5) { edges { node { id startTime endTime ipAddress downloadedData } } } } } } }`,
+  });
+
+function scenarios(ds: Dataset): Scenario[] {
+  const t0 = ds.tenants[0];
+  if (!t0) throw new Error('no tenant');
+  const loc = t0.locations[0] ?? '';
+  const tid = t0.tenantId;
+  const perTenant = Math.floor(ds.sizes.guests / ds.sizes.tenants);
+  const deepPage = Math.max(2, Math.floor(perTenant / 100) - 1);
+  const filter = `location_id=${loc}&gender=female&type=1`;
+  const filterSql = { where: `AND g."locationId" = $2 AND g.gender = 2 AND g.type = 1`, params: [loc] };
+  const list = (id: string, label: string, q: string, f: floor.FloorQuery): Scenario => ({
+    id,
+    label,
+    kind: 'list',
+    method: 'GET',
+    path: `/api/v1/${q}`,
+    smallPage: { path: `/api/v1/${q.replace('per_page=100', 'per_page=10')}` },
+    floor: f,
+  });
+  return [
+    list('guests', 'GET /guests?per_page=100', 'guests?per_page=100', floor.guestPage(tid, {})),
+    list(
+      'guests-filtered',
+      'GET /guests?per_page=100 + location, gender, type',
+      `guests?per_page=100&${filter}`,
+      floor.guestPage(tid, filterSql),
+    ),
+    list(
+      'guests-deep',
+      `GET /guests?per_page=100&page=${deepPage}`,
+      `guests?per_page=100&page=${deepPage}`,
+      floor.guestPage(tid, { offset: (deepPage - 1) * 100 }),
+    ),
+    {
+      id: 'guests-count',
+      label: 'GET /guests/count + location, gender, type',
+      kind: 'count',
+      method: 'GET',
+      path: `/api/v1/guests/count?${filter}`,
+      floor: floor.guestCount(tid, filterSql.where, filterSql.params),
+    },
+    {
+      id: 'guests-count-name',
+      label: 'GET /guests/count?name=ann (substring)',
+      kind: 'count',
+      method: 'GET',
+      path: '/api/v1/guests/count?name=ann',
+      floor: floor.guestCount(tid, `AND g.name ILIKE '%ann%'`, []),
+    },
+    {
+      id: 'sessions-count',
+      label: 'GET /sessions/count?location_id=…',
+      kind: 'count',
+      method: 'GET',
+      path: `/api/v1/sessions/count?location_id=${loc}`,
+      floor: floor.sessionCount(tid, loc),
+    },
+    list(
+      'sessions',
+      'GET /sessions?per_page=100&location_id=…',
+      `sessions?per_page=100&location_id=${loc}`,
+      floor.sessionPage(tid, loc),
+    ),
+    {
+      id: 'hierarchy',
+      label: 'GET /locations/hierarchy',
+      kind: 'other',
+      method: 'GET',
+      path: '/api/v1/locations/hierarchy',
+      floor: floor.hierarchy(tid),
+    },
+    {
+      id: 'graphql',
+      label: 'GraphQL: 100 guests + devices + latest 5 sessions',
+      kind: 'graphql',
+      method: 'POST',
+      path: '/graphql',
+      body: dashboardQuery(100),
+      smallPage: { path: '/graphql', body: dashboardQuery(10) },
+      floor: floor.dashboard(tid),
+    },
+    {
+      id: 'active-sessions',
+      label: `GET /locations-analytics/active-sessions (${ds.sizes.present} present)`,
+      kind: 'other',
+      heavy: ds.sizes.present > 5000,
+      method: 'GET',
+      path: `/api/v1/locations-analytics/active-sessions?location_id=${loc}`,
+      floor: floor.activeSessions(tid, loc),
+    },
+  ];
+}
+
+// ── One database ─────────────────────────────────────────────────────────────────────────────
+
+async function runOn(name: string, bench: BenchDatabase, ds: Dataset): Promise<Row[]> {
+  const config = loadConfig({
+    RATE_LIMIT_PER_MINUTE: '1000000',
+    APP_URL: 'http://localhost',
+    LOG_LEVEL: 'silent',
+  });
+  const app = await buildApp({ config, db: bench.db, logger: false });
+  await app.fastify.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.fastify.server.address();
+  const base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  const t0 = ds.tenants[0];
+  if (!t0) throw new Error('no tenant');
+  const headers = { authorization: `Bearer ${t0.token}`, 'content-type': 'application/json' };
+  const all = scenarios(ds);
+  const routes = new Map(all.flatMap((s) => (s.floor ? [[`/${s.id}`, s.floor] as const] : [])));
+  const floorServer = await floor.startFloor(bench.rows, routes);
+  const wanted = flags.rows?.split(',');
+  const rows: Row[] = [];
+
+  const countStatements = async (method: 'GET' | 'POST', url: string, body?: string) => {
+    let n = 0;
+    const off = bench.db.onQuery(() => {
+      n++;
+    });
+    try {
+      const res = await app.fastify.inject({ method, url, headers, ...(body ? { payload: body } : {}) });
+      await new Promise((resolve) => setImmediate(resolve));
+      if (res.statusCode !== 200 || res.body.includes('"errors"')) {
+        throw new Error(`${method} ${url}: ${res.statusCode} ${res.body.slice(0, 300)}`);
+      }
+      return n;
+    } finally {
+      off();
+    }
+  };
+
+  try {
+    for (const s of all) {
+      if (wanted && !wanted.some((w) => s.id.startsWith(w))) continue;
+      if (s.id === 'active-sessions') {
+        // Present devices stay present: their records are refreshed before the run.
+        // ANALYZE as autovacuum would after such a wave of updates: with statistics from before it,
+        // the planner expects one present device instead of all of them and nests loops.
+        await bench.db.prisma.$executeRawUnsafe(`UPDATE "CurrentPresence" SET "seenAt" = now()`);
+        await bench.db.prisma.$executeRawUnsafe(`ANALYZE "CurrentPresence"`);
+      }
+      log(`[${name}] ${s.label}`);
+      const statements = await countStatements(s.method, s.path, s.body);
+      const statementsSmall = s.smallPage
+        ? await countStatements(s.method, s.smallPage.path, s.smallPage.body)
+        : null;
+      const size = s.heavy ? { amount: CONNECTIONS * 3 } : {};
+      // Warm up (JIT, plans, pool) before measuring.
+      const warm = s.heavy ? { amount: CONNECTIONS } : { duration: 1 };
+      await load({
+        url: base + s.path,
+        method: s.method,
+        headers,
+        ...warm,
+        ...(s.body ? { body: s.body } : {}),
+      });
+      peakRss = process.memoryUsage.rss();
+      const gateway = await load({
+        url: base + s.path,
+        method: s.method,
+        headers,
+        ...size,
+        ...(s.body ? { body: s.body } : {}),
+      });
+      const rssMb = peakRss / 1024 / 1024;
+      let floorMeasure: Measure | null = null;
+      if (s.floor) {
+        await load({ url: `${floorServer.url}/${s.id}`, ...warm });
+        floorMeasure = await load({ url: `${floorServer.url}/${s.id}`, ...size });
+      }
+      rows.push({ scenario: s, gateway, floor: floorMeasure, statements, statementsSmall, rssMb, notes: [] });
+      log(`   ${fmtRow(rows[rows.length - 1] as Row)}`);
+    }
+
+    if (!wanted || wanted.some((w) => 'write-mix'.startsWith(w))) {
+      log(`[${name}] write mix`);
+      let n = 0;
+      const stamp = Date.now();
+      const loc = t0.locations[1] ?? t0.locations[0] ?? '';
+      const writes = load({
+        url: base,
+        headers,
+        connections: Math.max(1, Math.floor(CONNECTIONS / 2)),
+        requests: [
+          {
+            method: 'POST',
+            path: '/api/v1/guests',
+            setupRequest: (req) => {
+              n++;
+              return {
+                ...req,
+                body: JSON.stringify({
+                  location_id: loc,
+                  name: `Bench Writer ${n}`,
+                  email: `w${stamp}-${n}@bench.invalid`,
+                  tags: ['Segment 1', 'Bench'],
+                }),
+              };
+            },
+          },
+          {
+            method: 'PUT',
+            setupRequest: (req) => {
+              n++;
+              // Guest k + 1 of the dataset stays at its own location (index (k + 1) % 4).
+              const k = n % ds.guestIds.length;
+              return {
+                ...req,
+                path: `/api/v1/guests/${ds.guestIds[k]}`,
+                body: JSON.stringify({
+                  location_id: t0.locations[(k + 1) % t0.locations.length],
+                  name: `Updated ${n}`,
+                }),
+              };
+            },
+          },
+        ],
+      });
+      peakRss = process.memoryUsage.rss();
+      const reads = load({
+        url: `${base}/api/v1/guests?per_page=100`,
+        headers,
+        connections: Math.max(1, Math.ceil(CONNECTIONS / 2)),
+      });
+      const [w, r] = await Promise.all([writes, reads]);
+      const rssMb = peakRss / 1024 / 1024;
+      const mk = (id: string, label: string, m: Measure): Row => ({
+        scenario: { id, label, kind: 'write', method: 'GET', path: '' },
+        gateway: m,
+        floor: null,
+        statements: Number.NaN,
+        statementsSmall: null,
+        rssMb,
+        notes: [],
+      });
+      rows.push(mk('write-mix-writes', 'write mix: POST /guests + PUT /guests/:id', w));
+      rows.push(mk('write-mix-reads', 'write mix: GET /guests?per_page=100 meanwhile', r));
+      for (const row of rows.slice(-2)) log(`   ${fmtRow(row)}`);
+      // The dataset is reused by the next run: the created guests go again.
+      await bench.db.prisma.$executeRawUnsafe(`DELETE FROM "Guest" WHERE email LIKE '%@bench.invalid'`);
+    }
+  } finally {
+    await floorServer.close();
+    await app.close();
+  }
+  return rows;
+}
+
+// ── Report ───────────────────────────────────────────────────────────────────────────────────
+
+const ms = (n: number) => (n >= 100 ? n.toFixed(0) : n.toFixed(1));
+
+function goals(row: Row, atScale: boolean): string[] {
+  const missed: string[] = [];
+  const s = row.scenario;
+  if (row.statementsSmall !== null && row.statementsSmall !== row.statements)
+    missed.push('SQL grows with page');
+  if (row.floor && (s.kind === 'list' || s.kind === 'graphql')) {
+    const limit = s.kind === 'graphql' ? 3 : 2;
+    if (row.floor.rps / row.gateway.rps > limit) missed.push(`>${limit}× floor`);
+  }
+  if (atScale && row.gateway.p99 >= 50) missed.push('p99 ≥ 50 ms');
+  if (s.kind === 'count' && row.gateway.p99 >= 100) missed.push('count ≥ 100 ms');
+  if (row.gateway.errors > 0) missed.push(`${row.gateway.errors} errors`);
+  return missed;
+}
+
+function fmtRow(r: Row): string {
+  return (
+    `${r.gateway.rps.toFixed(0)} req/s, p50 ${ms(r.gateway.p50)} ms, p99 ${ms(r.gateway.p99)} ms, ${r.statements} SQL` +
+    (r.floor ? ` | floor ${r.floor.rps.toFixed(0)} req/s p50 ${ms(r.floor.p50)} ms` : '')
+  );
+}
+
+function table(rows: Row[], atScale: boolean): string {
+  const lines = [
+    `| request | req/s | p50 ms | p99 ms | SQL/req (page 10 → 100) | peak RSS MB | floor req/s | floor p50 ms | floor p99 ms | × floor | ${atScale ? 'goals' : 'goals (the p99 goal is for PostgreSQL at scale)'} |`,
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
+  ];
+  for (const r of rows) {
+    const sql = Number.isNaN(r.statements)
+      ? '—'
+      : r.statementsSmall === null
+        ? String(r.statements)
+        : `${r.statementsSmall} → ${r.statements}`;
+    const ratio = r.floor ? (r.floor.rps / r.gateway.rps).toFixed(2) : '—';
+    const missed = goals(r, atScale);
+    lines.push(
+      `| ${r.scenario.label} | ${r.gateway.rps.toFixed(0)} | ${ms(r.gateway.p50)} | ${ms(r.gateway.p99)} | ${sql} | ${r.rssMb.toFixed(0)} | ` +
+        `${r.floor ? r.floor.rps.toFixed(0) : '—'} | ${r.floor ? ms(r.floor.p50) : '—'} | ${r.floor ? ms(r.floor.p99) : '—'} | ${ratio} | ` +
+        `${missed.length === 0 ? 'met' : `**missed**: ${missed.join(', ')}`} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+function machine(): string {
+  const cpus = os.cpus();
+  return [
+    `- date: ${new Date().toISOString()}`,
+    `- CPU: ${cpus.length} × ${cpus[0]?.model ?? 'unknown'}`,
+    `- memory: ${(os.totalmem() / 1024 ** 3).toFixed(1)} GiB`,
+    `- node ${process.version}, ${os.platform()} ${os.release()}; PostgreSQL on the same machine`,
+    `- load average at the end of the run: ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(', ')} (other processes share the machine: numbers vary between runs)`,
+    `- load: ${CONNECTIONS} connections, ${DURATION} s per row (after a 1 s warm-up), autocannon in the same process`,
+  ].join('\n');
+}
+
+// ── Main ─────────────────────────────────────────────────────────────────────────────────────
+
+async function prepare(bench: BenchDatabase, sizes: Sizes, name: string): Promise<Dataset> {
+  const found = await existingDataset(bench.db.prisma, sizes);
+  if (found) {
+    log(`[${name}] reusing dataset ${sizesKey(sizes)}`);
+    return found;
+  }
+  log(`[${name}] generating dataset ${sizesKey(sizes)}`);
+  return generateDataset(bench.db.prisma, sizes, log);
+}
+
+const out: string[] = [];
+const only = flags.only;
+
+if (!only || only === 'pg') {
+  const sizes: Sizes = {
+    tenants: num('tenants'),
+    guests: num('guests'),
+    devices: num('devices'),
+    sessions: num('sessions'),
+    present: num('present'),
+  };
+  const url = process.env.BENCH_DATABASE_URL ?? 'postgresql://root@127.0.0.1:5432/bench';
+  const bench = await openPostgresBench(url, {
+    // Only a benchmark dataset (marker table) of other sizes is dropped; foreign data is refused below.
+    reset: async (pool) => {
+      const marker = await pool.query(`SELECT to_regclass('bench_dataset')::text AS t`);
+      if (!marker.rows[0]?.t) return false;
+      const same = await pool.query('SELECT 1 FROM bench_dataset WHERE key = $1', [sizesKey(sizes)]);
+      return same.rowCount === 0;
+    },
+  });
+  try {
+    if (!(await existingDataset(bench.db.prisma, sizes)) && (await hasOtherData(bench.db.prisma))) {
+      throw new Error(
+        'the benchmark database holds other data; point BENCH_DATABASE_URL at a database of its own',
+      );
+    }
+    const ds = await prepare(bench, sizes, 'postgresql');
+    const rows = await runOn('postgresql', bench, ds);
+    out.push(
+      `## PostgreSQL (${url.replace(/\/\/[^@]*@/, '//')})`,
+      '',
+      `${sizes.tenants} tenants, ${sizes.guests} guests, ${sizes.devices} devices, ${sizes.sessions} sessions, ` +
+        `${sizes.present} present devices (requests as tenant 0: ${sizes.guests / sizes.tenants} guests, ` +
+        `${sizes.sessions / sizes.tenants} sessions, all present devices at its first location).`,
+      '',
+      table(rows, true),
+      '',
+    );
+  } finally {
+    await bench.close();
+  }
+}
+
+if (!only || only === 'pglite') {
+  const g = num('pglite-guests');
+  const sizes: Sizes = {
+    tenants: 2,
+    guests: g,
+    devices: g * 3,
+    sessions: g * 10,
+    present: Math.floor(g / 2),
+  };
+  const bench = await openPgliteBench();
+  try {
+    const ds = await prepare(bench, sizes, 'pglite');
+    const rows = await runOn('pglite', bench, ds);
+    out.push(
+      '## PGlite (embedded, in memory)',
+      '',
+      `${sizes.tenants} tenants, ${sizes.guests} guests, ${sizes.devices} devices, ${sizes.sessions} sessions, ` +
+        `${sizes.present} present devices.`,
+      '',
+      table(rows, false),
+      '',
+    );
+  } finally {
+    await bench.close();
+  }
+}
+
+const report = ['## Machine', '', machine(), '', ...out].join('\n');
+process.stdout.write(`${report}\n`);
+if (flags.out) writeFileSync(flags.out, `${report}\n`);
+process.exit(0);

@@ -1,0 +1,52 @@
+// The cost limit, evaluated when the operation runs so that `first`/`last` passed as variables
+// count as much as literals (a validation-time rule sees no variable values and can be bypassed).
+import { GraphQLError, getNamedType, getNullableType, isListType } from 'graphql';
+import { type ComplexityEstimator, getComplexity } from 'graphql-query-complexity';
+import type { Plugin } from 'graphql-yoga';
+
+/** Default page of a connection without `first`/`last`. */
+const DEFAULT_PAGE = 10;
+/** Plain lists (buildings, floors, zones, tags) are bounded by the data, not by the caller. */
+const PLAIN_LIST_FACTOR = 2;
+
+/**
+ * A field costs 1 plus its children times the number of items it may return: `first`/`last` for a
+ * connection (its `edges` then count once), PLAIN_LIST_FACTOR for a plain list, 1 otherwise. So the
+ * cost grows with what the caller asks for, whether written inline or passed as variables.
+ */
+export const itemsEstimator: ComplexityEstimator = ({ type, field, args, childComplexity }) => {
+  const returns = getNamedType(field.type).name;
+  let items = 1;
+  if (returns.endsWith('Connection')) {
+    const size =
+      typeof args.first === 'number' ? args.first : typeof args.last === 'number' ? args.last : null;
+    items = size ?? DEFAULT_PAGE;
+  } else if (isListType(getNullableType(field.type)) && !type.name.endsWith('Connection')) {
+    items = PLAIN_LIST_FACTOR;
+  }
+  return 1 + items * childComplexity;
+};
+
+export function queryCostLimit(maxCost: number): Plugin {
+  return {
+    onExecute({ args, setResultAndStopExecution }) {
+      const cost = getComplexity({
+        schema: args.schema,
+        query: args.document,
+        variables: (args.variableValues ?? {}) as Record<string, unknown>,
+        operationName: args.operationName ?? undefined,
+        estimators: [itemsEstimator],
+      });
+      if (cost > maxCost) {
+        setResultAndStopExecution({
+          errors: [
+            new GraphQLError(
+              `Query cost ${cost} exceeds the limit of ${maxCost}: ask for fewer items (first/last) or fewer nested lists.`,
+              { extensions: { code: 'QUERY_TOO_COSTLY', cost, limit: maxCost } },
+            ),
+          ],
+        });
+      }
+    },
+  };
+}

@@ -1,0 +1,197 @@
+// The OpenAPI document and the docs page: every route of the route table is documented and nothing
+// else; the document reads the rules the code runs; the recorded examples match their schemas; both
+// are public and the page loads nothing from another host. (Every other test file checks each REST
+// answer it receives against the document: test/helpers/contract.ts.)
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildOpenApi, loadExamples, openApiPath } from '../src/rest/openapi.js';
+import { routeTable } from '../src/rest/route-table.js';
+import { startApp, type TestApp } from './helpers/app.js';
+import { checkContract } from './helpers/contract.js';
+
+// biome-ignore lint/suspicious/noExplicitAny: the document is walked freely and asserted against literals.
+type AnyJson = any;
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startApp();
+});
+afterAll(async () => {
+  await t.close();
+});
+
+const doc: AnyJson = buildOpenApi(routeTable);
+const SPEC = new URL('../../shared/spec/api-v1.md', import.meta.url);
+const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
+
+describe.concurrent('OpenAPI document', () => {
+  it('documents every route of the route table, and nothing else', () => {
+    const documented = Object.entries(doc.paths as Record<string, AnyJson>)
+      .flatMap(([path, item]) =>
+        Object.keys(item)
+          .filter((m) => METHODS.includes(m))
+          .map((m) => `${m.toUpperCase()} ${path}`),
+      )
+      .sort();
+    const routes = routeTable.map((r) => `${r.method} ${openApiPath(r.path)}`).sort();
+    expect(documented).toEqual(routes);
+    expect(new Set(routes).size).toBe(routes.length);
+  });
+
+  it('gives every operation a success schema, its errors and its GraphQL field', () => {
+    for (const r of routeTable) {
+      const op = doc.paths[openApiPath(r.path)][r.method.toLowerCase()];
+      const ok = String(r.endpoint.status ?? 200);
+      const name = `${r.method} ${r.path}`;
+      if (r.endpoint.status === 204) expect(op.responses['204'], name).toEqual(expect.any(Object));
+      else expect(op.responses[ok].content['application/json'].schema, name).toEqual(expect.any(Object));
+      expect(Object.keys(op.responses), name).toEqual(expect.arrayContaining(['401', '429', '500']));
+      if (r.path.includes(':')) expect(op.responses['404'], name).toBeDefined();
+      if (r.endpoint.action) expect(op.responses['403'], name).toBeDefined();
+      if (r.endpoint.deprecated) {
+        expect(op.deprecated, name).toBe(true);
+        expect(op.responses['410'], name).toBeDefined();
+      }
+      expect(op.description, name).toContain(r.graphql.startsWith('(') ? 'none' : r.graphql);
+    }
+  });
+
+  it('reads parameters and bodies from the rules the code runs', () => {
+    const params = (path: string, method = 'get') =>
+      Object.fromEntries(doc.paths[path][method].parameters.map((p: AnyJson) => [p.name, p.schema]));
+    // Paging (pageRules) with each list's default.
+    expect(params('/locations').per_page).toEqual({ default: 10, minimum: 1, maximum: 100, type: 'integer' });
+    expect(params('/advertisements').per_page.default).toBe(25);
+    // A resource's filters (advertisementFilterRules, guestListRules).
+    expect(params('/advertisements').order_direction).toEqual({ enum: ['asc', 'desc'], type: 'string' });
+    expect(params('/guests').birth_date).toEqual({ format: 'date', type: 'string' });
+    expect(Object.keys(params('/guests'))).toContain('withBeacon');
+    expect(Object.keys(params('/guests/count'))).not.toContain('withBeacon');
+    // Bodies (locationWriteRules, userWriteRules, the ingest's per-event rules).
+    const body = (path: string, method: string) =>
+      doc.paths[path][method].requestBody.content['application/json'].schema;
+    const location = body('/locations', 'post');
+    expect(location.required).toEqual(['name']);
+    expect(location.properties.name).toMatchObject({ type: 'string', maxLength: 50 });
+    expect(location.properties.lat).toMatchObject({ type: ['number', 'null'], minimum: -90, maximum: 90 });
+    expect(location.properties.smart_login_frequency.description).toContain(
+      'Required when smart_login is 1.',
+    );
+    const user = body('/users', 'post');
+    expect(user.properties.password).toMatchObject({ minLength: 8, maxLength: 30 });
+    expect(user.properties.role.enum).toEqual(['tenant', 'venue', 'front-desk']);
+    expect(body('/users/{id}', 'put').required).not.toContain('password');
+    const presence = body('/ingest/presence', 'post');
+    expect(presence.properties.events).toMatchObject({ type: 'array', maxItems: 1000 });
+    expect(presence.properties.events.items.properties.data_type).toMatchObject({ enum: [1, 2] });
+  });
+
+  it('has an example recorded from a real run for every success, each matching its schema', () => {
+    const examples = loadExamples();
+    for (const r of routeTable) {
+      const recorded = examples[`${r.method} ${r.path}`] ?? {};
+      const ok = r.endpoint.status ?? (r.endpoint.response ? 200 : 204);
+      if (ok !== 204) expect(recorded[ok], `${r.method} ${r.path}`).toBeDefined();
+      const url = `/api/v1${r.path.replace(/:[a-z_]+/g, 'x')}`;
+      for (const [status, body] of Object.entries(recorded)) {
+        checkContract(r.method, url, Number(status), JSON.stringify(body));
+        const content = doc.paths[openApiPath(r.path)][r.method.toLowerCase()].responses[status].content;
+        expect(content['application/json'].example).toEqual(body);
+      }
+    }
+    for (const status of ['400', '401', '403', '404', '413', '422', '429']) {
+      expect(examples['*']?.[status], status).toBeDefined();
+    }
+  });
+
+  it("lists each resource's keys in the order of the spec's field tables", () => {
+    // Section 2 of the spec: `| key[, key…] | type |` rows under `### 2.N` and an optional caption.
+    const tables = new Map<string, string[]>();
+    let heading = '';
+    let caption = '';
+    for (const line of readFileSync(SPEC, 'utf8').split('\n')) {
+      if (line.startsWith('## 3')) break;
+      if (line.startsWith('### 2.')) [heading, caption] = [line.slice(4, 8).trim(), ''];
+      else if (heading && !line.startsWith('|') && line.trim()) caption = line;
+      else if (heading && line.startsWith('|') && !/^\|\s*(Field|Level|-{3})/.test(line)) {
+        const key = `${heading} ${caption}`.trim();
+        const keys = (line.split('|')[1] ?? '').split(',').map((k) => k.trim());
+        tables.set(key, [...(tables.get(key) ?? []), ...keys]);
+      }
+    }
+    const table = (prefix: string): string[] => {
+      const found = [...tables.entries()].filter(([k]) => k.startsWith(prefix));
+      expect(found.length, prefix).toBe(1);
+      return found[0]?.[1] ?? [];
+    };
+    const keys = (schema: string, ...optional: string[]) =>
+      Object.keys(doc.components.schemas[schema].properties).filter((k) => !optional.includes(k));
+    expect(keys('LocationListItem')).toEqual(table('2.1 List item'));
+    expect(keys('LocationDetail')).toEqual(table('2.1 Create/update'));
+    expect(keys('GuestListItem', 'beacon')).toEqual(table('2.3 List item'));
+    expect(keys('GuestDevice')).toEqual(table('2.4'));
+    expect(keys('GuestSession')).toEqual(table('2.5'));
+    expect(keys('SessionByIp')).toEqual(table('2.6'));
+    expect(keys('LocationSession')).toEqual(table('2.7'));
+    expect(keys('LocationLog')).toEqual(table('2.8'));
+    expect(keys('ActiveSession')).toEqual(table('2.9'));
+    expect(keys('TenantListItem')).toEqual(table('2.10'));
+    expect(keys('UserDetail')).toEqual(table('2.11'));
+    expect(keys('Advertisement')).toEqual(table('2.12'));
+    expect(keys('AccessCode')).toEqual(table('2.13'));
+  });
+
+  it('rejects a body that does not match (the contract check can fail)', () => {
+    expect(() => checkContract('GET', '/api/v1/locations/count', 200, '{"count":"3"}')).toThrow(
+      /GET \/locations\/count answered 200: the body does not match/,
+    );
+    expect(() => checkContract('GET', '/api/v1/tenants/count', 201, '{"count":3}')).toThrow(/lists only/);
+    expect(() => checkContract('PUT', '/api/v1/tenants/x/switch', 200, '{"success":true,"extra":1}')).toThrow(
+      /additional properties/,
+    );
+    expect(() =>
+      checkContract('GET', '/api/v1/tenants/count', 422, '{"errors":{"name":["x"]},"message":"x"}'),
+    ).toThrow(/keys in the order errors, message/);
+    expect(() => checkContract('GET', '/api/v1/guests/x', 404, '{"message":"Not Found."}')).toThrow();
+  });
+});
+
+describe.concurrent('GET /api/v1/openapi.json and /api/v1/docs', () => {
+  it('serves the document without a token, with the request id and rate-limit headers', async () => {
+    const res = await t.request('GET', '/api/v1/openapi.json', { headers: { 'x-request-id': 'docs-1' } });
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(res.headers['x-request-id']).toBe('docs-1');
+    expect(res.headers['x-ratelimit-limit']).toBe('100000');
+    expect(res.json).toEqual(JSON.parse(JSON.stringify(doc)));
+    expect(res.json.openapi).toBe('3.1.0');
+    // A bad token does not matter either.
+    const bad = await t.request('GET', '/api/v1/openapi.json', { token: 'nope' });
+    expect(bad.status).toBe(200);
+  });
+
+  it('serves the reference page from the package, linking GraphiQL, loading nothing from another host', async () => {
+    const res = await t.request('GET', '/api/v1/docs');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(res.text).toContain('href="/graphql"');
+    expect(res.text).toContain('"/api/v1/openapi.json"');
+    expect(res.text).toContain('validatorUrl: null');
+    const refs = [...res.text.matchAll(/(?:src|href)="([^"]*)"/g)].map((m) => m[1] ?? '');
+    expect(refs.length).toBeGreaterThan(2);
+    for (const ref of refs) expect(ref, ref).toMatch(/^\/(?!\/)/);
+    expect(res.text).not.toMatch(/https?:\/\//);
+    for (const ref of refs.filter((r) => r.startsWith('/api/v1/docs/'))) {
+      const asset = await t.request('GET', ref);
+      expect(asset.status, ref).toBe(200);
+      expect(asset.text.length, ref).toBeGreaterThan(10_000);
+    }
+    const unknown = await t.request('GET', '/api/v1/docs/package.json');
+    expect(unknown.status).toBe(404);
+  });
+
+  it('keeps every other route gated', async () => {
+    const res = await t.request('GET', '/api/v1/locations');
+    expect(res.status).toBe(401);
+  });
+});
