@@ -1,6 +1,8 @@
 // Presence at venue scale, on PostgreSQL: ingest throughput (events per second, through the REST
 // ingest) and active-sessions latency with 50 000 present devices (p50/p99 over 50 requests).
-//   npx tsx bench/presence.bench.ts        (BENCH_DATABASE_URL, default postgresql://root@127.0.0.1:5432/test)
+//   npx tsx bench/presence.bench.ts        (BENCH_DATABASE_URL, default postgresql://root@127.0.0.1:5432/bench_presence, created when absent)
+
+import pg from 'pg';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/database.js';
@@ -10,7 +12,9 @@ const DEVICES = Number(process.env.BENCH_DEVICES ?? 50_000);
 const REQUESTS = 50;
 const BATCH = 1000;
 
-const url = process.env.BENCH_DATABASE_URL ?? 'postgresql://root@127.0.0.1:5432/test';
+const url = process.env.BENCH_DATABASE_URL ?? 'postgresql://root@127.0.0.1:5432/bench_presence';
+// A database of its own: the benchmark leaves its tenants behind, and `test` belongs to CI.
+await ensureDatabase(url);
 const db = await openDatabase({ url, poolSize: 10 });
 const config = loadConfig({
   RATE_LIMIT_PER_MINUTE: '1000000',
@@ -120,3 +124,17 @@ for (const [k, v] of table) console.log(`${(k as string).padEnd(width)}  ${v}`);
 
 await app.close();
 await db.close();
+
+async function ensureDatabase(target: string): Promise<void> {
+  const name = new URL(target).pathname.slice(1);
+  const admin = new URL(target);
+  admin.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (found.rowCount === 0) await client.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`);
+  } finally {
+    await client.end();
+  }
+}
