@@ -7,6 +7,7 @@ import { AppError, toAppError } from './errors.js';
 import { createFieldGuard } from './graphql/field-rate-limit.js';
 import { createGraphqlHandler } from './graphql/yoga.js';
 import { graphqlErrorBody, restErrorBody } from './http/error-bodies.js';
+import { acceptMultipart, unreadableForm } from './http/multipart.js';
 import { requestGate } from './http/request-gate.js';
 import { createPresencePubSub } from './modules/presence/presence.pubsub.js';
 import { createRateLimiter, type RateLimiter } from './rate-limit/rate-limiter.js';
@@ -27,7 +28,8 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** Fastify's own errors, in the decisions' terms. */
 function fastifyError(err: FastifyError): AppError | null {
-  if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return new AppError('PAYLOAD_TOO_LARGE');
+  if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || err.statusCode === 413)
+    return new AppError('PAYLOAD_TOO_LARGE');
   if (err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err instanceof SyntaxError)
     return new AppError('MALFORMED_JSON');
   return null;
@@ -73,6 +75,7 @@ export async function buildApp(deps: {
       done(new AppError('MALFORMED_JSON'), undefined);
     }
   });
+  await acceptMultipart(fastify);
   // Other content types carry no input we read (as Laravel ignores them); their size still counts.
   fastify.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, _body, done) => done(null, {}));
 
@@ -94,7 +97,7 @@ export async function buildApp(deps: {
   });
 
   fastify.setErrorHandler((err: FastifyError, request, reply) => {
-    const app = toAppError(err) ?? fastifyError(err);
+    const app = toAppError(err) ?? fastifyError(err) ?? unreadableForm(request);
     // An AppError answering 500 (a failure with a body of its own) carries the cause to log.
     if (!app || app.status >= 500) {
       request.log.error({ err }, 'request failed');
