@@ -118,3 +118,21 @@ describe.concurrent('PUT /guests/:id as multipart/form-data', () => {
     expect(JSON.parse(broken.body)).toEqual({ message: 'Malformed multipart body.' });
   });
 });
+
+describe('the OpenAPI document', () => {
+  it('documents the multipart form of POST and PUT /guests with the avatar as a file part', async () => {
+    const doc = (await t.request('GET', '/api/v1/openapi.json')).json;
+    for (const op of [doc.paths['/guests'].post, doc.paths['/guests/{id}'].put]) {
+      const form = op.requestBody.content['multipart/form-data'].schema;
+      expect(form.properties.avatar).toMatchObject({
+        type: 'string',
+        contentMediaType: 'application/octet-stream',
+      });
+      expect(Object.keys(form.properties)).toEqual(
+        Object.keys(op.requestBody.content['application/json'].schema.properties),
+      );
+    }
+    // Routes without file fields take JSON only.
+    expect(Object.keys(doc.paths['/locations'].post.requestBody.content)).toEqual(['application/json']);
+  });
+});

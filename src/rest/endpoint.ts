@@ -34,6 +34,11 @@ export interface Endpoint {
   query?: Rules;
   /** Body size limit in bytes when it differs from the app's 1 MiB (guest avatars). */
   bodyLimit?: number;
+  /**
+   * Body fields that may also arrive as file parts of a multipart/form-data body (src/http/multipart.ts
+   * turns each into a data URL); documents the multipart form beside the JSON one.
+   */
+  fileFields?: readonly string[];
   /** Returns the response body; `undefined` answers with an empty body. */
   handle(req: RestRequest): Promise<unknown>;
   /** A deprecated endpoint: served with Deprecation/Sunset/Link headers until its sunset, then 410. */

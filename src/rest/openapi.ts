@@ -115,6 +115,21 @@ function bodySchema(rules: Rules, items: Record<string, Rules> = {}): Json {
   };
 }
 
+/** The same body as a form: file fields as file parts, list fields as repeated `name[]` parts. */
+function formSchema(rules: Rules, fileFields: readonly string[]): Json {
+  const schema = bodySchema(rules);
+  const properties = schema.properties as Json;
+  for (const field of fileFields) {
+    properties[field] = {
+      type: 'string',
+      contentMediaType: 'application/octet-stream',
+      description: `A file part; judged by the same rule as the JSON form's ${field}.`,
+    };
+  }
+  schema.description = 'Form fields as in the JSON body; a list field is sent as repeated `name[]` parts.';
+  return schema;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Response schemas → components
 
@@ -329,7 +344,12 @@ export function buildOpenApi(routes: readonly Route[], examples: OpenApiExamples
         ? {
             requestBody: {
               required: Object.values(rules).some(isRequired),
-              content: { 'application/json': { schema: bodySchema(rules, e.bodyItems) } },
+              content: {
+                'application/json': { schema: bodySchema(rules, e.bodyItems) },
+                ...(e.fileFields
+                  ? { 'multipart/form-data': { schema: formSchema(rules, e.fileFields) } }
+                  : {}),
+              },
             },
           }
         : {}),

@@ -63,6 +63,7 @@ export const create: Endpoint = {
   action: 'guests.create',
   status: 201,
   bodyLimit: GUEST_BODY_LIMIT,
+  fileFields: ['avatar'],
   body: () => guestWriteRules({ ...docsOnly, mode: 'create' }),
   response: DataBody(GuestDetailSchema),
   async handle({ ctx, body }) {
@@ -74,6 +75,7 @@ export const update: Endpoint = {
   summary: 'Update a guest',
   action: 'guests.update',
   bodyLimit: GUEST_BODY_LIMIT,
+  fileFields: ['avatar'],
   body: () => guestWriteRules({ ...docsOnly, mode: 'update' }),
   response: DataBody(GuestDetailSchema),
   async handle({ ctx, params, body }) {
