@@ -6,6 +6,7 @@ import { scoped } from '../../db/scope.js';
 import { textSearch } from '../../db/text-search.js';
 import { AppError } from '../../errors.js';
 import type { AccessCode, Prisma as PrismaNS } from '../../generated/prisma/client.js';
+import { dayStart } from '../../shared/dates.js';
 import { validate } from '../../validation/validator.js';
 import { accessCodeFilterRules, accessCodeWriteRules, GENERATED, SHARED } from './access-codes.inputs.js';
 
@@ -164,7 +165,7 @@ export async function generateAccessCodes(
     expiry_date?: string | null;
     description?: string | null;
   };
-  const day = (ymd: string | null | undefined) => (ymd ? new Date(`${ymd}T00:00:00.000Z`) : null);
+  const day = (ymd: string | null | undefined) => (ymd ? dayStart(ymd) : null);
   const base = {
     tenantId: scope.tenantId,
     locationId: valid.location_id,

@@ -4,6 +4,7 @@ import type { AppContext } from '../../context.js';
 import { scoped } from '../../db/scope.js';
 import { textSearch } from '../../db/text-search.js';
 import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
+import { dayStart, nextDayStart } from '../../shared/dates.js';
 import { validate } from '../../validation/validator.js';
 import { type AdvertisementOrderColumn, advertisementFilterRules } from './advertisements.inputs.js';
 
@@ -19,9 +20,6 @@ interface AdvertisementFilters {
   order_direction?: 'asc' | 'desc';
 }
 
-const DAY_MS = 86_400_000;
-const utcDay = (ymd: string): Date => new Date(`${ymd}T00:00:00.000Z`);
-
 /** Validated filters → where and order. Every order ends with the unique id in the same direction. */
 async function advertisementQuery(ctx: AppContext, raw: Record<string, unknown>) {
   const scope = authorize(ctx.principal, 'advertisements.list');
@@ -36,8 +34,8 @@ async function advertisementQuery(ctx: AppContext, raw: Record<string, unknown>)
     // "Text search with the hashed tag id": a tag whose id contains the text (an exact id matches too).
     ...(f.tag_id ? { tags: { some: { tenantId: scope.tenantId, tag: { id: textSearch(f.tag_id) } } } } : {}),
     // Started on or after that day (UTC); ended on or before that day (UTC).
-    ...(f.start_date ? { startDate: { gte: utcDay(f.start_date) } } : {}),
-    ...(f.end_date ? { endDate: { lt: new Date(utcDay(f.end_date).getTime() + DAY_MS) } } : {}),
+    ...(f.start_date ? { startDate: { gte: dayStart(f.start_date) } } : {}),
+    ...(f.end_date ? { endDate: { lt: nextDayStart(f.end_date) } } : {}),
   };
   const direction = f.order_direction ?? 'asc';
   const orderBy: PrismaNS.AdvertisementOrderByWithRelationInput[] = f.order_by

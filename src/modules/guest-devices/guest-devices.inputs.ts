@@ -26,11 +26,6 @@ export function macAddress(): Rule {
   );
 }
 
-/** Start of a `yyyy-mm-dd` day in UTC (the value passed `dateFormat('Y-m-d')`). */
-export const dayStart = (day: string): Date => new Date(`${day}T00:00:00.000Z`);
-/** Start of the day after a `yyyy-mm-dd` day in UTC. */
-export const nextDayStart = (day: string): Date => new Date(dayStart(day).getTime() + 86_400_000);
-
 export const deviceFilterRules: Rules = {
   guest_id: [string()],
   mac: [string(), macAddress()],

@@ -6,8 +6,9 @@ import type { Scope } from '../../auth/principal.js';
 import type { AppContext } from '../../context.js';
 import { scoped } from '../../db/scope.js';
 import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
+import { dayStart } from '../../shared/dates.js';
 import { validate } from '../../validation/validator.js';
-import { dayStart, deviceFilterRules, deviceListRules, normaliseMac } from './guest-devices.inputs.js';
+import { deviceFilterRules, deviceListRules, normaliseMac } from './guest-devices.inputs.js';
 
 export const deviceOrder = (newestFirst: boolean): PrismaNS.GuestDeviceOrderByWithRelationInput[] =>
   newestFirst ? [{ createdAt: 'desc' }, { id: 'desc' }] : [{ createdAt: 'asc' }, { id: 'asc' }];

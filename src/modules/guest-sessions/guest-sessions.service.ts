@@ -6,8 +6,9 @@ import type { Scope } from '../../auth/principal.js';
 import type { AppContext } from '../../context.js';
 import { scoped } from '../../db/scope.js';
 import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
+import { dayStart, nextDayStart } from '../../shared/dates.js';
 import { validate } from '../../validation/validator.js';
-import { dayStart, nextDayStart, normaliseMac } from '../guest-devices/guest-devices.inputs.js';
+import { normaliseMac } from '../guest-devices/guest-devices.inputs.js';
 import { checkIpAddresses, sessionFilterRules } from './guest-sessions.inputs.js';
 
 export const sessionOrder = (newestFirst: boolean): PrismaNS.GuestSessionOrderByWithRelationInput[] =>

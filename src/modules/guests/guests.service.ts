@@ -6,6 +6,7 @@ import { scoped } from '../../db/scope.js';
 import { textSearch } from '../../db/text-search.js';
 import { AppError } from '../../errors.js';
 import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
+import { dayStart } from '../../shared/dates.js';
 import { avatarStorage } from '../../storage/storage.js';
 import { type Rules, validate } from '../../validation/validator.js';
 import {
@@ -66,8 +67,6 @@ interface FilterValues {
   type?: number;
   withBeacon?: boolean;
 }
-
-const dayStart = (d: string): Date => new Date(`${d}T00:00:00.000Z`);
 
 /** The validated filters as a where clause, inside the caller's scope. */
 async function guestQuery(
