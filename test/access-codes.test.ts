@@ -7,6 +7,7 @@ import { AppError } from '../src/errors.js';
 import { CODE_ALPHABET, generateAccessCodes } from '../src/modules/access-codes/access-codes.service.js';
 import { recordStatements, startApp, type TestApp, type TestResponse } from './helpers/app.js';
 import { addUser, newTenant } from './helpers/fixtures.js';
+import { unprocessable } from './helpers/laravel.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -33,13 +34,6 @@ function created(res: TestResponse): Json {
   expect(res.status, res.text).toBe(201);
   return res.json;
 }
-
-const unprocessable = (errors: Record<string, string[]>) => {
-  const all = Object.values(errors).flat();
-  const more = all.length - 1;
-  const message = more === 0 ? all[0] : `${all[0]} (and ${more} more error${more === 1 ? '' : 's'})`;
-  return { message, errors };
-};
 
 function expect422(res: TestResponse, errors: Record<string, string[]>): void {
   expect(res.status, res.text).toBe(422);

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from './helpers/app.js';
 import { addDevice, addGuest, addUser, newTenant } from './helpers/fixtures.js';
+import { unprocessable } from './helpers/laravel.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -35,13 +36,6 @@ async function count(token: string, query: string): Promise<number> {
   expect(Object.keys(res.json)).toEqual(['count']);
   return res.json.count;
 }
-
-const unprocessable = (errors: Record<string, string[]>) => {
-  const all = Object.values(errors).flat();
-  const more = all.length - 1;
-  const message = more === 0 ? all[0] : `${all[0]} (and ${more} more error${more === 1 ? '' : 's'})`;
-  return { message, errors };
-};
 
 describe.concurrent('GET /guest-devices', () => {
   it('writes every field of spec 2.4 in order: offset dates, human sizes, status text and value', async () => {

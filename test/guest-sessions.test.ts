@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordStatements, startApp, type TestApp } from './helpers/app.js';
 import { addDevice, addGuest, addSession, addUser, newTenant } from './helpers/fixtures.js';
+import { unprocessable } from './helpers/laravel.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -44,13 +45,6 @@ async function count(token: string, query: string): Promise<number> {
   expect(Object.keys(res.json)).toEqual(['count']);
   return res.json.count;
 }
-
-const unprocessable = (errors: Record<string, string[]>) => {
-  const all = Object.values(errors).flat();
-  const more = all.length - 1;
-  const message = more === 0 ? all[0] : `${all[0]} (and ${more} more error${more === 1 ? '' : 's'})`;
-  return { message, errors };
-};
 
 // -------------------------------------------------------------------------------------------------
 // Alone: it counts every statement sent while its own request runs.

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordStatements, startApp, type TestApp } from './helpers/app.js';
 import { addGuest, addUser, newTenant, uniqueName } from './helpers/fixtures.js';
+import { unprocessable } from './helpers/laravel.js';
 
 let t: TestApp;
 // Avatars land in DATA_DIR/avatars: a folder of this file's own, removed afterwards.
@@ -24,13 +25,6 @@ type Json = any;
 
 const tenant = () => newTenant(t.db.prisma);
 const prisma = () => t.db.prisma;
-
-const unprocessable = (errors: Record<string, string[]>) => {
-  const all = Object.values(errors).flat();
-  const more = all.length - 1;
-  const message = more === 0 ? all[0] : `${all[0]} (and ${more} more error${more === 1 ? '' : 's'})`;
-  return { message, errors };
-};
 
 /** Ids of `GET /guests?query` (one page of 100), checked against `GET /guests/count` with the same query. */
 async function ids(token: string, query: string): Promise<string[]> {

@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordStatements, startApp, type TestApp } from './helpers/app.js';
 import { addHierarchy, addUser, newTenant } from './helpers/fixtures.js';
+import { unprocessable } from './helpers/laravel.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -29,13 +30,6 @@ function addLocation(
 const listItem = (id: string, name: string, trashed = false): string =>
   `{"id":"${id}","name":"${name}","description":null,"login_page_name":null,"login_page_id":null,` +
   `"post_login_page_name":null,"post_login_page_id":null,"is_trashed":${trashed}}`;
-
-const unprocessable = (errors: Record<string, string[]>) => {
-  const all = Object.values(errors).flat();
-  const more = all.length - 1;
-  const message = more === 0 ? all[0] : `${all[0]} (and ${more} more error${more === 1 ? '' : 's'})`;
-  return { message, errors };
-};
 
 // -------------------------------------------------------------------------------------------------
 // Alone: it counts every statement sent while its own request runs.

@@ -1,35 +1,13 @@
 // The per-token budget as an API caller sees it, in one instance and shared by two through Redis.
-import { Redis } from 'ioredis';
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestApp, type TestResponse } from './helpers/app.js';
 import { newTenant } from './helpers/fixtures.js';
+import { REDIS_URL, redisAnswers } from './helpers/redis.js';
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const TOO_MANY = '{"message":"Too Many Attempts."}';
 
-async function redisAnswers(url: string): Promise<boolean> {
-  const probe = new Redis(url, {
-    lazyConnect: true,
-    connectTimeout: 1_000,
-    commandTimeout: 1_000,
-    maxRetriesPerRequest: 0,
-    retryStrategy: () => null,
-  });
-  probe.on('error', () => {});
-  try {
-    await probe.connect();
-    return (await probe.ping()) === 'PONG';
-  } catch {
-    return false;
-  } finally {
-    probe.disconnect();
-  }
-}
-
-const hasRedis = await Promise.race([
-  redisAnswers(REDIS_URL),
-  new Promise<boolean>((resolve) => setTimeout(resolve, 1_500, false).unref()),
-]);
+const hasRedis = await redisAnswers();
 
 function expectThrottled(res: TestResponse): void {
   expect(res.status).toBe(429);

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestApp, type TestResponse } from './helpers/app.js';
 import { addUser, newTenant, uniqueName } from './helpers/fixtures.js';
+import { unprocessable as unprocessableBody } from './helpers/laravel.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -38,12 +39,8 @@ const listItem = (id: string, name: string, groupId: string, groupName: string, 
   `{"id":"${id}","name":"${name}","address":null,"city":null,"country_code":null,"country_name":null,` +
   `"description":null,"is_trashed":${trashed},"group_id":"${groupId}","group_name":"${groupName}"}`;
 
-const unprocessable = (errors: Record<string, string[]>) => {
-  const all = Object.values(errors).flat();
-  const more = all.length - 1;
-  const message = more === 0 ? all[0] : `${all[0]} (and ${more} more error${more === 1 ? '' : 's'})`;
-  return JSON.stringify({ message, errors });
-};
+/** The exact 422 body text. */
+const unprocessable = (errors: Record<string, string[]>) => JSON.stringify(unprocessableBody(errors));
 
 const ids = (res: TestResponse) => res.json.data.map((x: { id: string }) => x.id);
 

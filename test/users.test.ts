@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyPassword } from '../src/auth/passwords.js';
 import { startApp, type TestApp, type TestResponse } from './helpers/app.js';
 import { addUser, newTenant, uniqueName } from './helpers/fixtures.js';
+import { unprocessable as unprocessableBody } from './helpers/laravel.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -32,12 +33,8 @@ const locationName = async (id: string) =>
   (await t.db.prisma.location.findUniqueOrThrow({ where: { id } })).name;
 const ids = (res: TestResponse) => res.json.data.map((x: { id: string }) => x.id);
 
-const unprocessable = (errors: Record<string, string[]>) => {
-  const all = Object.values(errors).flat();
-  const more = all.length - 1;
-  const message = more === 0 ? all[0] : `${all[0]} (and ${more} more error${more === 1 ? '' : 's'})`;
-  return JSON.stringify({ message, errors });
-};
+/** The exact 422 body text. */
+const unprocessable = (errors: Record<string, string[]>) => JSON.stringify(unprocessableBody(errors));
 
 const email = () => `${uniqueName('u').replace(' ', '-')}@example.test`;
 

@@ -2,33 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRateLimiter, type RateLimiter } from '../../src/rate-limit/rate-limiter.js';
+import { REDIS_URL, redisAnswers } from '../helpers/redis.js';
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-
-async function redisAnswers(url: string): Promise<boolean> {
-  const probe = new Redis(url, {
-    lazyConnect: true,
-    connectTimeout: 1_000,
-    commandTimeout: 1_000,
-    maxRetriesPerRequest: 0,
-    retryStrategy: () => null,
-  });
-  probe.on('error', () => {});
-  try {
-    await probe.connect();
-    return (await probe.ping()) === 'PONG';
-  } catch {
-    return false;
-  } finally {
-    probe.disconnect();
-  }
-}
-
-// Hard 1 s cap, whatever the connect/command timers do.
-const hasRedis = await Promise.race([
-  redisAnswers(REDIS_URL),
-  new Promise<boolean>((resolve) => setTimeout(resolve, 1_000, false).unref()),
-]);
+const hasRedis = await redisAnswers();
 
 const open: RateLimiter[] = [];
 function track(limiter: RateLimiter): RateLimiter {
