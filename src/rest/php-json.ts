@@ -211,7 +211,13 @@ function phpEscapes(json: string): string {
 }
 
 /** Encodes like PHP's json_encode($value) with default flags (plus `.0` on whole PhpFloats). */
+/** A body already written by `phpJsonEncode`, sent as is (one answer shared by several requests). */
+export class EncodedJson {
+  constructor(readonly text: string) {}
+}
+
 export function phpJsonEncode(value: unknown): string {
+  if (value instanceof EncodedJson) return value.text;
   if (value === undefined) throw new Error('phpJsonEncode: cannot encode undefined');
   // Fast path: the native JSON.stringify, then PHP's escapes in one pass over the text.
   if (typeof value === 'object' && value !== null && fastSafe(value)) {

@@ -4,8 +4,10 @@
 import { Type } from '@sinclair/typebox';
 import type { Config } from '../../config.js';
 import { countEndpoint, type Deprecation, type Endpoint, listEndpoint } from '../../rest/endpoint.js';
+import { EncodedJson, phpJsonEncode } from '../../rest/php-json.js';
 import { DataBody, Obj } from '../../rest/schemas.js';
 import { dateOnly } from '../../shared/format.js';
+import { SingleFlight } from '../../shared/single-flight.js';
 import {
   activeSessionFilterRules,
   locationLogFilterRules,
@@ -20,10 +22,12 @@ import {
   locationSessionItem,
 } from './analytics.serializer.js';
 import {
+  activeSessionRequest,
+  activeSessionsIn,
+  activeSessionsKey,
   countLocationLogs,
   countLocationSessions,
   findLocationSession,
-  listActiveSessions,
   listLocationLogs,
   listLocationSessions,
 } from './analytics.service.js';
@@ -42,13 +46,20 @@ const deprecated = (count: boolean): Deprecation => ({
     `(with connected=1 for connected sessions)${count ? ' and count the returned records' : ''}.`,
 });
 
+const activeBodies = new SingleFlight<EncodedJson>();
+
 export const activeSessions: Endpoint = {
   action: 'analytics.read',
   summary: 'Active sessions: per device its latest presence record inside the active window',
   filters: activeSessionFilterRules,
   response: Obj({ data: Type.Array(ActiveSessionSchema) }),
   async handle({ ctx, query }) {
-    return { data: (await listActiveSessions(ctx, query)).map(activeSessionItem) };
+    const { scope, filters } = await activeSessionRequest(ctx, query);
+    // Concurrent identical reads share the written body too: writing 50 000 sessions costs more than reading them.
+    return activeBodies.run(activeSessionsKey(scope, filters), async () => {
+      const sessions = await activeSessionsIn(ctx, scope, filters);
+      return new EncodedJson(phpJsonEncode({ data: sessions.map(activeSessionItem) }));
+    });
   },
 };
 

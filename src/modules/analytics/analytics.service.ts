@@ -6,6 +6,7 @@ import type { AppContext } from '../../context.js';
 import { scoped } from '../../db/scope.js';
 import { AppError } from '../../errors.js';
 import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
+import { SingleFlight } from '../../shared/single-flight.js';
 import { validate } from '../../validation/validator.js';
 import { macVariants } from '../presence/mac.js';
 import { type PresenceChange, presenceTopic } from '../presence/presence.pubsub.js';
@@ -55,6 +56,24 @@ export const activeSince = (now: Date, windowSeconds: number): Date =>
 
 const col = (name: string) => PrismaNS.raw(`cp."${name}"`);
 
+/** The caller's scope and validated filters of an active-sessions read (403 and 422 come from here). */
+export async function activeSessionRequest(
+  ctx: AppContext,
+  raw: Record<string, unknown>,
+): Promise<{ scope: Scope; filters: ActiveSessionFilters }> {
+  const scope = authorize(ctx.principal, 'analytics.read');
+  const filters = (await validate(raw, activeSessionFilterRules)) as ActiveSessionFilters;
+  return { scope, filters };
+}
+
+/**
+ * Identifies an active-sessions read: the tenant, the caller's pinned location and the filters.
+ * Reads with the same key return the same rows, so concurrent ones may share one answer.
+ */
+export function activeSessionsKey(scope: Scope, f: ActiveSessionFilters): string {
+  return JSON.stringify([scope.tenantId, scope.locationId, Object.entries(f).sort()]);
+}
+
 /**
  * Every active session: per device its latest presence record, if younger than the window. One
  * statement for the rows with their place names and guest, one for the guests' tags, whatever the
@@ -65,16 +84,28 @@ export async function listActiveSessions(
   raw: Record<string, unknown>,
   opts: { now?: Date; macs?: string[] } = {},
 ): Promise<ActiveSession[]> {
-  const scope = authorize(ctx.principal, 'analytics.read');
-  const f = (await validate(raw, activeSessionFilterRules)) as ActiveSessionFilters;
-  return activeSessionsIn(ctx, scope, f, opts);
+  const { scope, filters } = await activeSessionRequest(ctx, raw);
+  return activeSessionsIn(ctx, scope, filters, opts);
 }
 
-export async function activeSessionsIn(
+// Dashboards poll the whole venue at once: identical reads in flight share one statement pair.
+const activeReads = new SingleFlight<ActiveSession[]>();
+
+export function activeSessionsIn(
   ctx: AppContext,
   scope: Scope,
   f: ActiveSessionFilters,
   opts: { now?: Date; macs?: string[] } = {},
+): Promise<ActiveSession[]> {
+  if (opts.now || opts.macs) return readActiveSessions(ctx, scope, f, opts);
+  return activeReads.run(activeSessionsKey(scope, f), () => readActiveSessions(ctx, scope, f, opts));
+}
+
+async function readActiveSessions(
+  ctx: AppContext,
+  scope: Scope,
+  f: ActiveSessionFilters,
+  opts: { now?: Date; macs?: string[] },
 ): Promise<ActiveSession[]> {
   const since = activeSince(opts.now ?? new Date(), ctx.config.activeWindowSeconds);
   // The tenant (and a pinned user's location) from the one scope helper.
