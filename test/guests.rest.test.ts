@@ -207,6 +207,13 @@ describe.sequential('GET /guests statement count', () => {
     expect(b.result.json.data[29].tags).toEqual(['t']);
     // Relations load in parallel on a pool, so their order may vary; their number and shape do not.
     expect([...b.sql].sort()).toEqual([...a.sql].sort());
+    // GraphQL's beacons of a page load in one statement too.
+    const query = '{ guests(first: 100) { edges { node { id tags beacon { zone lastSeen } } } } }';
+    const g = async (token: string) => recordStatements(t.db, () => t.graphql(token, query));
+    const ga = await g(small.token);
+    const gb = await g(large.token);
+    expect(gb.result.json.data.guests.edges).toHaveLength(30);
+    expect([...gb.sql].sort()).toEqual([...ga.sql].sort());
   });
 });
 
@@ -588,6 +595,29 @@ describe.concurrent('GET /guests filters', () => {
       const plain = await t.request('GET', `${URL}${q}`, { token: a.token });
       expect(plain.json.data[0]).not.toHaveProperty('beacon');
     }
+    // GraphQL's Guest.beacon is the same record.
+    const gql = await t.graphql(
+      a.token,
+      '{ guests(first: 10) { edges { node { id beacon { macAddress locationId buildingId floorId zoneId zone x y lastSeen } } } } }',
+    );
+    expect(gql.json.errors).toBeUndefined();
+    expect(gql.json.data.guests.edges.map((e: { node: unknown }) => e.node)).toEqual([
+      {
+        id: g1.id,
+        beacon: {
+          macAddress: 'AA:BB:CC:DD:EE:01',
+          locationId: a.location_id,
+          buildingId: building.id,
+          floorId: floor.id,
+          zoneId: zone.id,
+          zone: 'Café',
+          x: 3,
+          y: 4.25,
+          lastSeen: '2026-03-01T11:00:00.000000Z',
+        },
+      },
+      { id: g2.id, beacon: null },
+    ]);
   });
 });
 

@@ -2,7 +2,9 @@
 // `Location.guests`, the root `guests` connection with REST's filters and a total count, `guest(id)`
 // and the create/update mutations. Resolvers call the same service functions as REST.
 
+import DataLoader from 'dataloader';
 import { requires } from '../../auth/permissions.js';
+import type { AppContext } from '../../context.js';
 import { assertPageSize, toRestInput } from '../../graphql/args.js';
 import { builder } from '../../graphql/builder.js';
 import { dateOnly } from '../../shared/format.js';
@@ -10,10 +12,12 @@ import { avatarUrl } from '../../storage/storage.js';
 import { countryName } from '../../validation/countries.js';
 import { genderName } from './guests.serializer.js';
 import {
+  type Beacon,
   countGuests,
   createGuest,
   findGuest,
   guestOrder,
+  latestBeacons,
   listGuests,
   tagsQuery,
   updateGuest,
@@ -21,6 +25,35 @@ import {
 
 /** As REST's `per_page`. */
 const MAX_PAGE_SIZE = 100;
+
+const BeaconRef = builder.objectRef<Beacon>('Beacon').implement({
+  description: "A guest's latest BLE presence record (REST `withBeacon`)",
+  fields: (t) => ({
+    macAddress: t.exposeString('mac'),
+    locationId: t.exposeString('locationId', { nullable: true }),
+    buildingId: t.exposeString('buildingId', { nullable: true }),
+    floorId: t.exposeString('floorId', { nullable: true }),
+    zoneId: t.exposeString('zoneId', { nullable: true }),
+    zone: t.exposeString('zone', { nullable: true }),
+    x: t.exposeFloat('x', { nullable: true }),
+    y: t.exposeFloat('y', { nullable: true }),
+    lastSeen: t.expose('seenAt', { type: 'DateTime' }),
+  }),
+});
+
+// One loader per request: a page of guests asks for its beacons in one statement.
+const beaconLoaders = new WeakMap<AppContext, DataLoader<string, Beacon | null>>();
+function beaconOf(ctx: AppContext, guestId: string): Promise<Beacon | null> {
+  let loader = beaconLoaders.get(ctx);
+  if (!loader) {
+    loader = new DataLoader(async (ids) => {
+      const found = await latestBeacons(ctx, ids);
+      return ids.map((id) => found.get(id) ?? null);
+    });
+    beaconLoaders.set(ctx, loader);
+  }
+  return loader.load(guestId);
+}
 
 export const GuestType = builder.prismaObject('Guest', {
   // Select mode: a query reads only the columns its fields need (exposed fields select their own
@@ -108,6 +141,12 @@ export const GuestType = builder.prismaObject('Guest', {
     checkoutDate: t.expose('checkoutDate', { type: 'DateTime', nullable: true }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+    beacon: t.field({
+      type: BeaconRef,
+      nullable: true,
+      description: 'The latest BLE presence record of any of its devices (REST `withBeacon`)',
+      resolve: (g, _args, ctx) => beaconOf(ctx, g.id),
+    }),
     // Selected with the guests themselves: one statement for a whole page, never one per guest.
     tags: t.field({
       type: ['String'],

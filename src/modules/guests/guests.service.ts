@@ -160,7 +160,10 @@ export async function listGuestRows(
 }
 
 /** One statement for a whole page: the latest BLE presence record (data type 2) of each guest. */
-async function latestBeacons(ctx: AppContext, guestIds: string[]): Promise<Map<string, Beacon>> {
+export async function latestBeacons(
+  ctx: AppContext,
+  guestIds: readonly string[],
+): Promise<Map<string, Beacon>> {
   if (guestIds.length === 0) return new Map();
   const rows = await ctx.prisma.$queryRaw<(Beacon & { guestId: string })[]>(PrismaNS.sql`
     SELECT g.id AS "guestId", p.mac, p."locationId", p."buildingId", p."floorId", p."zoneId",
