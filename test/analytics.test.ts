@@ -676,6 +676,15 @@ describe.concurrent('GraphQL activeSessions, presenceOccupancy and locationSessi
         { name: 'Z1', present: 1, connected: 0 },
       ],
     });
+    // Filters narrow the counts, counted in one statement whatever the number of devices.
+    const filtered = await recordStatements(t.db, () =>
+      t.graphql(a.token, '{ presenceOccupancy(connected: 1) { zones { name present connected } } }'),
+    );
+    expect(filtered.result.json.data.presenceOccupancy.zones).toEqual([
+      { name: 'Z0', present: 1, connected: 1 },
+    ]);
+    // (Other tests run concurrently on the same database: only this request's counting statement is picked.)
+    expect(filtered.sql.filter((q) => q.includes('GROUPING SETS'))).toHaveLength(1);
     const bad = await t.graphql(a.token, '{ activeSessions(dataType: 5) { macAddress } }');
     expect(bad.json.errors[0].extensions).toEqual({
       code: 'BAD_USER_INPUT',
