@@ -1,11 +1,11 @@
 // The two databases the benchmark runs on, each with a raw row reader for the SQL floor: PostgreSQL
 // (a dedicated database, created if absent) and PGlite in memory (opened here as src/db/database.ts
 // opens it, keeping the PGlite handle for the floor).
-import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { type Database, openDatabase } from '../src/db/database.js';
 import { applyMigrations } from '../src/db/migrate.js';
+import { newPglite } from '../src/db/pglite.js';
 import { PrismaClient } from '../src/generated/prisma/client.js';
 import type { Rows } from './floor.js';
 
@@ -54,7 +54,7 @@ export async function openPostgresBench(
 }
 
 export async function openPgliteBench(): Promise<BenchDatabase> {
-  const pglite = new PGlite();
+  const pglite = newPglite();
   await pglite.waitReady;
   await applyMigrations({
     exec: async (sql) => {

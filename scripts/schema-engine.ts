@@ -5,9 +5,9 @@
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
 import { bindMigrationAwareSqlAdapterFactory } from '@prisma/driver-adapter-utils';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
+import { newPglite } from '../src/db/pglite.js';
 
 export const root = path.resolve(import.meta.dirname, '..');
 export const schemaPath = path.join(root, 'prisma', 'schema.prisma');
@@ -65,9 +65,25 @@ export async function diffMigrationsToSchema(): Promise<string> {
     SchemaEngineWasm: { setup(opts: unknown): Promise<Engine> };
   };
   const schema = readFileSync(schemaPath, 'utf8');
-  const shadow = new PGlite();
+  // The engine builds the migrations in the adapter's shadow database. The adapter's own would be a
+  // PGlite without pg_trgm that is never closed, and it runs scripts without awaiting them (a failing
+  // migration would go unnoticed), so the shadow is ours.
+  const main = newPglite();
+  const shadow = newPglite();
+  const factory = new PrismaPGlite(main);
   const engine = await SchemaEngineWasm.setup({
-    adapter: bindMigrationAwareSqlAdapterFactory(new PrismaPGlite(shadow)),
+    adapter: bindMigrationAwareSqlAdapterFactory({
+      provider: factory.provider,
+      adapterName: factory.adapterName,
+      connect: () => factory.connect(),
+      connectToShadowDb: async () => {
+        const adapter = await new PrismaPGlite(shadow).connect();
+        adapter.executeScript = async (script) => {
+          await shadow.exec(script);
+        };
+        return adapter;
+      },
+    }),
     schemaContext: { schemaFiles: [[schemaPath, schema]] },
   });
   try {
@@ -84,5 +100,6 @@ export async function diffMigrationsToSchema(): Promise<string> {
   } finally {
     await engine.stop();
     await shadow.close();
+    await main.close();
   }
 }

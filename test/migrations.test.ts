@@ -1,9 +1,11 @@
 // schema.prisma and prisma/migrations must describe the same database, and the migration runner
 // must keep Prisma's bookkeeping so `prisma migrate deploy` agrees with it.
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { describe, expect, it } from 'vitest';
 import { diffMigrationsToSchema } from '../scripts/schema-engine.js';
 import { applyMigrations, readMigrations } from '../src/db/migrate.js';
+import { newPglite } from '../src/db/pglite.js';
+import { CASE_INSENSITIVE_UNIQUE, HAND_WRITTEN_INDEXES } from '../src/db/text-search.js';
 
 function runner(db: PGlite) {
   return {
@@ -14,14 +16,84 @@ function runner(db: PGlite) {
   };
 }
 
+/**
+ * The indexes Prisma's diff does not see: on expressions (`lower(email)`) or partial. They are
+ * written by hand, so they must be exactly the ones src/db/text-search.ts lists.
+ */
+async function undeclaredIndexes(db: PGlite) {
+  const rows = await db.query<{ name: string; unique: boolean; def: string }>(
+    `SELECT c.relname AS name, i.indisunique AS unique, pg_get_indexdef(i.indexrelid) AS def
+     FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+     WHERE n.nspname = 'public' AND (i.indexprs IS NOT NULL OR i.indpred IS NOT NULL)
+     ORDER BY 1`,
+  );
+  return rows.rows;
+}
+
 describe('migrations', () => {
   it('match schema.prisma (run `npm run migration:create -- <name>` after changing the schema)', async () => {
     const pending = await diffMigrationsToSchema();
     expect(pending, 'schema.prisma has changes that no migration creates').toBe('');
   }, 120_000);
 
+  it('create exactly the hand-written indexes the code lists, each on lower() of its column', async () => {
+    const db = newPglite();
+    try {
+      await applyMigrations(runner(db));
+      const found = await undeclaredIndexes(db);
+      expect(found.map((r) => r.name)).toEqual([...HAND_WRITTEN_INDEXES].sort());
+      for (const u of Object.values(CASE_INSENSITIVE_UNIQUE)) {
+        const row = found.find((r) => r.name === u.index);
+        expect(row?.unique, u.index).toBe(true);
+        // A varchar column reads `lower((name)::text)`.
+        const lower = `lower\\(\\(?${u.column}(\\)::text)?\\)`;
+        const key = u.perTenant ? `"tenantId", ${lower}` : lower;
+        expect(row?.def, u.index).toMatch(new RegExp(`ON public\\."${u.table}" USING btree \\(${key}\\)`));
+      }
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('upgrade a database of the previous version with its rows in place', async () => {
+    const db = newPglite();
+    try {
+      const all = readMigrations();
+      const before = all.filter((m) => m.name < '20261121200000_text_indexes');
+      await applyMigrations(runner(db), before);
+      await db.exec(`
+        INSERT INTO "TenantGroup" (id, name, "updatedAt") VALUES ('g1', 'G', now());
+        INSERT INTO "Tenant" (id, "groupId", name, "updatedAt") VALUES ('t1', 'g1', 'T', now()), ('t2', 'g1', 'T2', now());
+        INSERT INTO "Location" (id, "tenantId", name, "updatedAt") VALUES ('l1', 't1', 'Lobby', now()), ('l2', 't2', 'LOBBY', now());
+        INSERT INTO "Guest" (id, "tenantId", "locationId", username, name, email, "updatedAt") VALUES
+          ('a', 't1', 'l1', 'a', 'Ann', 'Ann@Example.com', now()),
+          ('b', 't1', 'l1', 'b', 'Bob', NULL, now()),
+          ('c', 't1', 'l1', 'c', 'Cy', NULL, now()),
+          ('d', 't2', 'l2', 'd', 'Di', 'ann@example.com', now());`);
+      expect(await applyMigrations(runner(db), all)).toEqual(
+        all.filter((m) => !before.includes(m)).map((m) => m.name),
+      );
+      const guests = await db.query<{ id: string }>(
+        `SELECT id FROM "Guest" WHERE name ILIKE '%' || 'an' || '%' ORDER BY id`,
+      );
+      expect(guests.rows).toEqual([{ id: 'a' }]);
+      // The same email in another case is now refused in the tenant, still allowed in another one.
+      await expect(
+        db.exec(`INSERT INTO "Guest" (id, "tenantId", "locationId", username, name, email, "updatedAt")
+                 VALUES ('e', 't1', 'l1', 'e', 'Eve', 'ANN@example.COM', now())`),
+      ).rejects.toThrow(/Guest_tenantId_lower_email_key/);
+      await expect(
+        db.exec(
+          `INSERT INTO "Location" (id, "tenantId", name, "updatedAt") VALUES ('l3', 't1', 'lobby', now())`,
+        ),
+      ).rejects.toThrow(/Location_tenantId_lower_name_key/);
+    } finally {
+      await db.close();
+    }
+  });
+
   it('apply once, record Prisma-compatible checksums, and are idempotent', async () => {
-    const db = new PGlite();
+    const db = newPglite();
     try {
       const all = readMigrations();
       expect(await applyMigrations(runner(db))).toEqual(all.map((m) => m.name));
@@ -39,7 +111,7 @@ describe('migrations', () => {
   });
 
   it('roll a failing migration back entirely and say which one failed', async () => {
-    const db = new PGlite();
+    const db = newPglite();
     try {
       const broken = [
         { name: '1_broken', sql: 'CREATE TABLE "t1" (id int); SELECT no_such_fn();', checksum: 'x' },

@@ -2,12 +2,13 @@
 // to install) or a PostgreSQL server (DATABASE_URL). Both are migrated before the client is used.
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import lockfile from 'proper-lockfile';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { applyMigrations, migrateDatabaseUrl } from './migrate.js';
+import { newPglite } from './pglite.js';
 
 export type Prisma = PrismaClient;
 
@@ -46,7 +47,7 @@ async function openPglite(dataDir: string, migrate: boolean): Promise<Database> 
   let release: (() => Promise<void>) | undefined;
   let pglite: PGlite;
   if (dataDir === 'memory://') {
-    pglite = new PGlite();
+    pglite = newPglite();
   } else {
     mkdirSync(dataDir, { recursive: true });
     try {
@@ -60,7 +61,7 @@ async function openPglite(dataDir: string, migrate: boolean): Promise<Database> 
           'Stop it first, or point DATABASE_URL at a PostgreSQL server to share one database.',
       );
     }
-    pglite = new PGlite(dataDir);
+    pglite = newPglite(dataDir);
   }
   try {
     await pglite.waitReady;

@@ -2,7 +2,7 @@
 
 import type { Scope } from '../../auth/principal.js';
 import type { Prisma } from '../../db/database.js';
-import { sameText } from '../../db/text-search.js';
+import { CASE_INSENSITIVE_UNIQUE, takenIgnoringCase } from '../../db/text-search.js';
 import {
   array,
   between,
@@ -238,17 +238,13 @@ export function guestWriteRules(o: GuestWriteOptions): Rules {
       string(),
       email(),
       max(255),
-      unique(async (value) => {
-        const taken = await o.prisma.guest.findFirst({
-          where: {
-            tenantId: o.scope.tenantId,
-            email: sameText(String(value)),
-            ...(o.exceptId ? { NOT: { id: o.exceptId } } : {}),
-          },
-          select: { id: true },
-        });
-        return taken !== null;
-      }),
+      // Case-insensitive, in the whole tenant.
+      unique((value) =>
+        takenIgnoringCase(o.prisma, CASE_INSENSITIVE_UNIQUE.guestEmail, String(value), {
+          tenantId: o.scope.tenantId,
+          exceptId: o.exceptId,
+        }),
+      ),
     ],
     birth_date: [nullable(), day()],
     birthday: [nullable(), day()],

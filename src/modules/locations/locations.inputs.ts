@@ -2,7 +2,7 @@
 
 import type { Scope } from '../../auth/principal.js';
 import type { Prisma } from '../../db/database.js';
-import { sameText } from '../../db/text-search.js';
+import { CASE_INSENSITIVE_UNIQUE, takenIgnoringCase } from '../../db/text-search.js';
 import {
   between,
   countryCode,
@@ -50,17 +50,12 @@ export function locationWriteRules(prisma: Prisma, scope: Scope, exceptId?: stri
       string(),
       max(50),
       // Case-insensitive, as the upstream MySQL collation compared names.
-      unique(async (value) => {
-        const taken = await prisma.location.findFirst({
-          where: {
-            tenantId: scope.tenantId,
-            name: sameText(String(value)),
-            ...(exceptId ? { NOT: { id: exceptId } } : {}),
-          },
-          select: { id: true },
-        });
-        return taken !== null;
-      }),
+      unique((value) =>
+        takenIgnoringCase(prisma, CASE_INSENSITIVE_UNIQUE.locationName, String(value), {
+          tenantId: scope.tenantId,
+          exceptId,
+        }),
+      ),
     ],
     country_code: [nullable(), string(), size(2), countryCode()],
     city: [nullable(), string(), max(255)],

@@ -2,7 +2,7 @@
 import type { Scope } from '../../auth/principal.js';
 import type { Prisma } from '../../db/database.js';
 import { scoped } from '../../db/scope.js';
-import { sameText } from '../../db/text-search.js';
+import { CASE_INSENSITIVE_UNIQUE, takenIgnoringCase } from '../../db/text-search.js';
 import {
   confirmed,
   custom,
@@ -80,16 +80,11 @@ export function userWriteRules(
       email(),
       max(255),
       // Emails are unique across the service (they are the login), compared case-insensitively.
-      unique(async (value) => {
-        const taken = await prisma.user.findFirst({
-          where: {
-            email: sameText(String(value)),
-            ...(opts.exceptId ? { NOT: { id: opts.exceptId } } : {}),
-          },
-          select: { id: true },
-        });
-        return taken !== null;
-      }),
+      unique((value) =>
+        takenIgnoringCase(prisma, CASE_INSENSITIVE_UNIQUE.userEmail, String(value), {
+          exceptId: opts.exceptId,
+        }),
+      ),
     ],
     role: [required(), string(), inList(opts.assignableRoles)],
     password: passwordRules(opts.exceptId === undefined),

@@ -1,0 +1,9 @@
+// The one way the project opens an embedded PGlite: with the extensions the migrations create
+// (`CREATE EXTENSION pg_trgm` fails on a PGlite that was not given it).
+import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+
+/** An embedded database in `dataDir`, or in memory without one. */
+export function newPglite(dataDir?: string): PGlite {
+  return new PGlite({ ...(dataDir ? { dataDir } : {}), extensions: { pg_trgm } });
+}
