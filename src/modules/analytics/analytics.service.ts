@@ -132,12 +132,6 @@ function activeWhere(
   return PrismaNS.join(conditions, ' AND ');
 }
 
-/** The rows of a statement that returns them as one JSON array text in a column named `rows`. */
-async function jsonRows<T>(ctx: AppContext, sql: PrismaNS.Sql): Promise<T[]> {
-  const [row] = await ctx.prisma.$queryRaw<{ rows: string }[]>(sql);
-  return row ? (JSON.parse(row.rows) as T[]) : [];
-}
-
 async function readActiveSessions(
   ctx: AppContext,
   scope: Scope,
@@ -147,19 +141,12 @@ async function readActiveSessions(
   const where = activeWhere(scope, f, opts.now ?? new Date(), ctx.config.activeWindowSeconds, opts.macs);
 
   // The guest is the device's current owner (a device may be registered after it was first seen).
-  // Tens of thousands of rows come back as one JSON text: decoding it natively costs a fraction of
-  // Prisma decoding each value of each row. `seenAt` travels as epoch milliseconds.
-  const rows = await jsonRows<Omit<Row, 'seenAt'> & { seenAt: number }>(
-    ctx,
-    PrismaNS.sql`
-    SELECT COALESCE(json_agg(json_build_object(
-        'mac', cp."mac", 'dataType', cp."dataType", 'x', cp."x", 'y', cp."y",
-        'locationId', cp."locationId", 'location', l."name", 'buildingId', cp."buildingId",
-        'building', b."name", 'floorId', cp."floorId", 'floor', f."name", 'zoneId', cp."zoneId",
-        'zone', z."name", 'guestId', g."id", 'gender', g."gender", 'nationalityCode', g."nationalityCode",
-        'residencyCode', g."residencyCode", 'seenAt', floor(extract(epoch FROM cp."seenAt") * 1000),
-        'connected', cp."connected"
-      ) ORDER BY cp."seenAt" DESC, cp."mac" ASC), '[]')::text AS "rows"
+  const rows = await ctx.prisma.$queryRaw<Row[]>`
+    SELECT cp."mac", cp."dataType", cp."x", cp."y",
+      cp."locationId", l."name" AS "location", cp."buildingId", b."name" AS "building",
+      cp."floorId", f."name" AS "floor", cp."zoneId", z."name" AS "zone",
+      g."id" AS "guestId", g."gender", g."nationalityCode", g."residencyCode",
+      cp."seenAt", cp."connected"
     FROM "CurrentPresence" cp
     LEFT JOIN "Location" l ON l."id" = cp."locationId" AND l."tenantId" = cp."tenantId"
     LEFT JOIN "Building" b ON b."id" = cp."buildingId" AND b."tenantId" = cp."tenantId"
@@ -167,19 +154,15 @@ async function readActiveSessions(
     LEFT JOIN "Zone" z ON z."id" = cp."zoneId" AND z."tenantId" = cp."tenantId"
     LEFT JOIN "GuestDevice" d ON d."tenantId" = cp."tenantId" AND d."mac" = cp."mac"
     LEFT JOIN "Guest" g ON g."tenantId" = cp."tenantId" AND g."id" = COALESCE(d."guestId", cp."guestId")
-    WHERE ${where}`,
-  );
+    WHERE ${where}
+    ORDER BY cp."seenAt" DESC, cp."mac" ASC`;
 
   const guestIds = [...new Set(rows.flatMap((r) => (r.guestId ? [r.guestId] : [])))];
-  const tags = await jsonRows<{ guestId: string; id: string; name: string }>(
-    ctx,
-    PrismaNS.sql`
-    SELECT COALESCE(json_agg(r ORDER BY r."name" ASC, r."id" ASC), '[]')::text AS "rows" FROM (
-      SELECT gt."guestId", t."id", t."name"
-      FROM "GuestTag" gt JOIN "Tag" t ON t."id" = gt."tagId" AND t."tenantId" = gt."tenantId"
-      WHERE gt."tenantId" = ${scope.tenantId} AND gt."guestId" = ANY(${guestIds}::text[])
-    ) r`,
-  );
+  const tags = await ctx.prisma.$queryRaw<{ guestId: string; id: string; name: string }[]>`
+    SELECT gt."guestId", t."id", t."name"
+    FROM "GuestTag" gt JOIN "Tag" t ON t."id" = gt."tagId" AND t."tenantId" = gt."tenantId"
+    WHERE gt."tenantId" = ${scope.tenantId} AND gt."guestId" = ANY(${guestIds}::text[])
+    ORDER BY t."name" ASC, t."id" ASC`;
   const byGuest = new Map<string, { id: string; name: string }[]>();
   for (const t of tags) {
     const list = byGuest.get(t.guestId) ?? [];
@@ -206,7 +189,7 @@ async function readActiveSessions(
       gender: r.gender === null ? null : Number(r.gender),
       nationalityCode: r.nationalityCode,
       residencyCode: r.residencyCode,
-      seenAt: new Date(r.seenAt),
+      seenAt: r.seenAt,
       connected: r.connected,
       segment: (r.guestId && byGuest.get(r.guestId)) || [],
     }),
