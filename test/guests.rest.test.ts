@@ -720,7 +720,11 @@ describe.concurrent('POST /guests', () => {
         { location_id: a.location_id, email: 'not-an-email' },
         { email: ['The email field must be a valid email address.'] },
       ],
-      [{ location_id: a.location_id, gender: 1 }, { gender: ['The gender field must be a string.'] }],
+      // Laravel goes on after a failed type rule: `in` judges the value too.
+      [
+        { location_id: a.location_id, gender: 1 },
+        { gender: ['The gender field must be a string.', 'The selected gender is invalid.'] },
+      ],
       [{ location_id: a.location_id, gender: 'other' }, { gender: ['The selected gender is invalid.'] }],
       [
         { location_id: a.location_id, nationality: 'XX' },
@@ -832,7 +836,33 @@ describe.concurrent('PUT /guests/:id', () => {
       [{ location_id: loc, name: 'Abcd' }, { name: ['The name field must be at least 5 characters.'] }],
       [{ location_id: loc, email: 'SOMEONE@example.com' }, { email: ['The email has already been taken.'] }],
       [{ location_id: loc, gender: 3 }, { gender: ['The selected gender is invalid.'] }],
-      [{ location_id: loc, gender: 'male' }, { gender: ['The gender field must be an integer.'] }],
+      [
+        { location_id: loc, gender: 'male' },
+        { gender: ['The gender field must be an integer.', 'The selected gender is invalid.'] },
+      ],
+      // Fields that are not nullable meet their rules with null (or an empty string) as Laravel's do.
+      [
+        { location_id: loc, name: null },
+        { name: ['The name field must be a string.', 'The name field must be at least 5 characters.'] },
+      ],
+      [
+        { location_id: loc, name: '   ' },
+        { name: ['The name field must be a string.', 'The name field must be at least 5 characters.'] },
+      ],
+      [
+        { location_id: loc, direct_login: null },
+        {
+          direct_login: [
+            'The direct login field must be an integer.',
+            'The selected direct login is invalid.',
+          ],
+        },
+      ],
+      [
+        { location_id: loc, gender: '' },
+        { gender: ['The gender field must be an integer.', 'The selected gender is invalid.'] },
+      ],
+      [{ location_id: null }, { location_id: ['The location id field is required.'] }],
       [{ location_id: loc, room_no: 0 }, { room_no: ['The room no field must be between 1 and 9999.'] }],
       [{ location_id: loc, room_no: 10000 }, { room_no: ['The room no field must be between 1 and 9999.'] }],
       [{ location_id: loc, room_no: '12A' }, { room_no: ['The room no field must be an integer.'] }],

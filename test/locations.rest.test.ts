@@ -176,10 +176,11 @@ describe.concurrent('GET /locations', () => {
     expect(two.text).toBe(
       '{"message":"The selected status is invalid.","errors":{"status":["The selected status is invalid."]}}',
     );
+    // As Laravel, `in` still judges a value that failed `integer`.
     const abc = await t.request('GET', `${URL}?status=abc`, { token: a.token });
     expect(abc.status).toBe(422);
     expect(abc.text).toBe(
-      '{"message":"The status field must be an integer.","errors":{"status":["The status field must be an integer."]}}',
+      '{"message":"The status field must be an integer. (and 1 more error)","errors":{"status":["The status field must be an integer.","The selected status is invalid."]}}',
     );
   });
 
@@ -445,7 +446,10 @@ describe.concurrent('GET /locations/hierarchy', () => {
     expect(res.json).toEqual(
       unprocessable({
         with_coordinates: ['The selected with coordinates is invalid.'],
-        scale_floor_dimensions: ['The scale floor dimensions field must be an integer.'],
+        scale_floor_dimensions: [
+          'The scale floor dimensions field must be an integer.',
+          'The selected scale floor dimensions is invalid.',
+        ],
       }),
     );
   });
@@ -663,7 +667,10 @@ describe.concurrent('POST /locations and PUT /locations/:id', () => {
           method,
           { name: 'x', country_code: 12 },
           {
-            country_code: ['The country code field must be a string.'],
+            country_code: [
+              'The country code field must be a string.',
+              'The selected country code is invalid.',
+            ],
           },
         );
       });
@@ -726,7 +733,10 @@ describe.concurrent('POST /locations and PUT /locations/:id', () => {
           method,
           { name: 'x', smart_login: 'yes' },
           {
-            smart_login: ['The smart login field must be an integer.'],
+            smart_login: [
+              'The smart login field must be an integer.',
+              'The selected smart login is invalid.',
+            ],
           },
         );
       });

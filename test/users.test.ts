@@ -223,7 +223,10 @@ describe.concurrent('POST /users', () => {
       [{ role: 'support' }, { role: ['The selected role is invalid.'] }],
       [{ role: 'admin' }, { role: ['The selected role is invalid.'] }],
       [{ status: 3 }, { status: ['The selected status is invalid.'] }],
-      [{ status: 'x' }, { status: ['The status field must be an integer.'] }],
+      [
+        { status: 'x' },
+        { status: ['The status field must be an integer.', 'The selected status is invalid.'] },
+      ],
       [{ role: 'venue' }, { location_id: ['The location id field is required when role is venue.'] }],
       [
         { role: 'front-desk', location_id: null },

@@ -6,7 +6,7 @@ import type { AppContext } from '../../context.js';
 import { scoped } from '../../db/scope.js';
 import { AppError } from '../../errors.js';
 import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
-import { validate } from '../../validation/validator.js';
+import { validateFilters } from '../../validation/validator.js';
 import { macVariants } from '../presence/mac.js';
 import { type PresenceChange, presenceTopic } from '../presence/presence.pubsub.js';
 import {
@@ -66,7 +66,7 @@ export async function listActiveSessions(
   opts: { now?: Date; macs?: string[] } = {},
 ): Promise<ActiveSession[]> {
   const scope = authorize(ctx.principal, 'analytics.read');
-  const f = (await validate(raw, activeSessionFilterRules)) as ActiveSessionFilters;
+  const f = (await validateFilters(raw, activeSessionFilterRules)) as ActiveSessionFilters;
   return activeSessionsIn(ctx, scope, f, opts);
 }
 
@@ -221,7 +221,7 @@ async function locationSessionWhere(
   raw: Record<string, unknown>,
 ): Promise<PrismaNS.LocationSessionWhereInput> {
   const scope = authorize(ctx.principal, 'analytics.read');
-  const f = (await validate(raw, locationSessionFilterRules)) as {
+  const f = (await validateFilters(raw, locationSessionFilterRules)) as {
     guest_id?: string;
     location_id?: string;
     mac?: string;
@@ -274,7 +274,7 @@ async function locationLogWhere(
   raw: Record<string, unknown>,
 ): Promise<PrismaNS.LocationLogWhereInput> {
   const scope = authorize(ctx.principal, 'analytics.read');
-  const f = (await validate(raw, locationLogFilterRules)) as {
+  const f = (await validateFilters(raw, locationLogFilterRules)) as {
     guest_id?: string;
     guest_mac?: string;
     session_id?: string;
