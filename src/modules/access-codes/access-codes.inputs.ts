@@ -8,6 +8,7 @@ import {
   exists,
   inList,
   integer,
+  laravelInput,
   max,
   min,
   nullable,
@@ -39,7 +40,8 @@ export function accessCodeWriteRules(
   scope: Scope,
   input: Readonly<Record<string, unknown>>,
 ): Rules {
-  const isShared = String(input.type) === String(SHARED);
+  // Read as the rules read it (trimmed), so ` 1 ` is a shared code here too.
+  const isShared = String(laravelInput(input).type) === String(SHARED);
   return {
     location_id: [
       required(),
