@@ -218,6 +218,15 @@ describe.concurrent('POST /access-codes', () => {
     expect(await codesIn(a.tenant_id)).toBe(0);
   });
 
+  it('takes an empty code for type 2 (nullable, ignored) and stores a shared code trimmed', async () => {
+    const a = await tenant();
+    for (const code of [null, '', '   ']) {
+      expect(created(await post(a.token, generated(a, { type: 2, code }))).count).toBe(1);
+    }
+    const shared = created(await post(a.token, generated(a, { type: 1, code: '  SPACED  ' })));
+    expect(shared.access_codes[0].code).toBe('SPACED');
+  });
+
   it('refuses a shared code already taken in the tenant (also by a generated code), creating nothing', async () => {
     const a = await tenant();
     const b = await tenant();

@@ -446,6 +446,12 @@ describe.concurrent('GET /guests filters', () => {
     expect(await ids(a.token, 'type=1')).toEqual([x.id, z.id]);
     expect(await ids(a.token, 'type=2')).toEqual([y.id]);
     expect(await ids(a.token, 'type=')).toEqual([x.id, y.id, z.id]);
+    // Any empty filter means no filter (Laravel reads it as null; every filter is nullable).
+    const empty =
+      'type=&gender=&online=&birth_date=&last_visit_date=&name=%20&location_id=&last_guest_first=';
+    expect(await ids(a.token, empty)).toEqual([x.id, y.id, z.id]);
+    const count = await t.request('GET', `${URL}/count?type=&receive_marketing=`, { token: a.token });
+    expect(count.json).toEqual({ count: 3 });
   });
 
   it('filters created_at and updated_at from that day 00:00 UTC on', async () => {
@@ -700,6 +706,39 @@ describe.concurrent('POST /guests', () => {
     expect(res.json.data.birth_date).toBe('2000-02-29');
     expect(res.json.data.name).toBe('');
     expect(res.json.data.gender_name).toBe('Unknown');
+  });
+
+  it('trims every string and reads blank text as null, as Laravel middleware hand input over', async () => {
+    const a = await tenant();
+    const res = await t.request('POST', URL, {
+      token: a.token,
+      body: {
+        location_id: ` ${a.location_id}\t`,
+        name: '  Ann  Smith  ',
+        email: ' ann@example.com ',
+        phone: '   ',
+        passport_no: null,
+        gender: '',
+        room_no: '',
+        tags: [' vip ', 'late'],
+      },
+    });
+    expect(res.status, res.text).toBe(201);
+    expect(res.json.data).toMatchObject({
+      location_id: a.location_id,
+      name: 'Ann  Smith',
+      first_name: 'Ann',
+      last_name: 'Smith',
+      email: 'ann@example.com',
+      username: 'ann@example.com',
+      phone: null,
+      passport_no: null,
+      gender: 0,
+      room_no: null,
+      tags: ['late', 'vip'],
+    });
+    const stored = await prisma().guest.findUniqueOrThrow({ where: { id: res.json.data.id } });
+    expect(stored).toMatchObject({ name: 'Ann  Smith', email: 'ann@example.com', phone: null, roomNo: null });
   });
 
   it('checks every create rule with Laravel messages', async () => {
