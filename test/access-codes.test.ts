@@ -205,7 +205,8 @@ describe.concurrent('POST /access-codes', () => {
       const res2 = await post(a.token, generated(a, { type }));
       expect(res2.status).toBe(422);
       expect(res2.json.errors.type).toEqual([
-        type === '2a' ? 'The type field must be an integer.' : 'The selected type is invalid.',
+        ...(type === '2a' ? ['The type field must be an integer.'] : []),
+        'The selected type is invalid.',
       ]);
     }
     expect422(await post(a.token, generated(a, { type: 1, code: 'x'.repeat(65) })), {
@@ -215,6 +216,15 @@ describe.concurrent('POST /access-codes', () => {
       description: ['The description field must be a string.'],
     });
     expect(await codesIn(a.tenant_id)).toBe(0);
+  });
+
+  it('takes an empty code for type 2 (nullable, ignored) and stores a shared code trimmed', async () => {
+    const a = await tenant();
+    for (const code of [null, '', '   ']) {
+      expect(created(await post(a.token, generated(a, { type: 2, code }))).count).toBe(1);
+    }
+    const shared = created(await post(a.token, generated(a, { type: 1, code: '  SPACED  ' })));
+    expect(shared.access_codes[0].code).toBe('SPACED');
   });
 
   it('refuses a shared code already taken in the tenant (also by a generated code), creating nothing', async () => {

@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordStatements, startApp, type TestApp, type TestResponse } from './helpers/app.js';
 import { addUser, newTenant } from './helpers/fixtures.js';
+import { unprocessable } from './helpers/laravel.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -186,7 +187,9 @@ describe.concurrent('GET /advertisements', () => {
     expect(badType.json).toEqual(invalid('type', 'The selected type is invalid.'));
     const badStatus = await t.request('GET', `${URL}/count?status=yes`, { token: a.token });
     expect(badStatus.status).toBe(422);
-    expect(badStatus.json).toEqual(invalid('status', 'The status field must be an integer.'));
+    expect(badStatus.json).toEqual(
+      unprocessable({ status: ['The status field must be an integer.', 'The selected status is invalid.'] }),
+    );
   });
 
   it('filters by tag id: the exact id or a part of it, never another tenant’s tag', async () => {

@@ -298,10 +298,10 @@ describe.concurrent('GET /locations-analytics/active-sessions', () => {
     const res = await t.request('GET', `${URL}?data_type=3&connected=yes`, { token: a.token });
     expect(res.status).toBe(422);
     expect(res.json).toEqual({
-      message: 'The selected data type is invalid. (and 1 more error)',
+      message: 'The selected data type is invalid. (and 2 more errors)',
       errors: {
         data_type: ['The selected data type is invalid.'],
-        connected: ['The connected field must be an integer.'],
+        connected: ['The connected field must be an integer.', 'The selected connected is invalid.'],
       },
     });
   });

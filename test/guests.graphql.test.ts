@@ -224,6 +224,24 @@ describe.concurrent('guests connection', () => {
     });
   });
 
+  it('reads null and empty filters as no filter, as REST reads `?type=`', async () => {
+    const a = await newTenant(prisma());
+    await addGuest(prisma(), a.tenant_id, a.location_id, { type: 1 });
+    await addGuest(prisma(), a.tenant_id, a.location_id, { type: 2 });
+    const all = await graphqlIds(a.token, {});
+    const empty = {
+      type: null,
+      gender: null,
+      online: null,
+      name: '',
+      receiveMarketing: null,
+      createdAt: ' ',
+    };
+    expect(await graphqlIds(a.token, empty)).toEqual(all);
+    expect(all.total).toBe(2);
+    expect((await restIds(a.token, { type: '', gender: '', name: '' })).length).toBe(2);
+  });
+
   it('refuses bad filters with the REST messages', async () => {
     const a = await newTenant(prisma());
     const err = onlyError(await t.graphql(a.token, LIST, { lastVisitDate: '2026-01-01,2026-03-01' }));
@@ -376,6 +394,40 @@ describe.concurrent('guest mutations', () => {
     expect(rest.json.errors.email).toEqual(['The email has already been taken.']);
     const missing = onlyError(await t.graphql(a.token, CREATE, { input: {} }));
     expect(missing.extensions.fields).toEqual({ locationId: ['The location id field is required.'] });
+  });
+
+  it('gives an explicit null the outcome REST gives a JSON null', async () => {
+    const a = await newTenant(prisma());
+    const g = await addGuest(prisma(), a.tenant_id, a.location_id, { roomNo: '7', hotelStatus: 1 });
+    // Not nullable: the same 422 messages on both transports.
+    const gql = onlyError(
+      await t.graphql(a.token, UPDATE, {
+        id: g.id,
+        input: { locationId: a.location_id, name: null, directLogin: null },
+      }),
+    );
+    const rest = await t.request('PUT', `/api/v1/guests/${g.id}`, {
+      token: a.token,
+      body: { location_id: a.location_id, name: null, direct_login: null },
+    });
+    expect(rest.status).toBe(422);
+    expect(rest.json.errors).toEqual({
+      name: ['The name field must be a string.', 'The name field must be at least 5 characters.'],
+      direct_login: ['The direct login field must be an integer.', 'The selected direct login is invalid.'],
+    });
+    expect(gql.message).toBe(rest.json.message);
+    expect(gql.extensions.fields).toEqual({
+      name: rest.json.errors.name,
+      directLogin: rest.json.errors.direct_login,
+    });
+    // Nullable: cleared, as REST clears it.
+    const cleared = data(
+      await t.graphql(a.token, UPDATE, {
+        id: g.id,
+        input: { locationId: a.location_id, roomNo: null, hotelStatus: null, customField1: '  ' },
+      }),
+    ).updateGuest;
+    expect(cleared).toMatchObject({ roomNo: null, hotelStatus: null, customField1: null });
   });
 
   it('moves a guest to another location only with guests.manage-global', async () => {

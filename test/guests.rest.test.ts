@@ -453,6 +453,12 @@ describe.concurrent('GET /guests filters', () => {
     expect(await ids(a.token, 'type=1')).toEqual([x.id, z.id]);
     expect(await ids(a.token, 'type=2')).toEqual([y.id]);
     expect(await ids(a.token, 'type=')).toEqual([x.id, y.id, z.id]);
+    // Any empty filter means no filter (Laravel reads it as null; every filter is nullable).
+    const empty =
+      'type=&gender=&online=&birth_date=&last_visit_date=&name=%20&location_id=&last_guest_first=';
+    expect(await ids(a.token, empty)).toEqual([x.id, y.id, z.id]);
+    const count = await t.request('GET', `${URL}/count?type=&receive_marketing=`, { token: a.token });
+    expect(count.json).toEqual({ count: 3 });
   });
 
   it('filters created_at and updated_at from that day 00:00 UTC on', async () => {
@@ -732,6 +738,39 @@ describe.concurrent('POST /guests', () => {
     expect(res.json.data.gender_name).toBe('Unknown');
   });
 
+  it('trims every string and reads blank text as null, as Laravel middleware hand input over', async () => {
+    const a = await tenant();
+    const res = await t.request('POST', URL, {
+      token: a.token,
+      body: {
+        location_id: ` ${a.location_id}\t`,
+        name: '  Ann  Smith  ',
+        email: ' ann@example.com ',
+        phone: '   ',
+        passport_no: null,
+        gender: '',
+        room_no: '',
+        tags: [' vip ', 'late'],
+      },
+    });
+    expect(res.status, res.text).toBe(201);
+    expect(res.json.data).toMatchObject({
+      location_id: a.location_id,
+      name: 'Ann  Smith',
+      first_name: 'Ann',
+      last_name: 'Smith',
+      email: 'ann@example.com',
+      username: 'ann@example.com',
+      phone: null,
+      passport_no: null,
+      gender: 0,
+      room_no: null,
+      tags: ['late', 'vip'],
+    });
+    const stored = await prisma().guest.findUniqueOrThrow({ where: { id: res.json.data.id } });
+    expect(stored).toMatchObject({ name: 'Ann  Smith', email: 'ann@example.com', phone: null, roomNo: null });
+  });
+
   it('checks every create rule with Laravel messages', async () => {
     const a = await tenant();
     const b = await tenant();
@@ -750,7 +789,11 @@ describe.concurrent('POST /guests', () => {
         { location_id: a.location_id, email: 'not-an-email' },
         { email: ['The email field must be a valid email address.'] },
       ],
-      [{ location_id: a.location_id, gender: 1 }, { gender: ['The gender field must be a string.'] }],
+      // Laravel goes on after a failed type rule: `in` judges the value too.
+      [
+        { location_id: a.location_id, gender: 1 },
+        { gender: ['The gender field must be a string.', 'The selected gender is invalid.'] },
+      ],
       [{ location_id: a.location_id, gender: 'other' }, { gender: ['The selected gender is invalid.'] }],
       [
         { location_id: a.location_id, nationality: 'XX' },
@@ -862,7 +905,33 @@ describe.concurrent('PUT /guests/:id', () => {
       [{ location_id: loc, name: 'Abcd' }, { name: ['The name field must be at least 5 characters.'] }],
       [{ location_id: loc, email: 'SOMEONE@example.com' }, { email: ['The email has already been taken.'] }],
       [{ location_id: loc, gender: 3 }, { gender: ['The selected gender is invalid.'] }],
-      [{ location_id: loc, gender: 'male' }, { gender: ['The gender field must be an integer.'] }],
+      [
+        { location_id: loc, gender: 'male' },
+        { gender: ['The gender field must be an integer.', 'The selected gender is invalid.'] },
+      ],
+      // Fields that are not nullable meet their rules with null (or an empty string) as Laravel's do.
+      [
+        { location_id: loc, name: null },
+        { name: ['The name field must be a string.', 'The name field must be at least 5 characters.'] },
+      ],
+      [
+        { location_id: loc, name: '   ' },
+        { name: ['The name field must be a string.', 'The name field must be at least 5 characters.'] },
+      ],
+      [
+        { location_id: loc, direct_login: null },
+        {
+          direct_login: [
+            'The direct login field must be an integer.',
+            'The selected direct login is invalid.',
+          ],
+        },
+      ],
+      [
+        { location_id: loc, gender: '' },
+        { gender: ['The gender field must be an integer.', 'The selected gender is invalid.'] },
+      ],
+      [{ location_id: null }, { location_id: ['The location id field is required.'] }],
       [{ location_id: loc, room_no: 0 }, { room_no: ['The room no field must be between 1 and 9999.'] }],
       [{ location_id: loc, room_no: 10000 }, { room_no: ['The room no field must be between 1 and 9999.'] }],
       [{ location_id: loc, room_no: '12A' }, { room_no: ['The room no field must be an integer.'] }],

@@ -169,6 +169,19 @@ describe.concurrent('GET /locations', () => {
     expect(res.text).toContain(`"data":[${listItem(gone.id, 'Gone one', true)}]`);
   });
 
+  it('empty filters (`?name=&status=`) mean no filter, as Laravel reads them: null, and nullable', async () => {
+    const a = await tenant();
+    await addLocation(a.tenant_id, 'Second');
+    await addLocation(a.tenant_id, 'Gone', { isTrashed: true });
+    const res = await t.request('GET', `${URL}?name=&status=&page=&per_page=`, { token: a.token });
+    expect(res.status).toBe(200);
+    expect(res.json.data).toHaveLength(2);
+    expect(res.json.meta).toMatchObject({ current_page: 1, per_page: 10 });
+    // A filter is trimmed like every other string.
+    const trimmed = await t.request('GET', `${URL}?name=%20second%20`, { token: a.token });
+    expect(trimmed.json.data.map((l: { name: string }) => l.name)).toEqual(['Second']);
+  });
+
   it('status 2 or abc is 422', async () => {
     const a = await tenant();
     const two = await t.request('GET', `${URL}?status=2`, { token: a.token });
@@ -176,10 +189,11 @@ describe.concurrent('GET /locations', () => {
     expect(two.text).toBe(
       '{"message":"The selected status is invalid.","errors":{"status":["The selected status is invalid."]}}',
     );
+    // As Laravel, `in` still judges a value that failed `integer`.
     const abc = await t.request('GET', `${URL}?status=abc`, { token: a.token });
     expect(abc.status).toBe(422);
     expect(abc.text).toBe(
-      '{"message":"The status field must be an integer.","errors":{"status":["The status field must be an integer."]}}',
+      '{"message":"The status field must be an integer. (and 1 more error)","errors":{"status":["The status field must be an integer.","The selected status is invalid."]}}',
     );
   });
 
@@ -445,7 +459,10 @@ describe.concurrent('GET /locations/hierarchy', () => {
     expect(res.json).toEqual(
       unprocessable({
         with_coordinates: ['The selected with coordinates is invalid.'],
-        scale_floor_dimensions: ['The scale floor dimensions field must be an integer.'],
+        scale_floor_dimensions: [
+          'The scale floor dimensions field must be an integer.',
+          'The selected scale floor dimensions is invalid.',
+        ],
       }),
     );
   });
@@ -609,7 +626,7 @@ describe.concurrent('POST /locations and PUT /locations/:id', () => {
           },
         );
         const ok = await expectOk(method, {
-          name: `${'n'.repeat(40)}${Math.random().toString(36).slice(2, 12)}`,
+          name: `${'n'.repeat(40)}${Math.random().toString(36).slice(2).padEnd(10, 'x').slice(0, 10)}`,
         });
         expect(ok.json.data.name).toHaveLength(50);
         // Characters, not bytes.
@@ -663,7 +680,10 @@ describe.concurrent('POST /locations and PUT /locations/:id', () => {
           method,
           { name: 'x', country_code: 12 },
           {
-            country_code: ['The country code field must be a string.'],
+            country_code: [
+              'The country code field must be a string.',
+              'The selected country code is invalid.',
+            ],
           },
         );
       });
@@ -726,7 +746,10 @@ describe.concurrent('POST /locations and PUT /locations/:id', () => {
           method,
           { name: 'x', smart_login: 'yes' },
           {
-            smart_login: ['The smart login field must be an integer.'],
+            smart_login: [
+              'The smart login field must be an integer.',
+              'The selected smart login is invalid.',
+            ],
           },
         );
       });
@@ -771,6 +794,55 @@ describe.concurrent('POST /locations and PUT /locations/:id', () => {
         await expectOk(method, { name: 'SL off', smart_login: 0 });
       });
 
+      it('null and blank values: trimmed, empty read as null, null judged by every rule unless nullable', async () => {
+        // `timezone` is not nullable: null (or blank text, which Laravel's middleware turns into null)
+        // meets `string` and the time zone check, as Laravel's `string|timezone` would.
+        for (const timezone of [null, '', '   ']) {
+          await expect422(
+            method,
+            { name: 'TZ', timezone },
+            {
+              timezone: [
+                'The timezone field must be a string.',
+                'The timezone field must be a valid timezone.',
+              ],
+            },
+          );
+        }
+        // Nullable fields take null and blank text as null; every string is trimmed before the rules.
+        const ok = await expectOk(method, {
+          name: '  Trimmed  ',
+          address: null,
+          city: '   ',
+          description: '',
+          post_code: ' 1000 ',
+          lat: '',
+          smart_login: null,
+          timezone: ' Europe/Lisbon ',
+        });
+        expect(ok.json.data).toMatchObject({
+          name: 'Trimmed',
+          address: null,
+          city: null,
+          description: null,
+          post_code: '1000',
+          lat: null,
+        });
+        const row = await t.db.prisma.location.findUniqueOrThrow({ where: { id: ok.json.data.id } });
+        expect(row).toMatchObject({
+          name: 'Trimmed',
+          postCode: '1000',
+          timezone: 'Europe/Lisbon',
+          smartLogin: null,
+        });
+        // A trimmed name that is too long still is.
+        await expect422(
+          method,
+          { name: ` ${'n'.repeat(51)} ` },
+          { name: ['The name field must not be greater than 50 characters.'] },
+        );
+      });
+
       it('summarizes several errors as "(and N more errors)", in rule order', async () => {
         const a = await tenant();
         const url = method === 'POST' ? URL : `${URL}/${a.location_id}`;
@@ -792,6 +864,31 @@ describe.concurrent('POST /locations and PUT /locations/:id', () => {
       });
     });
   }
+
+  it('PUT: null or blank text clears a nullable field; the exact 422 for a null that is not allowed', async () => {
+    const a = await tenant();
+    const created = await t.request('POST', URL, { token: a.token, body: full });
+    const id = created.json.data.id as string;
+    const cleared = await t.request('PUT', `${URL}/${id}`, {
+      token: a.token,
+      body: { name: 'Cleared', address: null, city: '  ', description: '', country_code: null },
+    });
+    expect(cleared.status).toBe(200);
+    expect(cleared.text).toBe(
+      `{"data":{"id":"${id}","name":"Cleared","description":null,"address":null,"post_code":"08001",` +
+        `"city":null,"state":null,"country_code":null,"lat":41.0,"lng":2.17,"is_trashed":false}}`,
+    );
+    const refused = await t.request('PUT', `${URL}/${id}`, {
+      token: a.token,
+      body: { name: 'Cleared', timezone: null },
+    });
+    expect(refused.status).toBe(422);
+    expect(refused.text).toBe(
+      '{"message":"The timezone field must be a string. (and 1 more error)","errors":{"timezone":' +
+        '["The timezone field must be a string.","The timezone field must be a valid timezone."]}}',
+    );
+    expect((await t.db.prisma.location.findUniqueOrThrow({ where: { id } })).timezone).toBe('UTC');
+  });
 
   it('PUT with an unknown id or another tenant’s id is 404, the other location unchanged', async () => {
     const a = await tenant();

@@ -347,11 +347,16 @@ describe.concurrent('PUT /tenants/:id/deactivate and /activate', () => {
   it('invalid user_status is 422 and changes nothing', async () => {
     const g = await group(2);
     const [a, b] = [nth(g.tenants, 0), nth(g.tenants, 1)];
-    const cases: [unknown, string][] = [
-      [3, 'The selected user status is invalid.'],
-      [-1, 'The selected user status is invalid.'],
-      ['x', 'The user status field must be an integer.'],
-      [1.5, 'The user status field must be an integer.'],
+    const invalid = 'The selected user status is invalid.';
+    const notInteger = 'The user status field must be an integer.';
+    // Not nullable: a null (or empty) status is no status, judged by both rules as Laravel does.
+    const cases: [unknown, string[]][] = [
+      [3, [invalid]],
+      [-1, [invalid]],
+      ['x', [notInteger, invalid]],
+      [1.5, [notInteger, invalid]],
+      [null, [notInteger, invalid]],
+      ['', [notInteger, invalid]],
     ];
     for (const [value, message] of cases) {
       for (const action of ['deactivate', 'activate']) {
@@ -360,7 +365,7 @@ describe.concurrent('PUT /tenants/:id/deactivate and /activate', () => {
           body: { user_status: value },
         });
         expect(res.status).toBe(422);
-        expect(res.text).toBe(unprocessable({ user_status: [message] }));
+        expect(res.text).toBe(unprocessable({ user_status: message }));
       }
     }
     expect((await tenantRow(b.tenant_id)).isTrashed).toBe(false);

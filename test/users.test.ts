@@ -223,7 +223,10 @@ describe.concurrent('POST /users', () => {
       [{ role: 'support' }, { role: ['The selected role is invalid.'] }],
       [{ role: 'admin' }, { role: ['The selected role is invalid.'] }],
       [{ status: 3 }, { status: ['The selected status is invalid.'] }],
-      [{ status: 'x' }, { status: ['The status field must be an integer.'] }],
+      [
+        { status: 'x' },
+        { status: ['The status field must be an integer.', 'The selected status is invalid.'] },
+      ],
       [{ role: 'venue' }, { location_id: ['The location id field is required when role is venue.'] }],
       [
         { role: 'front-desk', location_id: null },
@@ -417,6 +420,41 @@ describe.concurrent('PUT /users/:id', () => {
     });
     expect(ok.status).toBe(200);
     expect(await verifyPassword(PASSWORD, (await userRow(u.userId)).passwordHash ?? '')).toBe(true);
+    // An empty password field (null, '' or blank: passwords are not trimmed) keeps the password.
+    const stored = (await userRow(u.userId)).passwordHash;
+    for (const password of [null, '', '   ']) {
+      const keep = await t.request('PUT', `${URL}/${u.userId}`, {
+        token: a.token,
+        body: {
+          name: 'Renamed user',
+          email: mail,
+          role: 'tenant',
+          status: 1,
+          password,
+          password_confirmation: password,
+        },
+      });
+      expect(keep.status, JSON.stringify(password)).toBe(200);
+    }
+    expect((await userRow(u.userId)).passwordHash).toBe(stored);
+    // Spaces around a password are part of it (TrimStrings leaves passwords alone).
+    const spaced = ` ${PASSWORD} `;
+    const withSpaces = await t.request('PUT', `${URL}/${u.userId}`, {
+      token: a.token,
+      body: {
+        name: ' Renamed user ',
+        email: mail,
+        role: 'tenant',
+        status: 1,
+        password: spaced,
+        password_confirmation: spaced,
+      },
+    });
+    expect(withSpaces.status).toBe(200);
+    expect(withSpaces.json.data.name).toBe('Renamed user');
+    const hash = (await userRow(u.userId)).passwordHash ?? '';
+    expect(await verifyPassword(spaced, hash)).toBe(true);
+    expect(await verifyPassword(PASSWORD, hash)).toBe(false);
   });
 
   it('requires name, email, role and status; another user’s email is taken', async () => {

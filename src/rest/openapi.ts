@@ -87,6 +87,8 @@ export function ruleSchema(list: readonly Rule[], where: 'query' | 'body'): Json
     descriptions.push(where === 'query' ? '`true`/`false` (also `1`/`0`).' : 'Also `1`/`0`.');
   if (base === 'integer' && where === 'body') descriptions.push('An integer or a string of digits.');
   const nullable = list.some((r) => r.nullable);
+  // Laravel reads an empty query value as null, which a nullable filter lets through.
+  if (nullable && where === 'query') descriptions.push('Empty: as if not sent.');
   if (base) schema.type = nullable && where === 'body' ? [base, 'null'] : base;
   // A query value is text whatever rule reads it.
   else if (where === 'query') schema.type = 'string';

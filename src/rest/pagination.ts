@@ -1,6 +1,6 @@
 // Laravel's simple pagination: the list envelope of spec 1.1 with the pagination decisions.
 import type { AppContext } from '../context.js';
-import { integer, max, min, type Rules } from '../validation/validator.js';
+import { integer, max, min, nullable, type Rules } from '../validation/validator.js';
 
 export interface PageRequest {
   page: number;
@@ -10,11 +10,14 @@ export interface PageRequest {
   take: number;
 }
 
-/** `defaultPerPage` only documents the default (the OpenAPI `default`); it changes no rule. */
+/**
+ * `defaultPerPage` only documents the default (the OpenAPI `default`); it changes no rule. Both are
+ * `nullable`, as a Laravel index request declares them: an empty `page=` or `per_page=` is the default.
+ */
 export function pageRules(defaultPerPage = 10): Rules {
   return {
-    page: [{ ...integer(), doc: { default: 1 } }, min(1)],
-    per_page: [{ ...integer(), doc: { default: defaultPerPage } }, min(1), max(100)],
+    page: [nullable(), { ...integer(), doc: { default: 1 } }, min(1)],
+    per_page: [nullable(), { ...integer(), doc: { default: defaultPerPage } }, min(1), max(100)],
   };
 }
 

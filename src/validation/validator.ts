@@ -43,11 +43,11 @@ export interface Rule {
   readonly name: string;
   /** OpenAPI metadata; absent on rules that say nothing beyond their name. */
   readonly doc?: RuleDoc;
-  /** Runs even on an empty field (required, requiredIf...); its failure stops the field. */
+  /** Runs even on an absent or empty field (required, requiredIf...); its failure stops the field. */
   readonly implicit?: boolean;
-  /** Marks null (and blank strings) as an acceptable value. */
+  /** A null value skips the field's other (non-implicit) rules and is output as null. */
   readonly nullable?: boolean;
-  /** A type rule: its failure stops the field, and size rules measure by it. */
+  /** A type rule: size rules measure by it (characters, value or items). */
   readonly type?: ValueType;
   /** Runs only once every non-deferred rule of the field passed (database look-ups). */
   readonly deferred?: boolean;
@@ -80,52 +80,96 @@ export class ValidationError extends Error {
 }
 
 /**
- * Validates `input` against `rules`, collecting every field's errors, and resolves to Laravel's
- * `validated()`: only fields that have rules and are present, with type rules' coercions applied.
+ * Validates `input` against `rules` as Laravel does behind its default global middleware, collecting
+ * every field's errors, and resolves to Laravel's `validated()`: the fields that have rules and are
+ * present (null included), with type rules' coercions applied.
  *
- * Empty values (absent, null, blank string) only meet implicit rules. Unlike Laravel, a null (or blank
- * string, which Laravel's ConvertEmptyStringsToNull turns into null) on a field without `nullable()`
- * counts as absent: its other rules are skipped and it is left out of the output. With `nullable()`
- * it is output as null.
+ * - The input is first read as TrimStrings and ConvertEmptyStringsToNull leave a request
+ *   (`laravelInput`): strings trimmed, then `''` as null. This is the one place that decides emptiness.
+ * - Implicit rules (required, requiredIf, ...) always run; a failing one stops the field.
+ * - The other rules run when the field is present, null included (`string()` fails on null with
+ *   "The :attribute field must be a string."), except on a null field marked `nullable()`. An absent
+ *   field meets implicit rules only; so does a blank string, which only the untrimmed password fields
+ *   can still hold (Laravel's isValidatable: presentOrRuleIsImplicit, isNotNullIfMarkedAsNullable).
+ * - Nothing else stops a field: after a failing type rule the next rules still run and may add their
+ *   own messages, as Laravel's do without `bail`.
  */
 export async function validate(
   input: Readonly<Record<string, unknown>>,
   rules: Rules,
   options: ValidateOptions = {},
 ): Promise<Record<string, unknown>> {
+  const data = laravelInput(input);
   const attributeOf = (field: string): string => options.attributes?.[field] ?? displayName(field);
   const results = await Promise.all(
-    Object.entries(rules).map(([field, list]) => validateField(field, list, input, attributeOf)),
+    Object.entries(rules).map(([field, list]) => validateField(field, list, data, attributeOf)),
   );
 
   const errors: FieldErrors = {};
   const output: Record<string, unknown> = {};
   for (const [field, result] of results) {
     if (result.messages.length > 0) errors[field] = result.messages;
-    else if (result.keep) output[field] = result.value;
+    else if (result.present) output[field] = result.value;
   }
   if (Object.keys(errors).length > 0) throw new ValidationError(errors);
   return output;
 }
 
+/**
+ * Filters of a list: `validate`, then without the filters that came empty (`?type=`, a GraphQL null),
+ * which their `nullable()` rules let through and which mean "no filter".
+ */
+export async function validateFilters(
+  input: Readonly<Record<string, unknown>>,
+  rules: Rules,
+): Promise<Record<string, unknown>> {
+  const valid = await validate(input, rules);
+  return Object.fromEntries(Object.entries(valid).filter(([, value]) => value !== null));
+}
+
+/** TrimStrings' characters (Laravel 11's Str::trim): Unicode white space, BOM, zero-width space, LRM, NUL. */
+const EDGE_SPACE = /^[\s\u200B\u200E\0]+|[\s\u200B\u200E\0]+$/g;
+/** Top-level keys TrimStrings leaves as sent (its default `$except`). */
+const NEVER_TRIM = new Set(['current_password', 'password', 'password_confirmation']);
+
+/**
+ * The input as Laravel's default global middleware hand it to a controller, for query strings and
+ * bodies alike: TrimStrings trims every string (at any depth, except the top-level password fields),
+ * then ConvertEmptyStringsToNull turns every `''` into null.
+ */
+export function laravelInput(input: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const clean = (value: unknown, trim: boolean): unknown => {
+    if (Array.isArray(value)) return value.map((v) => clean(v, true));
+    if (isPhpArray(value)) {
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, clean(v, true)]));
+    }
+    if (typeof value !== 'string') return value;
+    const text = trim ? value.replace(EDGE_SPACE, '') : value;
+    return text === '' ? null : text;
+  };
+  return Object.fromEntries(Object.entries(input).map(([k, v]) => [k, clean(v, !NEVER_TRIM.has(k))]));
+}
+
 interface FieldResult {
   messages: string[];
-  keep: boolean;
+  present: boolean;
   value: unknown;
 }
 
 async function validateField(
   field: string,
   list: readonly Rule[],
-  input: Readonly<Record<string, unknown>>,
+  data: Readonly<Record<string, unknown>>,
   attributeOf: (field: string) => string,
 ): Promise<[string, FieldResult]> {
-  const raw = Object.hasOwn(input, field) ? input[field] : undefined;
-  const empty = isEmpty(raw);
+  const raw = Object.hasOwn(data, field) ? data[field] : undefined;
+  const present = raw !== undefined;
+  // Laravel's isValidatable for a rule that is not implicit.
+  const validatable = present && !isBlankString(raw) && !(raw === null && list.some((rule) => rule.nullable));
   const ctx: RuleContext = {
     field,
     attribute: attributeOf(field),
-    input,
+    input: data,
     valueType: list.find((rule) => rule.type !== undefined)?.type,
     attributeOf,
   };
@@ -137,18 +181,19 @@ async function validateField(
 
   let value = raw;
   for (const rule of list) {
-    if (rule.deferred || (empty && !rule.implicit)) continue;
+    if (rule.deferred || !(rule.implicit || validatable)) continue;
     const message = await rule.check(value, ctx);
     if (message === null) {
       if (rule.coerce) value = rule.coerce(value);
       continue;
     }
     add(message);
-    if (rule.implicit || rule.type) break;
+    // Laravel's shouldStopValidating: only a failed implicit rule ends the field.
+    if (rule.implicit) break;
   }
 
   // Like Laravel skipping unique/exists after an earlier failure, so bad values never reach the database.
-  if (messages.length === 0 && !empty) {
+  if (messages.length === 0 && validatable) {
     for (const rule of list) {
       if (!rule.deferred) continue;
       const message = await rule.check(value, ctx);
@@ -159,9 +204,7 @@ async function validateField(
     }
   }
 
-  const nullable = list.some((rule) => rule.nullable);
-  const keep = raw !== undefined && (!empty || nullable);
-  return [field, { messages, keep, value: empty ? null : value }];
+  return [field, { messages, present, value }];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -172,8 +215,12 @@ function phpTrim(s: string): string {
   return s.replace(/^[ \t\n\r\0\v]+|[ \t\n\r\0\v]+$/g, '');
 }
 
+function isBlankString(value: unknown): boolean {
+  return typeof value === 'string' && phpTrim(value) === '';
+}
+
 function isEmpty(value: unknown): boolean {
-  return value === undefined || value === null || (typeof value === 'string' && phpTrim(value) === '');
+  return value === undefined || value === null || isBlankString(value);
 }
 
 /** PHP arrays are lists and maps alike, so a JSON object is an "array" too. */
@@ -281,8 +328,9 @@ function simple(
   };
 }
 
-// Like Laravel's getSize(), the field's type rule (wherever it sits in the list) picks the measure;
-// without one, numbers count by value and lists by items rather than Laravel's string length.
+// Like Laravel's getSize(), the field's type rule (wherever it sits in the list) picks the measure,
+// whatever the value turned out to be (null measures 0); without one, numbers count by value rather
+// than Laravel's string length.
 function measure(value: unknown, valueType: ValueType | undefined): { kind: SizeKind; size: number } {
   const declared: SizeKind | undefined =
     valueType === 'integer' || valueType === 'numeric'
@@ -291,9 +339,9 @@ function measure(value: unknown, valueType: ValueType | undefined): { kind: Size
         ? valueType
         : undefined;
   if (isPhpArray(value)) return { kind: declared ?? 'array', size: count(value) };
-  if (typeof value === 'number' || (declared === 'numeric' && isNumeric(value))) {
-    return { kind: declared ?? 'numeric', size: Number(value) };
-  }
+  const byValue =
+    declared === 'numeric' ? isNumeric(value) : declared === undefined && typeof value === 'number';
+  if (byValue) return { kind: declared ?? 'numeric', size: Number(value) };
   // Characters are code points, as mb_strlen counts them.
   return { kind: declared ?? 'string', size: [...(phpString(value) ?? '')].length };
 }
@@ -449,11 +497,14 @@ export function size(n: number): Rule {
   return sized('size', SIZE, { size: n }, (s) => s === n);
 }
 
-/** Laravel's `in`: compares the value's string form, numerically when both sides are numeric. */
+/**
+ * Laravel's `in`: compares the value's string form, numerically when both sides are numeric (null
+ * reads as `''`).
+ */
 export function inList(values: readonly (string | number)[]): Rule {
   const allowed = values.map(String);
   const one = (v: unknown): boolean => {
-    const text = isPhpArray(v) ? null : phpString(v);
+    const text = v === null ? '' : isPhpArray(v) ? null : phpString(v);
     return text !== null && allowed.some((a) => phpStringsEqual(text, a));
   };
   return simple(
@@ -544,52 +595,66 @@ export function dateFormat(format: string): Rule {
 }
 
 const DATE_TIME =
-  /^(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+  /^(\d{4})-(\d{1,2})-(\d{1,2})(?:[ T](\d{1,2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+const US_DATE = /^(\d{1,2})\/(\d{1,2})\/(\d{4})$/;
 
-/** Y-m-d with optional time and zone; naive values are read as UTC so two naive values compare. */
+/**
+ * A date as Laravel's date comparison reads one (DateTime::createFromFormat, then Carbon::parse), in
+ * the shapes clients send: `Y-m-d` with an optional time and zone, digits with or without leading
+ * zeros, a day past the month's end rolling over as PHP's does (2026-02-30 is March 2), and `m/d/Y`.
+ * Naive values are read as UTC so two naive values compare. Anything else is no date.
+ */
 function parseDate(value: unknown): number | null {
-  const m = typeof value === 'string' ? DATE_TIME.exec(value) : null;
+  if (typeof value !== 'string') return null;
+  const us = US_DATE.exec(value);
+  const m = us ? [value, us[3], us[1], us[2]] : DATE_TIME.exec(value);
   if (!m) return null;
   const [, y, mo, d, h, mi, s, zone] = m;
-  const epoch = toEpoch({
-    year: Number(y),
-    month: Number(mo),
-    day: Number(d),
-    hour: Number(h ?? 0),
-    minute: Number(mi ?? 0),
-    second: Number(s ?? 0),
-  });
-  if (epoch === null || zone === undefined || zone === 'Z') return epoch;
+  const [month = 0, day = 0, hour = 0, minute = 0, second = 0] = [mo, d, h, mi, s].map((part) =>
+    Number(part ?? 0),
+  );
+  if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 59) return null;
+  const epoch = Date.UTC(Number(y), month - 1, day, hour, minute, second);
+  if (zone === undefined || zone === 'Z') return epoch;
   const sign = zone.startsWith('-') ? -1 : 1;
   const digits = zone.replace(/[+:-]/g, '');
   return epoch - sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2))) * 60_000;
 }
 
-/** Laravel's `after_or_equal:other_field`; passes when the other field is empty, as Laravel does. */
+/**
+ * Laravel's `after_or_equal:other_field`: a value that is no text fails; it passes when the other
+ * field is empty, as Laravel does.
+ */
 export function afterOrEqual(other: string): Rule {
+  const fail = (ctx: RuleContext): string =>
+    fill('The :attribute field must be a date after or equal to :date.', {
+      attribute: ctx.attribute,
+      date: ctx.attributeOf(other),
+    });
   return {
     name: 'afterOrEqual',
     doc: { description: `A date after or equal to ${other}.` },
     check: (value, ctx) => {
+      if (typeof value !== 'string' && !isNumeric(value)) return fail(ctx);
       const otherValue = ctx.input[other];
       if (isEmpty(otherValue)) return null;
       const mine = parseDate(value);
       const theirs = parseDate(otherValue);
       if (mine !== null && theirs !== null && mine >= theirs) return null;
-      return fill('The :attribute field must be a date after or equal to :date.', {
-        attribute: ctx.attribute,
-        date: ctx.attributeOf(other),
-      });
+      return fail(ctx);
     },
   };
 }
 
-/** Strictly equal to `<field>_confirmation` in the raw input, as Laravel's `same` compares. */
+/**
+ * Strictly equal to `<field>_confirmation` in the input, as Laravel's `same` compares (an absent
+ * confirmation reads as null, so a null field passes without one).
+ */
 export function confirmed(): Rule {
   return simple(
     'confirmed',
     'The :attribute field confirmation does not match.',
-    (_v, ctx) => ctx.input[ctx.field] === ctx.input[`${ctx.field}_confirmation`],
+    (_v, ctx) => (ctx.input[ctx.field] ?? null) === (ctx.input[`${ctx.field}_confirmation`] ?? null),
     { doc: { description: 'Must equal the same field with the `_confirmation` suffix.' } },
   );
 }
@@ -633,25 +698,28 @@ export function countryCode(): Rule {
   });
 }
 
-/** `check` resolves true when the value exists. Deferred: runs only after the field's other rules passed. */
+/**
+ * `check` resolves true when the value exists. Deferred: runs only after the field's other rules
+ * passed. Null names no record (Laravel's `where col = null` counts none), so `check` never sees it.
+ */
 export function exists(check: (value: unknown) => Promise<boolean>, doc?: RuleDoc): Rule {
   return {
     name: 'exists',
     doc: doc ?? { description: "Must name a record of the caller's tenant." },
     deferred: true,
     check: async (value, ctx) =>
-      (await check(value)) ? null : fill(INVALID_SELECTION, { attribute: ctx.attribute }),
+      value !== null && (await check(value)) ? null : fill(INVALID_SELECTION, { attribute: ctx.attribute }),
   };
 }
 
-/** `check` resolves true when the value is already taken. Deferred like `exists`. */
+/** `check` resolves true when the value is already taken. Deferred like `exists`; null is never looked up. */
 export function unique(check: (value: unknown) => Promise<boolean>, doc?: RuleDoc): Rule {
   return {
     name: 'unique',
     doc: doc ?? { description: 'Must not be taken yet.' },
     deferred: true,
     check: async (value, ctx) =>
-      (await check(value))
+      value !== null && (await check(value))
         ? fill('The :attribute has already been taken.', { attribute: ctx.attribute })
         : null,
   };

@@ -15,6 +15,7 @@ import {
   inList,
   integer,
   json,
+  laravelInput,
   max,
   min,
   nullable,
@@ -31,6 +32,7 @@ import {
   unique,
   ValidationError,
   validate,
+  validateFilters,
 } from '../../src/validation/validator.js';
 
 /** The errors `validate` throws, or null when it passes. */
@@ -154,6 +156,31 @@ describe('messages', () => {
     expect(await errorsOf({ ends_at: '2026-03-02 10:00' }, rules)).toBeNull();
   });
 
+  it('after_or_equal reads dates as PHP does even when their format rule failed', async () => {
+    const rules: Rules = {
+      starts_at: [dateFormat('Y-m-d')],
+      ends_at: [dateFormat('Y-m-d'), afterOrEqual('starts_at')],
+    };
+    // 2026-02-30 rolls over to March 2, and 01/12/2026 is January 12: only the format messages.
+    expect(await errorsOf({ starts_at: '01/12/2026', ends_at: '2026-02-30' }, rules)).toEqual({
+      starts_at: ['The starts at field must match the format Y-m-d.'],
+      ends_at: ['The ends at field must match the format Y-m-d.'],
+    });
+    expect(await errorsOf({ starts_at: '2026-03-03', ends_at: '2026-02-30' }, rules)).toEqual({
+      ends_at: [
+        'The ends at field must match the format Y-m-d.',
+        'The ends at field must be a date after or equal to starts at.',
+      ],
+    });
+    // What is no date at all fails both.
+    expect(await errorsOf({ starts_at: '2026-03-01', ends_at: 'soon' }, rules)).toEqual({
+      ends_at: [
+        'The ends at field must match the format Y-m-d.',
+        'The ends at field must be a date after or equal to starts at.',
+      ],
+    });
+  });
+
   it('confirmed compares with <field>_confirmation', async () => {
     const rules: Rules = { password: [string(), confirmed()] };
     expect(await errorsOf({ password: 'secret1', password_confirmation: 'secret2' }, rules)).toEqual({
@@ -198,32 +225,185 @@ describe('messages', () => {
   });
 });
 
-describe('empty fields', () => {
-  it('only meet implicit rules', async () => {
+describe('input as Laravel middleware leaves it', () => {
+  it('trims strings at every depth, then reads empty ones as null (TrimStrings, ConvertEmptyStringsToNull)', () => {
+    expect(
+      laravelInput({
+        name: '  Ann  ',
+        blank: '   ',
+        empty: '',
+        tags: [' vip ', '', { note: ' x ' }],
+        n: 5,
+        off: false,
+        none: null,
+      }),
+    ).toEqual({
+      name: 'Ann',
+      blank: null,
+      empty: null,
+      tags: ['vip', null, { note: 'x' }],
+      n: 5,
+      off: false,
+      none: null,
+    });
+  });
+
+  it("trims Laravel's set: Unicode white space, BOM, zero-width space, LRM and NUL, not inner spaces", () => {
+    expect(laravelInput({ a: '\u00a0\u3000\ufeff\u200b\u200eA  B\t\n\0' })).toEqual({ a: 'A  B' });
+  });
+
+  it('leaves the password fields untrimmed, though empty ones still become null', () => {
+    expect(
+      laravelInput({ password: ' Secret1! ', password_confirmation: ' Secret1! ', current_password: '' }),
+    ).toEqual({ password: ' Secret1! ', password_confirmation: ' Secret1! ', current_password: null });
+  });
+
+  it('is what the rules and the output see', async () => {
+    await expect(validate({ name: '  Ann  ' }, { name: [string(), max(3)] })).resolves.toEqual({
+      name: 'Ann',
+    });
+    expect(await messages('  abc  ', string(), min(5))).toEqual([
+      'The f field must be at least 5 characters.',
+    ]);
+    expect(await messages('   ', required(), string())).toEqual(['The f field is required.']);
+  });
+});
+
+describe('absent, null and empty fields', () => {
+  it('an absent field meets only implicit rules, and is left out of the output', async () => {
     const rules: Rules = { name: [string(), min(3)], email: [required(), email()] };
-    for (const empty of [undefined, null, '', '   ']) {
-      expect(await errorsOf({ name: empty, email: empty }, rules)).toEqual({
-        email: ['The email field is required.'],
+    expect(await errorsOf({}, rules)).toEqual({ email: ['The email field is required.'] });
+    await expect(validate({ email: 'a@b.c' }, rules)).resolves.toEqual({ email: 'a@b.c' });
+  });
+
+  it('a present null without nullable() meets every rule', async () => {
+    for (const empty of [null, '', '   ']) {
+      expect(await errorsOf({ bio: empty }, { bio: [string(), min(3), max(5)] })).toEqual({
+        bio: ['The bio field must be a string.', 'The bio field must be at least 3 characters.'],
       });
     }
   });
 
-  it('treats null without nullable() as absent, and keeps it with nullable()', async () => {
-    const rules: Rules = { bio: [string()], note: [nullable(), string()] };
-    await expect(validate({ bio: null, note: null }, rules)).resolves.toEqual({ note: null });
-    await expect(validate({ bio: '', note: '' }, rules)).resolves.toEqual({ note: null });
+  it('a null (or empty) nullable field skips its other rules and is output as null', async () => {
+    const rules: Rules = { note: [nullable(), string(), min(3)], other: [nullable(), integer()] };
+    await expect(validate({ note: null }, rules)).resolves.toEqual({ note: null });
+    await expect(validate({ note: '', other: ' ' }, rules)).resolves.toEqual({ note: null, other: null });
     await expect(validate({}, rules)).resolves.toEqual({});
+  });
+
+  it('implicit rules still run on a null nullable field', async () => {
+    expect(await messages(null, required(), nullable(), string())).toEqual(['The f field is required.']);
+    const rules: Rules = {
+      role: [string()],
+      location_id: [requiredIf('role', 'venue'), nullable(), string()],
+    };
+    expect(await errorsOf({ role: 'venue', location_id: null }, rules)).toEqual({
+      location_id: ['The location id field is required when role is venue.'],
+    });
+    await expect(validate({ role: 'tenant', location_id: null }, rules)).resolves.toEqual({
+      role: 'tenant',
+      location_id: null,
+    });
+  });
+
+  it.each<[string, Rule[], string[]]>([
+    ['string', [string()], ['The f field must be a string.']],
+    ['integer', [integer()], ['The f field must be an integer.']],
+    ['numeric', [numeric()], ['The f field must be a number.']],
+    ['boolean', [boolean()], ['The f field must be true or false.']],
+    ['array', [array()], ['The f field must be an array.']],
+    ['email', [email()], ['The f field must be a valid email address.']],
+    ['date_format', [dateFormat('Y-m-d')], ['The f field must match the format Y-m-d.']],
+    ['in', [inList(['a', 'b'])], ['The selected f is invalid.']],
+    ['regex', [regex(/.*/)], ['The f field format is invalid.']],
+    ['json', [json()], ['The f field must be a valid JSON string.']],
+    ['country code', [countryCode()], ['The selected f is invalid.']],
+    [
+      'min (size 0)',
+      [string(), min(5)],
+      ['The f field must be a string.', 'The f field must be at least 5 characters.'],
+    ],
+    ['max (size 0)', [string(), max(5)], ['The f field must be a string.']],
+    ['size', [string(), size(2)], ['The f field must be a string.', 'The f field must be 2 characters.']],
+    [
+      'numeric min',
+      [integer(), min(1)],
+      ['The f field must be an integer.', 'The f field must be at least 1.'],
+    ],
+    [
+      'between',
+      [integer(), between(1, 5)],
+      ['The f field must be an integer.', 'The f field must be between 1 and 5.'],
+    ],
+  ])('null fails %s as Laravel judges it', async (_name, rules, expected) => {
+    expect(await messages(null, ...rules)).toEqual(expected);
+  });
+
+  it("null passes `in` when '' is listed (it compares as '')", async () => {
+    expect(await messages(null, inList(['', 'a']))).toEqual([]);
+  });
+
+  it('null fails exists and passes unique, without a look-up', async () => {
+    let lookups = 0;
+    const lookup = async (): Promise<boolean> => {
+      lookups++;
+      return true;
+    };
+    expect(await messages(null, exists(lookup))).toEqual(['The selected f is invalid.']);
+    expect(await messages(null, unique(lookup))).toEqual([]);
+    expect(lookups).toBe(0);
+  });
+
+  it('null passes confirmed without a confirmation, and fails after_or_equal', async () => {
+    expect(await messages(null, confirmed())).toEqual([]);
+    expect(await errorsOf({ f: null, f_confirmation: 'x' }, { f: [confirmed()] })).toEqual({
+      f: ['The f field confirmation does not match.'],
+    });
+    expect(await errorsOf({ f: null }, { f: [afterOrEqual('g')] })).toEqual({
+      f: ['The f field must be a date after or equal to g.'],
+    });
   });
 
   it('fails required on an empty list', async () => {
     expect(await messages([], required(), array())).toEqual(['The f field is required.']);
   });
+
+  it('a blank untrimmed password meets only implicit rules, and is output as sent', async () => {
+    const rules: Rules = { password: [nullable(), string(), min(8)] };
+    await expect(validate({ password: '   ' }, rules)).resolves.toEqual({ password: '   ' });
+    expect(await errorsOf({ password: '   ' }, { password: [required(), string()] })).toEqual({
+      password: ['The password field is required.'],
+    });
+  });
+
+  it('validateFilters leaves out the filters that came empty', async () => {
+    const rules: Rules = { name: [nullable(), string()], type: [nullable(), integer(), inList([1, 2])] };
+    await expect(validateFilters({ name: '', type: '2' }, rules)).resolves.toEqual({ type: 2 });
+    await expect(validateFilters({ name: null, type: null }, rules)).resolves.toEqual({});
+    await expect(validateFilters({ type: 'x' }, rules)).rejects.toBeInstanceOf(ValidationError);
+  });
 });
 
 describe('rule order and stopping', () => {
-  it('stops a field after a type failure', async () => {
-    expect(await messages(12345, string(), max(3), email())).toEqual(['The f field must be a string.']);
-    expect(await messages([1, 2, 3, 4], integer(), max(3))).toEqual(['The f field must be an integer.']);
+  it('goes on after a failed type rule, as Laravel does without bail', async () => {
+    expect(await messages(12345, string(), max(3), email())).toEqual([
+      'The f field must be a string.',
+      'The f field must not be greater than 3 characters.',
+      'The f field must be a valid email address.',
+    ]);
+    expect(await messages([1, 2, 3, 4], integer(), max(3))).toEqual([
+      'The f field must be an integer.',
+      'The f field must not be greater than 3.',
+    ]);
+    expect(await messages('x', integer(), inList([0, 1]))).toEqual([
+      'The f field must be an integer.',
+      'The selected f is invalid.',
+    ]);
+  });
+
+  it('stops a field after a failed implicit rule', async () => {
+    expect(await messages(undefined, required(), string(), min(3))).toEqual(['The f field is required.']);
+    expect(await messages([], required(), string(), min(3))).toEqual(['The f field is required.']);
   });
 
   it('accumulates other failures in rule order', async () => {
@@ -392,7 +572,10 @@ describe('async rules', () => {
     const rules = (): Rule[] => [unique(check), string(), max(5), email()];
 
     expect(await messages('not an email at all', ...rules())).toHaveLength(2);
-    expect(await messages(42, ...rules())).toEqual(['The f field must be a string.']);
+    expect(await messages(42, ...rules())).toEqual([
+      'The f field must be a string.',
+      'The f field must be a valid email address.',
+    ]);
     expect(await messages(undefined, ...rules())).toEqual([]);
     expect(calls).toBe(0);
 

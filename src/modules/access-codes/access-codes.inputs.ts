@@ -8,6 +8,7 @@ import {
   exists,
   inList,
   integer,
+  laravelInput,
   max,
   min,
   nullable,
@@ -23,11 +24,11 @@ export const GENERATED = 2;
 export const MAX_QUANTITY = 1000;
 
 export const accessCodeFilterRules: Rules = {
-  location_id: [string()],
-  type: [integer(), inList([SHARED, GENERATED])],
-  status: [integer()],
-  code: [string()],
-  guest_id: [string()],
+  location_id: [nullable(), string()],
+  type: [nullable(), integer(), inList([SHARED, GENERATED])],
+  status: [nullable(), integer()],
+  code: [nullable(), string()],
+  guest_id: [nullable(), string()],
 };
 
 /**
@@ -39,7 +40,8 @@ export function accessCodeWriteRules(
   scope: Scope,
   input: Readonly<Record<string, unknown>>,
 ): Rules {
-  const isShared = String(input.type) === String(SHARED);
+  // Read as the rules read it (trimmed), so ` 1 ` is a shared code here too.
+  const isShared = String(laravelInput(input).type) === String(SHARED);
   return {
     location_id: [
       required(),
@@ -76,7 +78,9 @@ export function accessCodeWriteRules(
     ],
     type: [required(), integer(), inList([SHARED, GENERATED])],
     code: [
+      // Only type 1 needs it: for type 2 a null (or empty) code is accepted and ignored.
       requiredIf('type', SHARED),
+      nullable(),
       string(),
       max(64),
       // Only a shared code is stored as sent; for type 2 the field is ignored.

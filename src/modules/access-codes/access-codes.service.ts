@@ -7,7 +7,7 @@ import { textSearch } from '../../db/text-search.js';
 import { AppError } from '../../errors.js';
 import type { AccessCode, Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { dayStart } from '../../shared/dates.js';
-import { validate } from '../../validation/validator.js';
+import { validate, validateFilters } from '../../validation/validator.js';
 import { accessCodeFilterRules, accessCodeWriteRules, GENERATED, SHARED } from './access-codes.inputs.js';
 
 /** No look-alikes: no 0/O, no 1/I/L. 31 characters, so 31^8 ≈ 8.5 × 10^11 codes of 8. */
@@ -47,7 +47,7 @@ async function accessCodeWhere(
   raw: Record<string, unknown>,
 ): Promise<PrismaNS.AccessCodeWhereInput> {
   const scope = authorize(ctx.principal, 'accessCodes.list');
-  const f = (await validate(raw, accessCodeFilterRules)) as AccessCodeFilters;
+  const f = (await validateFilters(raw, accessCodeFilterRules)) as AccessCodeFilters;
   const and: PrismaNS.AccessCodeWhereInput[] = [];
   // Its own condition: spread beside the pinned location it would replace it.
   if (f.location_id !== undefined) and.push({ locationId: f.location_id });

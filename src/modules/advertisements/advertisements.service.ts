@@ -5,7 +5,7 @@ import { scoped } from '../../db/scope.js';
 import { textSearch } from '../../db/text-search.js';
 import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { dayStart, nextDayStart } from '../../shared/dates.js';
-import { validate } from '../../validation/validator.js';
+import { validateFilters } from '../../validation/validator.js';
 import { type AdvertisementOrderColumn, advertisementFilterRules } from './advertisements.inputs.js';
 
 interface AdvertisementFilters {
@@ -23,7 +23,7 @@ interface AdvertisementFilters {
 /** Validated filters → where and order. Every order ends with the unique id in the same direction. */
 async function advertisementQuery(ctx: AppContext, raw: Record<string, unknown>) {
   const scope = authorize(ctx.principal, 'advertisements.list');
-  const f = (await validate(raw, advertisementFilterRules)) as AdvertisementFilters;
+  const f = (await validateFilters(raw, advertisementFilterRules)) as AdvertisementFilters;
   const where: PrismaNS.AdvertisementWhereInput = {
     // Advertisements belong to the tenant, not to a location.
     ...scoped<never>(scope),

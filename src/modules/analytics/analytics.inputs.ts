@@ -1,29 +1,29 @@
 // The query rules of spec 4.5, shared by REST and GraphQL.
-import { dateFormat, inList, integer, type Rules, string } from '../../validation/validator.js';
+import { dateFormat, inList, integer, nullable, type Rules, string } from '../../validation/validator.js';
 
 export const activeSessionFilterRules: Rules = {
-  location_id: [string()],
-  building_id: [string()],
-  floor_id: [string()],
-  zone_id: [string()],
-  segment_id: [string()],
-  data_type: [integer(), inList([1, 2])],
-  connected: [integer(), inList([0, 1])],
+  location_id: [nullable(), string()],
+  building_id: [nullable(), string()],
+  floor_id: [nullable(), string()],
+  zone_id: [nullable(), string()],
+  segment_id: [nullable(), string()],
+  data_type: [nullable(), integer(), inList([1, 2])],
+  connected: [nullable(), integer(), inList([0, 1])],
 };
 
 export const locationSessionFilterRules: Rules = {
-  guest_id: [string()],
-  location_id: [string()],
-  mac: [string()],
-  started_at: [dateFormat('Y-m-d H:i')],
-  ended_at: [dateFormat('Y-m-d H:i')],
-  visit_type: [integer()],
+  guest_id: [nullable(), string()],
+  location_id: [nullable(), string()],
+  mac: [nullable(), string()],
+  started_at: [nullable(), dateFormat('Y-m-d H:i')],
+  ended_at: [nullable(), dateFormat('Y-m-d H:i')],
+  visit_type: [nullable(), integer()],
 };
 
 export const locationLogFilterRules: Rules = {
-  guest_id: [string()],
-  guest_mac: [string()],
-  session_id: [string()],
-  zone_id: [string()],
-  timestamp: [dateFormat('Y-m-d H:i')],
+  guest_id: [nullable(), string()],
+  guest_mac: [nullable(), string()],
+  session_id: [nullable(), string()],
+  zone_id: [nullable(), string()],
+  timestamp: [nullable(), dateFormat('Y-m-d H:i')],
 };

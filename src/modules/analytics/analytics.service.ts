@@ -7,7 +7,7 @@ import { scoped } from '../../db/scope.js';
 import { AppError } from '../../errors.js';
 import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { SingleFlight } from '../../shared/single-flight.js';
-import { validate } from '../../validation/validator.js';
+import { validateFilters } from '../../validation/validator.js';
 import { macVariants } from '../presence/mac.js';
 import { type PresenceChange, presenceTopic } from '../presence/presence.pubsub.js';
 import {
@@ -62,7 +62,7 @@ export async function activeSessionRequest(
   raw: Record<string, unknown>,
 ): Promise<{ scope: Scope; filters: ActiveSessionFilters }> {
   const scope = authorize(ctx.principal, 'analytics.read');
-  const filters = (await validate(raw, activeSessionFilterRules)) as ActiveSessionFilters;
+  const filters = (await validateFilters(raw, activeSessionFilterRules)) as ActiveSessionFilters;
   return { scope, filters };
 }
 
@@ -294,7 +294,7 @@ async function locationSessionWhere(
   raw: Record<string, unknown>,
 ): Promise<PrismaNS.LocationSessionWhereInput> {
   const scope = authorize(ctx.principal, 'analytics.read');
-  const f = (await validate(raw, locationSessionFilterRules)) as {
+  const f = (await validateFilters(raw, locationSessionFilterRules)) as {
     guest_id?: string;
     location_id?: string;
     mac?: string;
@@ -347,7 +347,7 @@ async function locationLogWhere(
   raw: Record<string, unknown>,
 ): Promise<PrismaNS.LocationLogWhereInput> {
   const scope = authorize(ctx.principal, 'analytics.read');
-  const f = (await validate(raw, locationLogFilterRules)) as {
+  const f = (await validateFilters(raw, locationLogFilterRules)) as {
     guest_id?: string;
     guest_mac?: string;
     session_id?: string;

@@ -1,7 +1,15 @@
 // The filters of spec 4.3, shared by REST and GraphQL, and the MAC and date helpers the session
 // filters (spec 4.4) reuse.
 
-import { boolean, custom, dateFormat, type Rule, type Rules, string } from '../../validation/validator.js';
+import {
+  boolean,
+  custom,
+  dateFormat,
+  nullable,
+  type Rule,
+  type Rules,
+  string,
+} from '../../validation/validator.js';
 
 // PHP's FILTER_VALIDATE_MAC (Laravel's `mac_address`): six pairs split by `:` or `-`, or three
 // groups of four split by `.`; hex digits in either case.
@@ -27,16 +35,16 @@ export function macAddress(): Rule {
 }
 
 export const deviceFilterRules: Rules = {
-  guest_id: [string()],
-  mac: [string(), macAddress()],
-  online: [boolean()],
-  created_at: [dateFormat('Y-m-d')],
-  updated_at: [dateFormat('Y-m-d')],
-  partner_id: [string()],
+  guest_id: [nullable(), string()],
+  mac: [nullable(), string(), macAddress()],
+  online: [nullable(), boolean()],
+  created_at: [nullable(), dateFormat('Y-m-d')],
+  updated_at: [nullable(), dateFormat('Y-m-d')],
+  partner_id: [nullable(), string()],
 };
 
 /** The list also takes the order switch (the count ignores it, as spec 4.3 says). */
 export const deviceListRules: Rules = {
   ...deviceFilterRules,
-  last_guest_device_first: [boolean()],
+  last_guest_device_first: [nullable(), boolean()],
 };

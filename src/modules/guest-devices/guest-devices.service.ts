@@ -7,7 +7,7 @@ import type { AppContext } from '../../context.js';
 import { scoped } from '../../db/scope.js';
 import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { dayStart } from '../../shared/dates.js';
-import { validate } from '../../validation/validator.js';
+import { validateFilters } from '../../validation/validator.js';
 import { deviceFilterRules, deviceListRules, normaliseMac } from './guest-devices.inputs.js';
 
 export const deviceOrder = (newestFirst: boolean): PrismaNS.GuestDeviceOrderByWithRelationInput[] =>
@@ -47,7 +47,7 @@ async function deviceQuery(
   orderBy: PrismaNS.GuestDeviceOrderByWithRelationInput[];
 }> {
   const scope = authorize(ctx.principal, 'guestDevices.list');
-  const f = (await validate(raw, forList ? deviceListRules : deviceFilterRules)) as DeviceFilters;
+  const f = (await validateFilters(raw, forList ? deviceListRules : deviceFilterRules)) as DeviceFilters;
   const and: PrismaNS.GuestDeviceWhereInput[] = [];
   if (f.guest_id !== undefined) and.push({ guestId: f.guest_id });
   if (f.mac !== undefined) and.push({ mac: { equals: normaliseMac(f.mac) ?? '', mode: 'insensitive' } });

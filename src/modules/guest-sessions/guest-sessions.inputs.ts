@@ -5,6 +5,7 @@ import {
   boolean,
   dateFormat,
   type FieldErrors,
+  nullable,
   type Rules,
   string,
   ValidationError,
@@ -12,15 +13,15 @@ import {
 import { macAddress } from '../guest-devices/guest-devices.inputs.js';
 
 export const sessionFilterRules: Rules = {
-  guest_id: [string()],
-  location_id: [string()],
-  guest_device_mac: [string(), macAddress()],
-  start_time: [dateFormat('Y-m-d')],
-  end_time: [dateFormat('Y-m-d')],
-  partner_id: [string()],
-  online: [boolean()],
+  guest_id: [nullable(), string()],
+  location_id: [nullable(), string()],
+  guest_device_mac: [nullable(), string(), macAddress()],
+  start_time: [nullable(), dateFormat('Y-m-d')],
+  end_time: [nullable(), dateFormat('Y-m-d')],
+  partner_id: [nullable(), string()],
+  online: [nullable(), boolean()],
   // Accepted by the list and the count (decisions); it only orders the list.
-  last_session_first: [boolean()],
+  last_session_first: [nullable(), boolean()],
 };
 
 export const MAX_IP_ADDRESSES = 100;

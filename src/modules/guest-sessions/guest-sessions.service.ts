@@ -7,7 +7,7 @@ import type { AppContext } from '../../context.js';
 import { scoped } from '../../db/scope.js';
 import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { dayStart, nextDayStart } from '../../shared/dates.js';
-import { validate } from '../../validation/validator.js';
+import { validateFilters } from '../../validation/validator.js';
 import { normaliseMac } from '../guest-devices/guest-devices.inputs.js';
 import { checkIpAddresses, sessionFilterRules } from './guest-sessions.inputs.js';
 
@@ -49,7 +49,7 @@ async function sessionQuery(
   orderBy: PrismaNS.GuestSessionOrderByWithRelationInput[];
 }> {
   const scope = authorize(ctx.principal, 'guestSessions.list');
-  const f = (await validate(raw, sessionFilterRules)) as SessionFilters;
+  const f = (await validateFilters(raw, sessionFilterRules)) as SessionFilters;
   const and: PrismaNS.GuestSessionWhereInput[] = [];
   if (f.guest_id !== undefined) and.push({ guestId: f.guest_id });
   // Its own condition: merged into the scope it would replace a pinned user's location.

@@ -195,7 +195,7 @@ const filterArgs = (t: Parameters<Parameters<typeof builder.queryFields>[0]>[0])
   createdAt: t.arg.string({ description: 'Created on or after this day, `yyyy-mm-dd`' }),
   updatedAt: t.arg.string({ description: 'Updated on or after this day, `yyyy-mm-dd`' }),
   lastGuestFirst: t.arg.boolean({ description: 'Newest first' }),
-  type: t.arg.int({ description: '1 guest, 2 employee; omitted: all' }),
+  type: t.arg.int({ description: '1 guest, 2 employee; null or omitted: all' }),
 });
 
 /** The filter arguments only (not the connection's paging arguments), as REST names. */

@@ -103,32 +103,32 @@ const lastVisitDate: Rule = {
 const day = () => dateFormat('Y-m-d');
 
 export const guestFilterRules: Rules = {
-  username: [string()],
-  partner_id: [string()],
-  name: [string()],
-  email: [string()],
-  birth_date: [day()],
-  location_id: [string()],
-  gender: [string(), inList(['male', 'female'])],
-  phone: [string()],
-  passport_no: [string()],
-  nationality: [string()],
-  room_no: [string()],
-  reservation_no: [string()],
-  custom_field_1: [string()],
-  custom_field_2: [string()],
-  custom_field_3: [string()],
-  online: [boolean()],
-  last_visit_date: [lastVisitDate],
-  receive_marketing: [integer(), inList([0, 1])],
-  created_at: [day()],
-  updated_at: [day()],
-  last_guest_first: [boolean()],
-  type: [integer(), inList([1, 2])],
+  username: [nullable(), string()],
+  partner_id: [nullable(), string()],
+  name: [nullable(), string()],
+  email: [nullable(), string()],
+  birth_date: [nullable(), day()],
+  location_id: [nullable(), string()],
+  gender: [nullable(), string(), inList(['male', 'female'])],
+  phone: [nullable(), string()],
+  passport_no: [nullable(), string()],
+  nationality: [nullable(), string()],
+  room_no: [nullable(), string()],
+  reservation_no: [nullable(), string()],
+  custom_field_1: [nullable(), string()],
+  custom_field_2: [nullable(), string()],
+  custom_field_3: [nullable(), string()],
+  online: [nullable(), boolean()],
+  last_visit_date: [nullable(), lastVisitDate],
+  receive_marketing: [nullable(), integer(), inList([0, 1])],
+  created_at: [nullable(), day()],
+  updated_at: [nullable(), day()],
+  last_guest_first: [nullable(), boolean()],
+  type: [nullable(), integer(), inList([1, 2])],
 };
 
 /** The list also takes `withBeacon` (the count does not). */
-export const guestListRules: Rules = { ...guestFilterRules, withBeacon: [boolean()] };
+export const guestListRules: Rules = { ...guestFilterRules, withBeacon: [nullable(), boolean()] };
 
 // ---------------------------------------------------------------------------------------------
 // Create and update
@@ -229,7 +229,8 @@ export function guestWriteRules(o: GuestWriteOptions): Rules {
         return found !== null;
       }),
     ],
-    // A null name on update counts as absent (the column is required); on create it stays empty.
+    // On update a sent name is a string of at least 5 characters (null is a 422: the name is never
+    // cleared); on create it may be null or left out and stays empty.
     name: update ? [string(), min(5), max(255)] : text(),
     first_name: text(),
     last_name: text(),

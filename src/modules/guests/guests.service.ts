@@ -8,7 +8,7 @@ import { AppError } from '../../errors.js';
 import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { dayStart } from '../../shared/dates.js';
 import { avatarStorage } from '../../storage/storage.js';
-import { type Rules, validate } from '../../validation/validator.js';
+import { type Rules, validate, validateFilters } from '../../validation/validator.js';
 import {
   type Avatar,
   guestFilterRules,
@@ -75,7 +75,7 @@ async function guestQuery(
   rules: Rules,
 ): Promise<{ where: PrismaNS.GuestWhereInput; f: FilterValues }> {
   const scope = authorize(ctx.principal, 'guests.list');
-  const f = (await validate(raw, rules)) as FilterValues;
+  const f = (await validateFilters(raw, rules)) as FilterValues;
   const and: PrismaNS.GuestWhereInput[] = [];
   // The pinned location is its own condition, so a `location_id` filter can only narrow it.
   if (f.location_id !== undefined) and.push({ locationId: f.location_id });

@@ -22,15 +22,15 @@ import {
 } from '../../validation/validator.js';
 
 export const locationFilterRules: Rules = {
-  name: [string()],
-  status: [integer(), inList([0, 1])],
+  name: [nullable(), string()],
+  status: [nullable(), integer(), inList([0, 1])],
 };
 
 export const hierarchyFilterRules: Rules = {
-  location_id: [string()],
-  name: [string()],
-  with_coordinates: [integer(), inList([0, 1])],
-  scale_floor_dimensions: [integer(), inList([0, 1])],
+  location_id: [nullable(), string()],
+  name: [nullable(), string()],
+  with_coordinates: [nullable(), integer(), inList([0, 1])],
+  scale_floor_dimensions: [nullable(), integer(), inList([0, 1])],
 };
 
 function isTimeZone(tz: string): boolean {
@@ -65,11 +65,16 @@ export function locationWriteRules(prisma: Prisma, scope: Scope, exceptId?: stri
     state: [nullable(), string(), max(255)],
     lat: [nullable(), numeric(), between(-90, 90)],
     lng: [nullable(), numeric(), between(-180, 180)],
+    // Not nullable: the venue always has a time zone (null is a 422, as Laravel's `string|timezone`).
     timezone: [
       string(),
-      custom((v) => (isTimeZone(String(v)) ? null : 'The timezone field must be a valid timezone.'), {
-        description: 'An IANA time zone name (`Europe/Lisbon`); new locations default to UTC.',
-      }),
+      custom(
+        (v) =>
+          typeof v === 'string' && isTimeZone(v) ? null : 'The timezone field must be a valid timezone.',
+        {
+          description: 'An IANA time zone name (`Europe/Lisbon`); new locations default to UTC.',
+        },
+      ),
     ],
     smart_login: [nullable(), integer(), inList([0, 1])],
     smart_login_frequency: [requiredIf('smart_login', 1), nullable(), integer(), min(1)],

@@ -5,7 +5,7 @@ import { scoped } from '../../db/scope.js';
 import { textSearch } from '../../db/text-search.js';
 import { AppError } from '../../errors.js';
 import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
-import { validate } from '../../validation/validator.js';
+import { validate, validateFilters } from '../../validation/validator.js';
 import { hierarchyFilterRules, locationFilterRules, locationWriteRules } from './locations.inputs.js';
 
 export const locationOrder = [
@@ -25,7 +25,7 @@ export async function locationWhere(
   raw: Record<string, unknown>,
 ): Promise<PrismaNS.LocationWhereInput> {
   const scope = authorize(ctx.principal, action);
-  const f = (await validate(
+  const f = (await validateFilters(
     raw,
     action === 'locations.list' ? locationFilterRules : hierarchyFilterRules,
   )) as {

@@ -1,7 +1,7 @@
 // Filters of `GET /service-profiles` (beyond the spec), shared by REST and GraphQL.
-import { boolean, type Rules, string } from '../../validation/validator.js';
+import { boolean, nullable, type Rules, string } from '../../validation/validator.js';
 
 export const serviceProfileFilterRules: Rules = {
-  name: [string()],
-  is_default: [boolean()],
+  name: [nullable(), string()],
+  is_default: [nullable(), boolean()],
 };

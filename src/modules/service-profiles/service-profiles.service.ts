@@ -5,7 +5,7 @@ import type { AppContext } from '../../context.js';
 import { scoped } from '../../db/scope.js';
 import { textSearch } from '../../db/text-search.js';
 import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
-import { validate } from '../../validation/validator.js';
+import { validateFilters } from '../../validation/validator.js';
 import { serviceProfileFilterRules } from './service-profiles.inputs.js';
 
 /** The default profile first, then by name; the id breaks ties. */
@@ -20,7 +20,10 @@ async function serviceProfileWhere(
   raw: Record<string, unknown>,
 ): Promise<PrismaNS.ServiceProfileWhereInput> {
   const scope = authorize(ctx.principal, 'serviceProfiles.list');
-  const f = (await validate(raw, serviceProfileFilterRules)) as { name?: string; is_default?: boolean };
+  const f = (await validateFilters(raw, serviceProfileFilterRules)) as {
+    name?: string;
+    is_default?: boolean;
+  };
   return {
     ...scoped<never>(scope),
     ...(f.name ? { name: textSearch(f.name) } : {}),

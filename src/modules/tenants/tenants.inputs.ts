@@ -13,8 +13,8 @@ import {
 } from '../../validation/validator.js';
 
 export const tenantFilterRules: Rules = {
-  name: [string()],
-  description: [string()],
+  name: [nullable(), string()],
+  description: [nullable(), string()],
 };
 
 /** Create and update share every rule (`name` stays required on update). */

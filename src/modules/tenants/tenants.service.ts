@@ -5,7 +5,7 @@ import type { AppContext } from '../../context.js';
 import { sameText, textSearch } from '../../db/text-search.js';
 import { AppError } from '../../errors.js';
 import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
-import { validate } from '../../validation/validator.js';
+import { validate, validateFilters } from '../../validation/validator.js';
 import { tenantFilterRules, tenantStatusRules, tenantWriteRules } from './tenants.inputs.js';
 
 export const tenantOrder = [
@@ -21,7 +21,7 @@ export async function tenantWhere(
   raw: Record<string, unknown>,
 ): Promise<PrismaNS.TenantWhereInput> {
   authorize(ctx.principal, 'tenants.list');
-  const f = (await validate(raw, tenantFilterRules)) as { name?: string; description?: string };
+  const f = (await validateFilters(raw, tenantFilterRules)) as { name?: string; description?: string };
   return {
     ...inGroup(ctx),
     ...(f.name ? { name: sameText(f.name) } : {}),

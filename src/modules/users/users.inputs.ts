@@ -22,8 +22,8 @@ import {
 } from '../../validation/validator.js';
 
 export const userFilterRules: Rules = {
-  name: [string()],
-  email: [string()],
+  name: [nullable(), string()],
+  email: [nullable(), string()],
 };
 
 export const PASSWORD_MIN = 8;
@@ -36,7 +36,9 @@ export const PASSWORD_MAX = 30;
 function passwordCheck(pattern: RegExp, message: string): Rule {
   return custom(
     (value) => {
-      const text = String(value);
+      // Laravel's Password rule checks `string` and the length first and stops there.
+      if (typeof value !== 'string') return null;
+      const text = value;
       const length = [...text].length;
       if (length < PASSWORD_MIN || length > PASSWORD_MAX) return null;
       return pattern.test(text) ? null : message;
@@ -45,10 +47,13 @@ function passwordCheck(pattern: RegExp, message: string): Rule {
   );
 }
 
-/** Laravel's `Password::min(8)->max(30)->mixedCase()->symbols()->numbers()` after `confirmed`. */
+/**
+ * Laravel's `Password::min(8)->max(30)->mixedCase()->symbols()->numbers()` after `confirmed`. When not
+ * required (update) it is `nullable`: an empty password field keeps the current password.
+ */
 function passwordRules(isRequired: boolean): Rule[] {
   return [
-    ...(isRequired ? [required()] : []),
+    isRequired ? required() : nullable(),
     string(),
     confirmed(),
     min(PASSWORD_MIN),

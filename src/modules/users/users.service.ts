@@ -8,7 +8,7 @@ import { scoped } from '../../db/scope.js';
 import { textSearch } from '../../db/text-search.js';
 import { AppError } from '../../errors.js';
 import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
-import { validate } from '../../validation/validator.js';
+import { validate, validateFilters } from '../../validation/validator.js';
 import { userFilterRules, userWriteRules } from './users.inputs.js';
 import { pinnedRoles } from './users.roles.js';
 
@@ -30,7 +30,7 @@ export async function userWhere(
   raw: Record<string, unknown>,
 ): Promise<PrismaNS.UserWhereInput> {
   const scope = authorize(ctx.principal, 'users.list');
-  const f = (await validate(raw, userFilterRules)) as { name?: string; email?: string };
+  const f = (await validateFilters(raw, userFilterRules)) as { name?: string; email?: string };
   return {
     ...scoped(scope, 'locationId'),
     ...(f.name ? { name: textSearch(f.name) } : {}),
@@ -112,7 +112,9 @@ async function toColumns(v: ValidUser) {
     role: v.role,
     status: v.status,
     locationId: pinnedRoles.includes(v.role) ? (v.location_id ?? null) : null,
-    ...(v.password ? { passwordHash: await hashPassword(v.password) } : {}),
+    // A blank password (passwords are not trimmed, and blank text meets only `required`) keeps the
+    // current one, as Laravel's `$request->filled('password')` would.
+    ...(v.password?.trim() ? { passwordHash: await hashPassword(v.password) } : {}),
   };
 }
 
