@@ -140,7 +140,18 @@ export async function buildApp(deps: {
     },
   });
 
-  fastify.get('/health', async () => ({ status: 'ok' }));
+  // For load balancers: 200 while the database answers, 503 when it does not (within 2 s).
+  fastify.get('/health', async (_request, reply) => {
+    const answered = await Promise.race([
+      prisma.$queryRaw`SELECT 1`.then(
+        () => true,
+        () => false,
+      ),
+      new Promise<false>((resolve) => setTimeout(resolve, 2000, false).unref()),
+    ]);
+    if (answered) return { status: 'ok', database: 'ok' };
+    return reply.status(503).send({ status: 'unavailable', database: 'unreachable' });
+  });
   mountMedia(fastify, config);
 
   await fastify.ready();

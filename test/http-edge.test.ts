@@ -206,6 +206,23 @@ describe('X-RateLimit-* on every API answer', () => {
   });
 });
 
+describe('/health', () => {
+  it('answers 200 while the database answers, 503 once it does not', async () => {
+    const own = await startApp({}, { db: await openDatabase({ dataDir: 'memory://' }) });
+    try {
+      const up = await own.request('GET', '/health');
+      expect(up.status).toBe(200);
+      expect(up.json).toEqual({ status: 'ok', database: 'ok' });
+      await own.db.close();
+      const down = await own.request('GET', '/health');
+      expect(down.status).toBe(503);
+      expect(down.json).toEqual({ status: 'unavailable', database: 'unreachable' });
+    } finally {
+      await own.close(); // the database was passed in, so it is not closed twice
+    }
+  });
+});
+
 describe('500', () => {
   it('answers Server Error without a stack trace, with a request id', async () => {
     // A database that cannot be reached (nothing listens on port 1): the first query fails, whichever
