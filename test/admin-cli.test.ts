@@ -107,6 +107,22 @@ const ID = /^[A-Za-z0-9_-]{6,}$/;
 describe('admin CLI and server on one embedded database', { timeout: 120_000 }, () => {
   let first: Record<string, string>;
 
+  it('simulate --url: needs --token, takes no --tenant, and names an unreachable server', async () => {
+    const noToken = await admin('simulate', '--url', 'http://127.0.0.1:9', '--json');
+    expect(noToken.code).toBe(2);
+    expect(onlyJson(noToken).error).toMatch(/^--url needs --token/);
+    const both = await admin('simulate', '--url', 'http://127.0.0.1:9', '--token', 'x', '--tenant', 'y');
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(/--tenant is not used with --url/);
+    const badUrl = await admin('simulate', '--url', 'localhost:4000', '--token', 'x');
+    expect(badUrl.code).toBe(2);
+    expect(badUrl.stderr).toMatch(/--url must be an http:\/\/ or https:\/\/ address/);
+    const down = await admin('simulate', '--url', 'http://127.0.0.1:9', '--token', 'x', '--json');
+    expect(down.code).toBe(1);
+    expect(onlyJson(down).error).toMatch(/cannot reach http:\/\/127\.0\.0\.1:9 .*Is the server running\?/);
+    expect(down.stderr).not.toMatch(/\n\s+at /);
+  });
+
   it('rejects an unknown command with the usage, before touching the database', async () => {
     const run = await admin('frobnicate');
     expect(run.code).toBe(2);
@@ -222,6 +238,43 @@ describe('admin CLI and server on one embedded database', { timeout: 120_000 }, 
     expect(body.data.map((l) => l.id)).toContain(first.location_id);
     expect(body.data).toHaveLength(1 + (seeded.locations as number));
     expect((await fetch(`${base}/api/v1/locations`)).status).toBe(401);
+
+    // simulate --url drives the running server (which owns the embedded database) until Ctrl-C.
+    const sim = start(
+      'src/cli/admin.ts',
+      [
+        'simulate',
+        '--url',
+        base,
+        '--token',
+        first.token as string,
+        '--devices',
+        '20',
+        '--interval-ms',
+        '300',
+        '--json',
+      ],
+      childEnv(),
+    );
+    const simulated = finished(sim, 60_000);
+    await new Promise<void>((resolve) => {
+      sim.stderr?.on('data', (d: Buffer) => {
+        if (d.toString().includes('tick 1:')) resolve();
+      });
+      sim.on('exit', () => resolve());
+    });
+    process.kill(sim.pid as number, 'SIGINT');
+    const simRun = await simulated;
+    expect(simRun.code, simRun.stderr).toBe(0);
+    const summary = onlyJson(simRun);
+    expect(summary).toMatchObject({ devices: 20, location_id: expect.any(String) });
+    expect(summary.presence_events).toBeGreaterThan(0);
+    const active = await fetch(
+      `${base}/api/v1/locations-analytics/active-sessions?location_id=${summary.location_id}`,
+      { headers: { authorization: `Bearer ${first.token}` } },
+    );
+    expect(active.status).toBe(200);
+    expect(((await active.json()) as { data: unknown[] }).data.length).toBeGreaterThan(0);
 
     expect(server.pid).toBeDefined();
     process.kill(server.pid as number, 'SIGTERM');

@@ -3,10 +3,16 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config.js';
 import { type Database, DatabaseLockedError, openDatabase } from '../db/database.js';
-import { simulateVenue } from '../modules/ingest/ingest.simulate.js';
+import {
+  databaseSink,
+  SimulationError,
+  simulateVenue,
+  venueFromDatabase,
+} from '../modules/ingest/ingest.simulate.js';
 import { seededRandom } from '../modules/locations/locations.seed.js';
 import { bootstrapTenant, issueToken, UnknownUserError } from '../modules/tenants/bootstrap.service.js';
 import { seeders } from './seeders.js';
+import { httpSink, venueOverHttp } from './simulate-http.js';
 
 const USAGE = `Usage: npm run --silent admin -- <command> [options]
 
@@ -20,9 +26,13 @@ Commands:
   seed --tenant TENANT_ID [--guests N] [--seed S] [--json]
       Add demo data to a tenant (see src/cli/seeders.ts); --guests N sets how many guests.
   simulate --tenant TENANT_ID [--devices N] [--interval-ms M] [--seed S] [--json]
+  simulate --url URL --token TOKEN [--devices N] [--interval-ms M] [--seed S] [--json]
       Drive a live venue through the ingest (devices arriving, moving between zones, connecting,
-      leaving) every M ms (default 2000) with N devices (default 200) until Ctrl-C. With PostgreSQL
-      it runs beside the server (and with REDIS_URL its changes reach GraphQL subscribers).
+      leaving) every M ms (default 2000) with N devices (default 200) until Ctrl-C. With --tenant
+      it writes to the database (PostgreSQL: beside the server; with REDIS_URL its changes reach
+      GraphQL subscribers). With --url and a tenant user's token it drives a running server through
+      its REST API (GET hierarchy and devices, POST /api/v1/ingest/…): any database, the embedded
+      one included, and the server's subscribers see every change.
 
 The embedded database (no DATABASE_URL) can only be used while the server is stopped.`;
 
@@ -41,6 +51,8 @@ const options = {
   scope: { type: 'string' },
   devices: { type: 'string' },
   'interval-ms': { type: 'string' },
+  url: { type: 'string' },
+  token: { type: 'string' },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
@@ -59,21 +71,51 @@ function positiveInt(raw: string | undefined, name: string, fallback: number): n
   return Number(raw);
 }
 
-async function run(command: string, values: Values, db: Database, progress: (s: string) => void) {
+/** `simulate --url`: checked before anything runs (the token with it, the tenant not). */
+function overHttp(values: Values): boolean {
+  if (values.url === undefined) {
+    if (values.token !== undefined) throw new UsageError('--token goes with --url.');
+    return false;
+  }
+  if (!values.token)
+    throw new UsageError('--url needs --token: a token of a tenant user of the tenant to simulate.');
+  if (values.tenant !== undefined) {
+    throw new UsageError("--tenant is not used with --url: the token's tenant is simulated.");
+  }
+  serverUrl(values.url);
+  return true;
+}
+
+function serverUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new UsageError(`--url must be the server's address, like http://127.0.0.1:4000; got "${raw}".`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new UsageError(`--url must be an http:// or https:// address; got "${raw}".`);
+  }
+  return url.origin;
+}
+
+function opened(db: Database | undefined): Database {
+  if (!db) throw new Error('no database opened');
+  return db;
+}
+
+async function run(command: string, values: Values, db: Database | undefined, progress: (s: string) => void) {
   switch (command) {
     case 'bootstrap':
-      return bootstrapTenant(db.prisma, { tenant: required(values, 'tenant'), group: values.group });
+      return bootstrapTenant(opened(db).prisma, { tenant: required(values, 'tenant'), group: values.group });
     case 'token issue': {
       const scope = values.scope;
       if (scope !== undefined && !TOKEN_SCOPES.includes(scope)) {
         throw new UsageError(`--scope must be one of: ${TOKEN_SCOPES.join(', ')}; got "${scope}".`);
       }
-      return issueToken(db.prisma, required(values, 'user'), scope ? [scope] : []);
+      return issueToken(opened(db).prisma, required(values, 'user'), scope ? [scope] : []);
     }
     case 'simulate': {
-      const tenantId = required(values, 'tenant');
-      const tenant = await db.prisma.tenant.findUnique({ where: { id: tenantId }, select: { id: true } });
-      if (!tenant) throw new UsageError(`No tenant with id "${tenantId}".`);
       const devices = positiveInt(values.devices, 'devices', 200);
       const intervalMs = positiveInt(values['interval-ms'], 'interval-ms', 2000);
       if (devices < 1 || intervalMs < 1)
@@ -82,24 +124,52 @@ async function run(command: string, values: Values, db: Database, progress: (s: 
       const onSignal = () => stop.abort();
       process.once('SIGINT', onSignal);
       process.once('SIGTERM', onSignal);
-      progress(`simulating ${devices} devices every ${intervalMs} ms; Ctrl-C stops`);
+      const options = {
+        devices,
+        intervalMs,
+        rand: seededRandom(positiveInt(values.seed, 'seed', 1)),
+        signal: stop.signal,
+        progress,
+      };
       try {
-        return await simulateVenue(db.prisma, loadConfig(), {
-          tenantId,
-          devices,
-          intervalMs,
-          rand: seededRandom(positiveInt(values.seed, 'seed', 1)),
-          signal: stop.signal,
-          progress,
+        if (values.url !== undefined) {
+          const client = {
+            base: serverUrl(values.url),
+            token: values.token ?? '',
+            signal: stop.signal,
+            progress,
+          };
+          const venue = await venueOverHttp(client, devices);
+          progress(
+            `simulating ${devices} devices at location ${venue.locationId} every ${intervalMs} ms; Ctrl-C stops`,
+          );
+          return await simulateVenue(venue, httpSink(client), options);
+        }
+        const database = opened(db);
+        const tenantId = required(values, 'tenant');
+        const tenant = await database.prisma.tenant.findUnique({
+          where: { id: tenantId },
+          select: { id: true },
         });
+        if (!tenant) throw new UsageError(`No tenant with id "${tenantId}".`);
+        const venue = await venueFromDatabase(database.prisma, tenantId, devices);
+        const sink = await databaseSink(database.prisma, loadConfig(), tenantId);
+        progress(
+          `simulating ${devices} devices at location ${venue.locationId} every ${intervalMs} ms; Ctrl-C stops`,
+        );
+        return await simulateVenue(venue, sink, options);
       } finally {
         process.off('SIGINT', onSignal);
         process.off('SIGTERM', onSignal);
       }
     }
     case 'seed': {
+      const database = opened(db);
       const tenantId = required(values, 'tenant');
-      const tenant = await db.prisma.tenant.findUnique({ where: { id: tenantId }, select: { id: true } });
+      const tenant = await database.prisma.tenant.findUnique({
+        where: { id: tenantId },
+        select: { id: true },
+      });
       if (!tenant) throw new UsageError(`No tenant with id "${tenantId}".`);
       const opts = {
         tenantId,
@@ -110,7 +180,7 @@ async function run(command: string, values: Values, db: Database, progress: (s: 
       const counts: Record<string, number | string> = { tenant_id: tenantId };
       for (const seeder of seeders) {
         progress(`seeding ${seeder.name}…`);
-        Object.assign(counts, await seeder.run(db.prisma, opts));
+        Object.assign(counts, await seeder.run(database.prisma, opts));
       }
       return counts;
     }
@@ -142,14 +212,22 @@ async function main(): Promise<number> {
   if (!COMMANDS.includes(command)) return fail(`Unknown command "${command}".\n\n${USAGE}`, 2);
   let db: Database | undefined;
   try {
-    const config = loadConfig();
-    db = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir });
+    // `simulate --url` talks to a running server: the database (maybe its embedded one) is not opened.
+    if (!(command === 'simulate' && overHttp(values))) {
+      const config = loadConfig();
+      db = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir });
+    }
     const result = await run(command, values, db, (s) => console.error(s));
     console.log(values.json ? JSON.stringify(result) : formatHuman(result));
     return 0;
   } catch (err) {
     if (err instanceof UsageError) return fail(`${err.message}\n\n${USAGE}`, 2);
-    if (err instanceof ConfigError || err instanceof DatabaseLockedError || err instanceof UnknownUserError) {
+    if (
+      err instanceof ConfigError ||
+      err instanceof DatabaseLockedError ||
+      err instanceof UnknownUserError ||
+      err instanceof SimulationError
+    ) {
       return fail(err.message, 1);
     }
     return fail(`unexpected failure: ${(err as Error).stack ?? String(err)}`, 1);

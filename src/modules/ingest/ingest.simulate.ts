@@ -1,6 +1,8 @@
-// `admin simulate`: a live venue driven through the ingest service functions. Devices arrive, move
-// between zones, connect (opening guest sessions for known devices), exchange traffic and leave,
-// until the signal aborts. With REDIS_URL set, subscribers of every server instance see the changes.
+// `admin simulate`: a live venue driven through the ingest. Devices arrive, move between zones,
+// connect (opening guest sessions for known devices), exchange traffic and leave, until the signal
+// aborts. Two ways in: the ingest service functions on the database (PostgreSQL beside the server;
+// with REDIS_URL subscribers of every instance see the changes), or the running server's ingest
+// endpoints over HTTP (any database, the embedded one included, since the server owns it).
 import type { Principal } from '../../auth/principal.js';
 import type { Config } from '../../config.js';
 import type { AppContext } from '../../context.js';
@@ -11,13 +13,30 @@ import { createPresencePubSub } from '../presence/presence.pubsub.js';
 import { MAX_BATCH } from './ingest.inputs.js';
 import { ingestPresence, ingestSessions } from './ingest.service.js';
 
+/** A simulation that cannot start or go on, said plainly (the CLI prints the message, no stack). */
+export class SimulationError extends Error {}
+
 export interface SimulateOptions {
-  tenantId: string;
   devices: number;
   intervalMs: number;
   rand: Random;
   signal: AbortSignal;
   progress(line: string): void;
+}
+
+/** The venue to drive: its location's zones, and devices the tenant already knows (with their guest). */
+export interface Venue {
+  tenantId: string | null;
+  locationId: string;
+  zoneIds: string[];
+  known: { mac: string; guestId: string | null }[];
+}
+
+/** Where the events go: one batch (at most MAX_BATCH events) per call. */
+export interface IngestSink {
+  presence(events: Record<string, unknown>[]): Promise<void>;
+  sessions(events: Record<string, unknown>[]): Promise<void>;
+  close(): Promise<void>;
 }
 
 interface SimDevice {
@@ -32,27 +51,60 @@ interface SimDevice {
   down: number;
 }
 
-export async function simulateVenue(prisma: Prisma, config: Config, o: SimulateOptions) {
-  const tenant = await prisma.tenant.findUnique({
-    where: { id: o.tenantId },
-    select: { id: true, groupId: true },
-  });
-  if (!tenant) throw new Error(`No tenant with id "${o.tenantId}".`);
+/** The venue from the database: the location of the tenant's first zone, and its first known devices. */
+export async function venueFromDatabase(prisma: Prisma, tenantId: string, devices: number): Promise<Venue> {
+  const tenant = await prisma.tenant.findUnique({ where: { id: tenantId }, select: { id: true } });
+  if (!tenant) throw new SimulationError(`No tenant with id "${tenantId}".`);
   const zones = await prisma.zone.findMany({
     where: { tenantId: tenant.id },
     select: { id: true, floor: { select: { building: { select: { locationId: true } } } } },
     orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
   });
-  if (zones.length === 0) throw new Error('The tenant has no zones: run `admin seed` first.');
+  if (zones.length === 0) throw new SimulationError('The tenant has no zones: run `admin seed` first.');
   // One venue: the location with the first zone.
   const locationId = zones[0]?.floor.building.locationId as string;
-  const venueZones = zones.filter((z) => z.floor.building.locationId === locationId).map((z) => z.id);
+  const zoneIds = zones.filter((z) => z.floor.building.locationId === locationId).map((z) => z.id);
   const known = await prisma.guestDevice.findMany({
     where: { tenantId: tenant.id },
     select: { mac: true, guestId: true },
     orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-    take: Math.ceil(o.devices / 2),
+    take: Math.ceil(devices / 2),
   });
+  return { tenantId: tenant.id, locationId, zoneIds, known };
+}
+
+/** Events into the ingest service functions, as the tenant (an ingest-scoped principal). */
+export async function databaseSink(prisma: Prisma, config: Config, tenantId: string): Promise<IngestSink> {
+  const tenant = await prisma.tenant.findUniqueOrThrow({
+    where: { id: tenantId },
+    select: { id: true, groupId: true },
+  });
+  const principal: Principal = {
+    tokenId: 'simulate',
+    userId: 'simulate',
+    userIntId: 0,
+    role: 'tenant',
+    tenantId: tenant.id,
+    groupId: tenant.groupId,
+    locationId: null,
+    permissions: [],
+    scopes: ['ingest'],
+  };
+  const events = createPresencePubSub(config.redisUrl);
+  const ctx: AppContext = { prisma, config, principal, requestId: 'simulate', pubsub: events.pubsub };
+  return {
+    presence: async (batch) => {
+      await ingestPresence(ctx, { events: batch });
+    },
+    sessions: async (batch) => {
+      await ingestSessions(ctx, { events: batch });
+    },
+    close: () => events.close(),
+  };
+}
+
+export async function simulateVenue(venue: Venue, sink: IngestSink, o: SimulateOptions) {
+  const { locationId, zoneIds: venueZones, known } = venue;
   const devices: SimDevice[] = Array.from({ length: o.devices }, (_, i) => {
     const k = known[i];
     const hex = (0x5e0000000000 + i).toString(16).toUpperCase().padStart(12, '0');
@@ -69,19 +121,6 @@ export async function simulateVenue(prisma: Prisma, config: Config, o: SimulateO
     };
   });
 
-  const principal: Principal = {
-    tokenId: 'simulate',
-    userId: 'simulate',
-    userIntId: 0,
-    role: 'tenant',
-    tenantId: tenant.id,
-    groupId: tenant.groupId,
-    locationId: null,
-    permissions: [],
-    scopes: ['ingest'],
-  };
-  const events = createPresencePubSub(config.redisUrl);
-  const ctx: AppContext = { prisma, config, principal, requestId: 'simulate', pubsub: events.pubsub };
   const run = `${Date.now().toString(36)}`;
   let seq = 0;
   const eventId = () => `sim-${run}-${++seq}`;
@@ -145,10 +184,10 @@ export async function simulateVenue(prisma: Prisma, config: Config, o: SimulateO
         });
       }
       for (let i = 0; i < presence.length; i += MAX_BATCH) {
-        await ingestPresence(ctx, { events: presence.slice(i, i + MAX_BATCH) });
+        await sink.presence(presence.slice(i, i + MAX_BATCH));
       }
       for (let i = 0; i < sessions.length; i += MAX_BATCH) {
-        await ingestSessions(ctx, { events: sessions.slice(i, i + MAX_BATCH) });
+        await sink.sessions(sessions.slice(i, i + MAX_BATCH));
       }
       totals.ticks += 1;
       totals.presence_events += presence.length;
@@ -174,7 +213,12 @@ export async function simulateVenue(prisma: Prisma, config: Config, o: SimulateO
       }
     }
   } finally {
-    await events.close();
+    await sink.close();
   }
-  return { tenant_id: tenant.id, location_id: locationId, devices: o.devices, ...totals };
+  return {
+    ...(venue.tenantId ? { tenant_id: venue.tenantId } : {}),
+    location_id: locationId,
+    devices: o.devices,
+    ...totals,
+  };
 }
