@@ -4,6 +4,8 @@ import { type FieldErrors, ValidationError } from './validation/validator.js';
 
 export const errorCodes = {
   MALFORMED_JSON: { status: 400, graphql: 'BAD_REQUEST', message: 'Malformed JSON body.' },
+  /** Text PostgreSQL cannot hold (U+0000) reached the database outside a validated field (an id). */
+  NUL_CHARACTER: { status: 400, graphql: 'BAD_USER_INPUT', message: 'Text may not contain NUL characters.' },
   UNAUTHENTICATED: { status: 401, graphql: 'UNAUTHENTICATED', message: 'Unauthenticated.' },
   FORBIDDEN: { status: 403, graphql: 'FORBIDDEN', message: 'This action is unauthorized.' },
   NOT_FOUND: { status: 404, graphql: 'NOT_FOUND', message: 'Record not found.' },
@@ -57,5 +59,14 @@ export const forbidden = (): AppError => new AppError('FORBIDDEN');
 export function toAppError(err: unknown): AppError | null {
   if (err instanceof AppError) return err;
   if (err instanceof ValidationError) return new AppError('VALIDATION', { fields: err.errors });
+  if (databaseCode(err) === '22021') return new AppError('NUL_CHARACTER', { cause: err });
   return null;
+}
+
+/** The PostgreSQL error code under a Prisma driver-adapter error, if any. */
+function databaseCode(err: unknown): string | undefined {
+  const meta = (err as { meta?: { driverAdapterError?: { cause?: { originalCode?: unknown } } } } | null)
+    ?.meta;
+  const code = meta?.driverAdapterError?.cause?.originalCode;
+  return typeof code === 'string' ? code : undefined;
 }

@@ -57,6 +57,9 @@ export function mountRest(
             throw new AppError('GONE', { message: deprecated.goneMessage(sunset) });
           }
         }
+        const params = request.params as Record<string, string>;
+        // No record has an id with a NUL character (PostgreSQL cannot even compare one): absent.
+        if (Object.values(params).some((v) => v.includes('\0'))) throw new AppError('NOT_FOUND');
         const query = (request.query ?? {}) as Record<string, unknown>;
         const validQuery = r.endpoint.query ? await validate(query, r.endpoint.query) : {};
         const result = await r.endpoint.handle({
@@ -67,7 +70,7 @@ export function mountRest(
             requestId: request.id,
             ...(deps.pubsub ? { pubsub: deps.pubsub } : {}),
           },
-          params: request.params as Record<string, string>,
+          params,
           query: { ...query, ...validQuery },
           body: bodyObject(request.body),
           envelope: envelopeSource(deps.config, request),

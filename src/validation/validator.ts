@@ -179,6 +179,14 @@ async function validateField(
     if (!messages.includes(message)) messages.push(message);
   };
 
+  // PostgreSQL cannot store U+0000 (Laravel on MySQL would): named here, before any rule or lookup.
+  if (validatable && hasNul(raw)) {
+    const message = fill('The :attribute field must not contain NUL characters.', {
+      attribute: ctx.attribute,
+    });
+    return [field, { messages: [message], present, value: raw }];
+  }
+
   let value = raw;
   for (const rule of list) {
     if (rule.deferred || !(rule.implicit || validatable)) continue;
@@ -205,6 +213,13 @@ async function validateField(
   }
 
   return [field, { messages, present, value }];
+}
+
+function hasNul(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('\0');
+  if (Array.isArray(value)) return value.some(hasNul);
+  if (isPhpArray(value)) return Object.entries(value).some(([k, v]) => k.includes('\0') || hasNul(v));
+  return false;
 }
 
 // ---------------------------------------------------------------------------------------------
