@@ -685,6 +685,17 @@ describe.concurrent('GraphQL activeSessions, presenceOccupancy and locationSessi
     ]);
     // (Other tests run concurrently on the same database: only this request's counting statement is picked.)
     expect(filtered.sql.filter((q) => q.includes('GROUPING SETS'))).toHaveLength(1);
+    // The segment (the guest's tag) narrows the counts to the VIP's device, at every level.
+    const segment = await t.graphql(
+      a.token,
+      'query($s: ID) { presenceOccupancy(segmentId: $s) { locations { present } floors { present } zones { name present } } }',
+      { s: vip.tags[0]?.id },
+    );
+    expect(segment.json.data.presenceOccupancy).toEqual({
+      locations: [{ present: 1 }],
+      floors: [{ present: 1 }],
+      zones: [{ name: 'Z0', present: 1 }],
+    });
     const bad = await t.graphql(a.token, '{ activeSessions(dataType: 5) { macAddress } }');
     expect(bad.json.errors[0].extensions).toEqual({
       code: 'BAD_USER_INPUT',

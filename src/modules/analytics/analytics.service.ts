@@ -221,24 +221,30 @@ export async function presenceOccupancy(
 ): Promise<Occupancy> {
   const { scope, filters } = await activeSessionRequest(ctx, raw);
   const where = activeWhere(scope, filters, opts.now ?? new Date(), ctx.config.activeWindowSeconds);
+  // The device's guest is joined only for the segment filter; names are looked up for the few counted rows.
+  const guestJoin =
+    filters.segment_id === undefined
+      ? PrismaNS.empty
+      : PrismaNS.sql`LEFT JOIN "GuestDevice" d ON d."tenantId" = cp."tenantId" AND d."mac" = cp."mac"
+    LEFT JOIN "Guest" g ON g."tenantId" = cp."tenantId" AND g."id" = COALESCE(d."guestId", cp."guestId")`;
   const rows = await ctx.prisma.$queryRaw<
     { level: number; id: string | null; name: string | null; present: number; connected: number }[]
   >`
-    SELECT GROUPING(cp."locationId", cp."buildingId", cp."floorId", cp."zoneId")::int AS "level",
-      COALESCE(cp."locationId", cp."buildingId", cp."floorId", cp."zoneId") AS "id",
-      CASE GROUPING(cp."locationId", cp."buildingId", cp."floorId", cp."zoneId")
-        WHEN 7 THEN max(l."name") WHEN 11 THEN max(b."name") WHEN 13 THEN max(f."name") ELSE max(z."name")
-      END AS "name",
-      count(*)::int AS "present", (count(*) FILTER (WHERE cp."connected"))::int AS "connected"
-    FROM "CurrentPresence" cp
-    LEFT JOIN "Location" l ON l."id" = cp."locationId" AND l."tenantId" = cp."tenantId"
-    LEFT JOIN "Building" b ON b."id" = cp."buildingId" AND b."tenantId" = cp."tenantId"
-    LEFT JOIN "Floor" f ON f."id" = cp."floorId" AND f."tenantId" = cp."tenantId"
-    LEFT JOIN "Zone" z ON z."id" = cp."zoneId" AND z."tenantId" = cp."tenantId"
-    LEFT JOIN "GuestDevice" d ON d."tenantId" = cp."tenantId" AND d."mac" = cp."mac"
-    LEFT JOIN "Guest" g ON g."tenantId" = cp."tenantId" AND g."id" = COALESCE(d."guestId", cp."guestId")
-    WHERE ${where}
-    GROUP BY GROUPING SETS ((cp."locationId"), (cp."buildingId"), (cp."floorId"), (cp."zoneId"))`;
+    WITH c AS (
+      SELECT GROUPING(cp."locationId", cp."buildingId", cp."floorId", cp."zoneId")::int AS "level",
+        COALESCE(cp."locationId", cp."buildingId", cp."floorId", cp."zoneId") AS "id",
+        count(*)::int AS "present", (count(*) FILTER (WHERE cp."connected"))::int AS "connected"
+      FROM "CurrentPresence" cp
+      ${guestJoin}
+      WHERE ${where}
+      GROUP BY GROUPING SETS ((cp."locationId"), (cp."buildingId"), (cp."floorId"), (cp."zoneId"))
+    )
+    SELECT c."level", c."id", COALESCE(l."name", b."name", f."name", z."name") AS "name", c."present", c."connected"
+    FROM c
+    LEFT JOIN "Location" l ON c."level" = 7 AND l."id" = c."id" AND l."tenantId" = ${scope.tenantId}
+    LEFT JOIN "Building" b ON c."level" = 11 AND b."id" = c."id" AND b."tenantId" = ${scope.tenantId}
+    LEFT JOIN "Floor" f ON c."level" = 13 AND f."id" = c."id" AND f."tenantId" = ${scope.tenantId}
+    LEFT JOIN "Zone" z ON c."level" = 14 AND z."id" = c."id" AND z."tenantId" = ${scope.tenantId}`;
   // GROUPING(...) is a bit mask of the columns left out of the set: 0b0111 is the location set, …
   const levelOf: Record<number, keyof Occupancy> = {
     7: 'locations',
