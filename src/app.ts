@@ -6,12 +6,13 @@ import type { Database } from './db/database.js';
 import { AppError, toAppError } from './errors.js';
 import { createFieldGuard } from './graphql/field-rate-limit.js';
 import { createGraphqlHandler } from './graphql/yoga.js';
+import { registerCors } from './http/cors.js';
 import { graphqlErrorBody, restErrorBody } from './http/error-bodies.js';
 import { acceptMultipart, unreadableForm } from './http/multipart.js';
 import { requestGate } from './http/request-gate.js';
 import { createPresencePubSub } from './modules/presence/presence.pubsub.js';
 import { createRateLimiter, type RateLimiter } from './rate-limit/rate-limiter.js';
-import { API_PREFIX, methodNotAllowedMessage, mountRest, sendJson } from './rest/adapter.js';
+import { API_PREFIX, methodNotAllowedMessage, mountRest, pathMethods, sendJson } from './rest/adapter.js';
 import { mountDocs, PUBLIC_API_PATHS } from './rest/docs.js';
 import { routeTable } from './rest/route-table.js';
 import { mountMedia } from './storage/media-route.js';
@@ -82,6 +83,7 @@ export async function buildApp(deps: {
   fastify.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
   });
+  registerCors(fastify);
   const gate = requestGate(prisma, limiter);
   // The gate runs before the body is read: an unauthenticated or throttled caller is refused without
   // parsing its payload, and 400/413 answers carry the rate-limit headers like every other API answer.
@@ -109,8 +111,13 @@ export async function buildApp(deps: {
   });
 
   fastify.setNotFoundHandler((request, reply) => {
-    const notAllowed = methodNotAllowedMessage(routeTable, request.method, request.url);
-    if (notAllowed) return sendJson(reply, 405, { message: notAllowed });
+    const methods = pathMethods(routeTable, request.url);
+    // Laravel's router answers OPTIONS on a known path itself: 200, empty, the methods in `Allow`.
+    if (methods && request.method === 'OPTIONS') {
+      return reply.status(200).header('Allow', methods.join(',')).type('text/html; charset=UTF-8').send('');
+    }
+    if (methods)
+      return sendJson(reply, 405, { message: methodNotAllowedMessage(methods, request.method, request.url) });
     return sendJson(reply, 404, { message: 'Not Found.' });
   });
 

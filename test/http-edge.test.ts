@@ -265,3 +265,57 @@ describe('JSON writing', () => {
     }
   });
 });
+
+describe('cross-origin requests (Laravel default config/cors.php for api/*)', () => {
+  const options = (url: string, headers: Record<string, string> = {}) =>
+    t.app.fastify.inject({ method: 'OPTIONS', url, headers });
+
+  it('answers a preflight before authentication: 204 with the requested method and headers allowed', async () => {
+    for (const url of ['/api/v1/guests', '/api/v1/guests/abc', '/api/v1/nope']) {
+      const res = await options(url, {
+        origin: 'https://partner.example',
+        'access-control-request-method': 'post',
+        'access-control-request-headers': 'authorization, content-type',
+      });
+      expect(res.statusCode, url).toBe(204);
+      expect(res.body).toBe('');
+      expect(res.headers).toMatchObject({
+        'access-control-allow-origin': '*',
+        'access-control-allow-methods': 'POST',
+        'access-control-allow-headers': 'authorization, content-type',
+        'access-control-max-age': '0',
+        vary: 'Access-Control-Request-Method, Access-Control-Request-Headers',
+      });
+      expect(res.headers['access-control-allow-credentials']).toBeUndefined();
+      expect(res.headers['x-ratelimit-limit']).toBeUndefined();
+    }
+  });
+
+  it('allows any origin on every API answer, errors included, and nowhere else', async () => {
+    const origin = { origin: 'https://partner.example' };
+    const answers = await Promise.all([
+      t.request('GET', '/api/v1/locations', { token, headers: origin }),
+      t.request('GET', '/api/v1/locations', { headers: origin }),
+      t.request('GET', '/api/v1/locations?per_page=0', { token }),
+      t.request('GET', '/api/v1/nope', { token }),
+      t.request('DELETE', '/api/v1/locations', { token }),
+    ]);
+    expect(answers.map((r) => r.status)).toEqual([200, 401, 422, 404, 405]);
+    for (const res of answers) expect(res.headers['access-control-allow-origin']).toBe('*');
+    const health = await t.request('GET', '/health', { headers: origin });
+    expect(health.headers['access-control-allow-origin']).toBeUndefined();
+  });
+
+  it("answers a plain OPTIONS on a known path as Laravel's router does: 200, empty, Allow", async () => {
+    const res = await options('/api/v1/guests');
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toBe('');
+    expect(res.headers.allow).toBe('GET,HEAD,POST');
+    expect(res.headers.vary).toBe('Access-Control-Request-Method');
+    expect(res.headers['access-control-allow-origin']).toBe('*');
+    expect((await options('/api/v1/guests/abc')).headers.allow).toBe('GET,HEAD,PUT');
+    const unknown = await options('/api/v1/nope');
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json()).toEqual({ message: 'Not Found.' });
+  });
+});

@@ -82,12 +82,11 @@ export function mountRest(
   }
 }
 
-/** Laravel answers a known path with the wrong method by 405 and names the methods it supports. */
-export function methodNotAllowedMessage(
-  routes: readonly Route[],
-  method: string,
-  url: string,
-): string | null {
+/**
+ * The methods a known /api/v1 path supports, in Laravel's verb order (HEAD wherever GET is), or
+ * null when no route has that path.
+ */
+export function pathMethods(routes: readonly Route[], url: string): string[] | null {
   const path = url.split('?')[0] ?? '';
   if (!path.startsWith(`${API_PREFIX}/`)) return null;
   const rel = path.slice(API_PREFIX.length);
@@ -98,8 +97,11 @@ export function methodNotAllowedMessage(
   }
   if (methods.size === 0) return null;
   if (methods.has('GET')) methods.add('HEAD');
-  const supported = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE']
-    .filter((m) => methods.has(m))
-    .join(', ');
-  return `The ${method} method is not supported for route ${path.slice(1)}. Supported methods: ${supported}.`;
+  return ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((m) => methods.has(m));
+}
+
+/** Laravel answers a known path with the wrong method by 405 and names the methods it supports. */
+export function methodNotAllowedMessage(methods: readonly string[], method: string, url: string): string {
+  const path = url.split('?')[0] ?? '';
+  return `The ${method} method is not supported for route ${path.slice(1)}. Supported methods: ${methods.join(', ')}.`;
 }
