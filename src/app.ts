@@ -9,6 +9,7 @@ import { createGraphqlHandler } from './graphql/yoga.js';
 import { registerCors } from './http/cors.js';
 import { graphqlErrorBody, restErrorBody } from './http/error-bodies.js';
 import { acceptMultipart, unreadableForm } from './http/multipart.js';
+import { parsePhpQuery } from './http/query-string.js';
 import { requestGate } from './http/request-gate.js';
 import { createPresencePubSub } from './modules/presence/presence.pubsub.js';
 import { createRateLimiter, type RateLimiter } from './rate-limit/rate-limiter.js';
@@ -55,7 +56,7 @@ export async function buildApp(deps: {
     bodyLimit: BODY_LIMIT,
     // maxParamLength: `GET /sessions/:ip_address` takes up to 100 comma-separated addresses (100
     // IPv6 addresses, percent-encoded, fit in 8 KiB); Fastify's default of 100 characters answers 414.
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 8192 },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 8192, querystringParser: parsePhpQuery },
     trustProxy: true,
     requestIdHeader: false,
     genReqId: (req) => {

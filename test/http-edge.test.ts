@@ -319,3 +319,20 @@ describe('cross-origin requests (Laravel default config/cors.php for api/*)', ()
     expect(unknown.json()).toEqual({ message: 'Not Found.' });
   });
 });
+
+describe('query strings read as PHP reads them', () => {
+  it('keeps the last of a repeated key, and reads [] as a list and [k] as a map (judged by the rules)', async () => {
+    const last = await t.request('GET', '/api/v1/locations?per_page=1&per_page=2', { token });
+    expect(last.status).toBe(200);
+    expect(last.json.meta.per_page).toBe(2);
+    const list = await t.request('GET', '/api/v1/locations?name[]=Lobby&name[]=Bar', { token });
+    expect(list.status).toBe(422);
+    expect(list.json.errors).toEqual({ name: ['The name field must be a string.'] });
+    const map = await t.request('GET', '/api/v1/locations?per_page[a]=1', { token });
+    expect(map.status).toBe(422);
+    expect(map.json.errors.per_page[0]).toBe('The per page field must be an integer.');
+    const plus = await t.request('GET', '/api/v1/locations?name=no+such+place', { token });
+    expect(plus.status).toBe(200);
+    expect(plus.json.data).toEqual([]);
+  });
+});
