@@ -83,35 +83,30 @@ builder.prismaObject('LocationSession', {
   }),
 });
 
+// The filters of REST's active sessions, for the list and for the occupancy counts.
+const activeSessionArgs = builder.args((t) => ({
+  locationId: t.id(),
+  buildingId: t.id(),
+  floorId: t.id(),
+  zoneId: t.id(),
+  segmentId: t.id({ description: 'guest tag' }),
+  dataType: t.int({ description: '1 WiFi, 2 BLE' }),
+  connected: t.int({ description: '1 connected only, 0 disconnected only' }),
+}));
+
 builder.queryFields((t) => ({
   activeSessions: t.field({
     ...requires('analytics.read'),
     type: [ActiveSessionRef],
     description: 'Every active session (REST GET /locations-analytics/active-sessions)',
-    args: {
-      locationId: t.arg.id(),
-      buildingId: t.arg.id(),
-      floorId: t.arg.id(),
-      zoneId: t.arg.id(),
-      segmentId: t.arg.id({ description: 'guest tag' }),
-      dataType: t.arg.int({ description: '1 WiFi, 2 BLE' }),
-      connected: t.arg.int({ description: '1 connected only, 0 disconnected only' }),
-    },
+    args: activeSessionArgs,
     resolve: (_root, args, ctx) => listActiveSessions(ctx, toRestInput(args)),
   }),
   presenceOccupancy: t.field({
     ...requires('analytics.read'),
     type: OccupancyRef,
     description: 'Present and connected devices per location, building, floor and zone',
-    args: {
-      locationId: t.arg.id(),
-      buildingId: t.arg.id(),
-      floorId: t.arg.id(),
-      zoneId: t.arg.id(),
-      segmentId: t.arg.id({ description: 'guest tag' }),
-      dataType: t.arg.int({ description: '1 WiFi, 2 BLE' }),
-      connected: t.arg.int({ description: '1 connected only, 0 disconnected only' }),
-    },
+    args: activeSessionArgs,
     resolve: (_root, args, ctx) => presenceOccupancy(ctx, toRestInput(args)),
   }),
   locationSession: t.prismaField({
