@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { authorize, hasPermission } from '../../auth/permissions.js';
 import type { AppContext } from '../../context.js';
+import { renameFields } from '../../db/columns.js';
 import { scoped } from '../../db/scope.js';
 import { textSearch } from '../../db/text-search.js';
 import { AppError } from '../../errors.js';
@@ -237,11 +238,7 @@ function toColumns(
   valid: Record<string, unknown>,
   existing: { firstName: string | null; lastName: string | null } | null,
 ): Record<string, unknown> {
-  const data: Record<string, unknown> = {};
-  for (const [field, value] of Object.entries(valid)) {
-    const column = columns[field];
-    if (column) data[column] = value;
-  }
+  const data: Record<string, unknown> = renameFields(valid, columns);
   if ('email' in valid) data.email = valid.email;
   if ('birth_date' in valid || 'birthday' in valid) {
     const d = ('birth_date' in valid ? valid.birth_date : valid.birthday) as string | null;

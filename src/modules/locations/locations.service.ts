@@ -1,6 +1,7 @@
 // Locations: tenant-scoped domain functions used by both REST and GraphQL.
 import { authorize } from '../../auth/permissions.js';
 import type { AppContext } from '../../context.js';
+import { renameFields } from '../../db/columns.js';
 import { scoped } from '../../db/scope.js';
 import { textSearch } from '../../db/text-search.js';
 import { AppError } from '../../errors.js';
@@ -128,13 +129,10 @@ const columns: Record<string, keyof PrismaNS.LocationUncheckedCreateInput> = {
 };
 
 function toColumns(valid: Record<string, unknown>): Record<string, unknown> {
-  const data: Record<string, unknown> = {};
-  for (const [field, value] of Object.entries(valid)) {
-    const column = columns[field];
-    // numeric() accepts numeric strings ("41.5"); the columns are floats.
-    if (column)
-      data[column] =
-        (field === 'lat' || field === 'lng') && typeof value === 'string' ? Number(value) : value;
+  const data: Record<string, unknown> = renameFields(valid, columns);
+  // numeric() accepts numeric strings ("41.5"); the columns are floats.
+  for (const column of ['lat', 'lng'] as const) {
+    if (typeof data[column] === 'string') data[column] = Number(data[column]);
   }
   return data;
 }

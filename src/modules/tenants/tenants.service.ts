@@ -2,6 +2,7 @@
 // a tenant-scoped row: its scope is the caller's group (`principal.groupId`), applied in `inGroup`.
 import { authorize } from '../../auth/permissions.js';
 import type { AppContext } from '../../context.js';
+import { renameFields } from '../../db/columns.js';
 import { sameText, textSearch } from '../../db/text-search.js';
 import { AppError } from '../../errors.js';
 import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
@@ -83,12 +84,7 @@ const columns: Record<string, keyof PrismaNS.TenantUncheckedCreateInput> = {
 };
 
 function toColumns(valid: Record<string, unknown>): Record<string, unknown> {
-  const data: Record<string, unknown> = {};
-  for (const [field, value] of Object.entries(valid)) {
-    const column = columns[field];
-    if (column) data[column] = value;
-  }
-  return data;
+  return renameFields(valid, columns);
 }
 
 /** Location names hold at most 50 characters. */
