@@ -12,3 +12,11 @@ export function scoped<F extends string = 'locationId'>(
   if (scope.locationId && locationField) where[locationField] = scope.locationId;
   return where as { tenantId: string } & Partial<Record<F, string>>;
 }
+
+/**
+ * scoped()'s rule as a predicate, for a row already loaded through a to-one relation (where no
+ * where-clause can apply): in the scope's tenant and, for a pinned role, at its location.
+ */
+export function inScope(scope: Scope, tenantId: string, locationId: string | null): boolean {
+  return tenantId === scope.tenantId && (!scope.locationId || locationId === scope.locationId);
+}

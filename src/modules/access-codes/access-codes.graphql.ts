@@ -3,6 +3,8 @@
 import { requires } from '../../auth/permissions.js';
 import { assertPageSize, toRestInput } from '../../graphql/args.js';
 import { builder } from '../../graphql/builder.js';
+import { GuestType } from '../guests/guests.graphql.js';
+import { guestVisible } from '../guests/guests.service.js';
 import { statusName, typeName } from './access-codes.serializer.js';
 import {
   accessCodeOrder,
@@ -32,7 +34,16 @@ builder.prismaObject('AccessCode', {
     }),
     serviceProfile: t.relation('serviceProfile'),
     location: t.relation('location'),
-    guest: t.relation('guest', { nullable: true }),
+    // A code at the caller's location may name a guest of another one: a pinned caller gets null.
+    guest: t.field({
+      type: GuestType,
+      nullable: true,
+      description: "Null without a guest, or when the guest is outside the caller's location",
+      select: (_args, _ctx, nested) => ({
+        guest: nested({ select: { id: true, tenantId: true, locationId: true } }),
+      }),
+      resolve: (c, _args, ctx) => (c.guest && guestVisible(ctx, c.guest) ? c.guest : null),
+    }),
     startDate: t.expose('startDate', { type: 'DateTime', nullable: true }),
     expiryDate: t.expose('expiryDate', { type: 'DateTime', nullable: true }),
     status: t.exposeInt('status', { description: '1 Available' }),
@@ -41,9 +52,9 @@ builder.prismaObject('AccessCode', {
     usedAt: t.expose('usedAt', { type: 'DateTime', nullable: true }),
     guestId: t.exposeString('guestId', { nullable: true }),
     guestName: t.string({
-      description: 'Empty when the code has no guest',
-      select: { guest: { select: { name: true } } },
-      resolve: (c) => c.guest?.name ?? '',
+      description: "Empty without a guest, or when the guest is outside the caller's location",
+      select: { guest: { select: { name: true, tenantId: true, locationId: true } } },
+      resolve: (c, _args, ctx) => (c.guest && guestVisible(ctx, c.guest) ? c.guest.name : ''),
     }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
   }),

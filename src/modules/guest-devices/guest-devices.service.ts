@@ -4,7 +4,7 @@
 import { authorize } from '../../auth/permissions.js';
 import type { Scope } from '../../auth/principal.js';
 import type { AppContext } from '../../context.js';
-import { scoped } from '../../db/scope.js';
+import { inScope, scoped } from '../../db/scope.js';
 import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { dayStart } from '../../shared/dates.js';
 import { validateFilters } from '../../validation/validator.js';
@@ -26,6 +26,14 @@ export function deviceScope(scope: Scope): PrismaNS.GuestDeviceWhereInput {
 /** The same for a nested read (GraphQL relations), from the caller alone. */
 export function deviceScopeOf(ctx: AppContext): PrismaNS.GuestDeviceWhereInput {
   return deviceScope(authorize(ctx.principal, 'guestDevices.list'));
+}
+
+/** Whether a device loaded through a to-one relation is one the caller may see (see deviceScope). */
+export function deviceVisible(
+  ctx: AppContext,
+  d: { tenantId: string; guest: { locationId: string } },
+): boolean {
+  return inScope(authorize(ctx.principal, 'guestDevices.list'), d.tenantId, d.guest.locationId);
 }
 
 interface DeviceFilters {

@@ -7,7 +7,11 @@ import { requires } from '../../auth/permissions.js';
 import { assertPageSize, toRestInput } from '../../graphql/args.js';
 import { builder } from '../../graphql/builder.js';
 import { hms, humanSize, localDisplay } from '../../shared/format.js';
+import { GuestDeviceType } from '../guest-devices/guest-devices.graphql.js';
 import { connectionStatusName } from '../guest-devices/guest-devices.serializer.js';
+import { deviceVisible } from '../guest-devices/guest-devices.service.js';
+import { GuestType } from '../guests/guests.graphql.js';
+import { guestVisible } from '../guests/guests.service.js';
 import {
   countSessions,
   listSessions,
@@ -95,8 +99,26 @@ export const GuestSessionType = builder.prismaObject('GuestSession', {
       select: { serviceProfile: { select: { name: true } } },
       resolve: (s) => s.serviceProfile?.name ?? null,
     }),
-    device: t.relation('device'),
-    guest: t.relation('guest'),
+    // A session at the caller's location may belong to a guest of another one: a pinned caller
+    // gets null there. Loaded in the session's statement, with the columns the check needs.
+    device: t.field({
+      type: GuestDeviceType,
+      nullable: true,
+      description: "Null when the device's guest is outside the caller's location",
+      select: (_args, _ctx, nested) => ({
+        device: nested({ select: { id: true, tenantId: true, guest: { select: { locationId: true } } } }),
+      }),
+      resolve: (s, _args, ctx) => (deviceVisible(ctx, s.device) ? s.device : null),
+    }),
+    guest: t.field({
+      type: GuestType,
+      nullable: true,
+      description: "Null when the guest is outside the caller's location",
+      select: (_args, _ctx, nested) => ({
+        guest: nested({ select: { id: true, tenantId: true, locationId: true } }),
+      }),
+      resolve: (s, _args, ctx) => (guestVisible(ctx, s.guest) ? s.guest : null),
+    }),
     location: t.relation('location'),
   }),
 });

@@ -17,6 +17,7 @@ import {
   createGuest,
   findGuest,
   guestOrder,
+  guestScopeOf,
   latestBeacons,
   listGuests,
   tagsQuery,
@@ -162,10 +163,10 @@ builder.prismaObjectFields('Location', (t) => ({
     cursor: 'id',
     maxSize: MAX_PAGE_SIZE,
     defaultSize: 10,
-    description: "The location's guests, oldest first.",
+    description: "The location's guests, oldest first (none for a pinned caller at another location).",
     query: (args, ctx) => {
       assertPageSize(args, MAX_PAGE_SIZE);
-      return { where: { tenantId: ctx.principal.tenantId }, orderBy: guestOrder(false) };
+      return { where: guestScopeOf(ctx), orderBy: guestOrder(false) };
     },
     totalCount: true,
   }),

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { authorize, hasPermission } from '../../auth/permissions.js';
 import type { AppContext } from '../../context.js';
 import { renameFields } from '../../db/columns.js';
-import { scoped } from '../../db/scope.js';
+import { inScope, scoped } from '../../db/scope.js';
 import { textSearch } from '../../db/text-search.js';
 import { AppError } from '../../errors.js';
 import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
@@ -19,6 +19,16 @@ import {
 } from './guests.inputs.js';
 
 export const MANAGE_GLOBAL = 'guests.manage-global';
+
+/** The guests a nested read (GraphQL relations) reaches: the tenant's, for a pinned role those at its location. */
+export function guestScopeOf(ctx: AppContext): PrismaNS.GuestWhereInput {
+  return scoped(authorize(ctx.principal, 'guests.list'), 'locationId');
+}
+
+/** Whether a guest loaded through a to-one relation is one the caller may see (see guestScopeOf). */
+export function guestVisible(ctx: AppContext, g: { tenantId: string; locationId: string }): boolean {
+  return inScope(authorize(ctx.principal, 'guests.list'), g.tenantId, g.locationId);
+}
 
 /** Oldest first by default; `last_guest_first` turns it around. The id breaks ties either way. */
 export function guestOrder(lastFirst: boolean): PrismaNS.GuestOrderByWithRelationInput[] {

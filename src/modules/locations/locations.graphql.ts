@@ -2,7 +2,8 @@
 // REST filters and a total count, and the create/update mutations. Resolvers call the same service
 // functions as REST.
 
-import { requires } from '../../auth/permissions.js';
+import { authorize, requires } from '../../auth/permissions.js';
+import { scoped } from '../../db/scope.js';
 import { assertPageSize, toRestInput } from '../../graphql/args.js';
 import { builder } from '../../graphql/builder.js';
 import { scaleFloorDimensions, zonePoints } from './locations.serializer.js';
@@ -109,9 +110,10 @@ export const LocationType = builder.prismaObject('Location', {
     isTrashed: t.exposeBoolean('isTrashed'),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+    // Floors and zones hang under the buildings, so the pinned location applies here for all three.
     buildings: t.relation('buildings', {
       query: (_args, ctx) => ({
-        where: { tenantId: ctx.principal.tenantId },
+        where: scoped(authorize(ctx.principal, 'locations.hierarchy'), 'locationId'),
         orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
       }),
     }),
