@@ -1,0 +1,358 @@
+// Location pinning through nested GraphQL relations: a venue or front-desk user pinned to location
+// A must see nothing of location B by any path, as the root fields already ensure. The table has
+// one row per relation field of the schema (derived from the built schema, so a new relation
+// without a row fails), each run for every role. Data: one tenant, locations A and B, with a
+// session and an access code at A whose guest is at B, and a session at B of A's guest.
+import { type GraphQLNamedType, getNamedType, isObjectType } from 'graphql';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Role } from '../src/auth/principal.js';
+import { schema } from '../src/graphql/schema.js';
+import { recordStatements, startApp, type TestApp } from './helpers/app.js';
+import { addDevice, addGuest, addSession, addUser, newTenant } from './helpers/fixtures.js';
+
+let t: TestApp;
+/** Fixture name → id. */
+const id: Record<string, string> = {};
+const token: Partial<Record<Role, string>> = {};
+const roles = ['tenant', 'support', 'venue', 'front-desk'] as const satisfies readonly Role[];
+const pinnedRoles: readonly Role[] = ['venue', 'front-desk'];
+
+/** Every record outside location A by its own rule (guests, sessions, codes by their location; devices by their guest's). */
+const outsideA = ['B', 'gB', 'dB', 'sB', 'sY', 'cB', 'bB', 'fB', 'zB'];
+
+beforeAll(async () => {
+  t = await startApp();
+  const p = t.db.prisma;
+  const a = await newTenant(p);
+  const tenantId = a.tenant_id;
+  Object.assign(id, { A: a.location_id, tenant: tenantId, sp: a.service_profile_id });
+  id.B = (await p.location.create({ data: { tenantId, name: 'Venue B' } })).id;
+  for (const at of ['A', 'B']) {
+    const building = await p.building.create({ data: { tenantId, locationId: id[at] as string, name: at } });
+    const floor = await p.floor.create({
+      data: { tenantId, buildingId: building.id, name: at, level: 0, width: 10, length: 10 },
+    });
+    const zone = await p.zone.create({
+      data: { tenantId, floorId: floor.id, name: at, coordinates: [{ x: 0, y: 0 }] },
+    });
+    Object.assign(id, { [`b${at}`]: building.id, [`f${at}`]: floor.id, [`z${at}`]: zone.id });
+    const guest = await addGuest(p, tenantId, id[at] as string);
+    id[`g${at}`] = guest.id;
+    id[`d${at}`] = (await addDevice(p, tenantId, guest.id)).id;
+  }
+  const session = async (name: string, at: string, of: string, hour: number) => {
+    const s = await addSession(
+      p,
+      tenantId,
+      { locationId: id[at] as string, guestId: id[`g${of}`] as string, deviceId: id[`d${of}`] as string },
+      { startTime: new Date(Date.UTC(2026, 0, 10, hour)) },
+    );
+    id[name] = s.id;
+  };
+  await session('sA', 'A', 'A', 1);
+  await session('sB', 'B', 'B', 2);
+  await session('sX', 'A', 'B', 3); // at A, B's guest and device
+  await session('sY', 'B', 'A', 4); // A's guest and device, at B
+  const code = async (name: string, at: string, of: string) => {
+    const c = await p.accessCode.create({
+      data: {
+        tenantId,
+        locationId: id[at] as string,
+        serviceProfileId: a.service_profile_id,
+        guestId: id[`g${of}`] as string,
+        code: `${name}-${tenantId}`,
+        type: 2,
+      },
+    });
+    id[name] = c.id;
+  };
+  await code('cA', 'A', 'A');
+  await code('cX', 'A', 'B'); // at A, B's guest
+  await code('cB', 'B', 'B');
+  token.tenant = a.token;
+  token.support = (await addUser(p, tenantId, 'support')).token;
+  token.venue = (await addUser(p, tenantId, 'venue', { locationId: id.A })).token;
+  token['front-desk'] = (await addUser(p, tenantId, 'front-desk', { locationId: id.A })).token;
+  await addUser(p, tenantId, 'venue', { locationId: id.B }); // a user at B, for User.location
+});
+afterAll(async () => {
+  await t.close();
+});
+
+const names = (ids: Iterable<string>): string[] => {
+  const byId = new Map(Object.entries(id).map(([n, v]) => [v, n]));
+  return [...new Set([...ids].map((v) => byId.get(v) ?? v))].sort();
+};
+
+type Json = Record<string, unknown>;
+
+/**
+ * The values at `path` (field names; lists are flattened, connections read through edges.node,
+ * nulls dropped). Every connection passed must have totalCount equal to its rows (pages are
+ * larger than the data), so the count never shows rows the page hides.
+ */
+function collect(value: unknown, path: readonly string[]): Json[] {
+  if (value == null) return [];
+  if (Array.isArray(value)) return value.flatMap((v) => collect(v, path));
+  const obj = value as Json;
+  if (Array.isArray(obj.edges)) {
+    const nodes = (obj.edges as { node: unknown }[]).map((e) => e.node);
+    if ('totalCount' in obj) expect(obj.totalCount, 'totalCount of a connection').toBe(nodes.length);
+    return collect(nodes, path);
+  }
+  const [head, ...rest] = path;
+  return head === undefined ? [obj] : collect(obj[head], rest);
+}
+
+/** Every `id` anywhere in the answer. */
+function allIds(value: unknown, out: string[] = []): string[] {
+  if (Array.isArray(value)) for (const v of value) allIds(v, out);
+  else if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      if (k === 'id' && typeof v === 'string') out.push(v);
+      else allIds(v, out);
+    }
+  }
+  return out;
+}
+
+async function run(role: Role, query: string): Promise<Json> {
+  const res = await t.graphql(token[role], query);
+  expect(res.status, res.text).toBe(200);
+  expect(res.json.errors, res.text).toBeUndefined();
+  return res.json.data;
+}
+
+// ── The table: every relation field × every role ─────────────────────────────────────────────────
+
+interface Row {
+  query: string | ((role: Role) => string);
+  /** From the answer's root to the relation's records. */
+  path: string[] | ((role: Role) => string[]);
+  /** Fixture names reached by the unpinned roles (tenant, support) and by the pinned ones. */
+  unpinned: string[];
+  pinned: string[];
+}
+
+const conn = (field: string) => `${field}(first: 100) { totalCount edges { node { id } } }`;
+const viaSessions = (inner: string) => `{ guestSessions(first: 100) { edges { node { id ${inner} } } } }`;
+const viaCodes = (inner: string) => `{ accessCodes(first: 100) { edges { node { id ${inner} } } } }`;
+const fourSessions = ['sA', 'sB', 'sX', 'sY'];
+// Front-desk users may not list users: they reach User through `viewer`.
+const users = (r: Role, inner: string) =>
+  r === 'front-desk'
+    ? `{ viewer { id ${inner} } }`
+    : `{ users(first: 100) { edges { node { id ${inner} } } } }`;
+const usersPath = (r: Role, rest: string[]) => [r === 'front-desk' ? 'viewer' : 'users', ...rest];
+
+// Each parent is reached by the path that leaked before the fix: through a session or code at A
+// whose guest is at B.
+const table: Record<string, Row> = {
+  'GuestSession.guest': {
+    query: viaSessions('guest { id }'),
+    path: ['guestSessions', 'guest'],
+    unpinned: ['gA', 'gB'],
+    pinned: ['gA'],
+  },
+  'GuestSession.device': {
+    query: viaSessions('device { id }'),
+    path: ['guestSessions', 'device'],
+    unpinned: ['dA', 'dB'],
+    pinned: ['dA'],
+  },
+  'GuestSession.location': {
+    query: viaSessions('location { id }'),
+    path: ['guestSessions', 'location'],
+    unpinned: ['A', 'B'],
+    pinned: ['A'],
+  },
+  'Guest.location': {
+    query: viaSessions('guest { id location { id } }'),
+    path: ['guestSessions', 'guest', 'location'],
+    unpinned: ['A', 'B'],
+    pinned: ['A'],
+  },
+  'Guest.sessions': {
+    query: viaSessions(`guest { id ${conn('sessions')} }`),
+    path: ['guestSessions', 'guest', 'sessions'],
+    unpinned: fourSessions,
+    pinned: ['sA'],
+  },
+  'Guest.devices': {
+    query: viaSessions(`guest { id ${conn('devices')} }`),
+    path: ['guestSessions', 'guest', 'devices'],
+    unpinned: ['dA', 'dB'],
+    pinned: ['dA'],
+  },
+  'GuestDevice.guest': {
+    query: viaSessions('device { id guest { id } }'),
+    path: ['guestSessions', 'device', 'guest'],
+    unpinned: ['gA', 'gB'],
+    pinned: ['gA'],
+  },
+  'GuestDevice.sessions': {
+    query: viaSessions(`device { id ${conn('sessions')} }`),
+    path: ['guestSessions', 'device', 'sessions'],
+    unpinned: fourSessions,
+    pinned: ['sA'],
+  },
+  'Location.guests': {
+    query: viaSessions(`guest { id location { id ${conn('guests')} } }`),
+    path: ['guestSessions', 'guest', 'location', 'guests'],
+    unpinned: ['gA', 'gB'],
+    pinned: ['gA'],
+  },
+  'Location.buildings': {
+    query: viaSessions('guest { id location { id buildings { id } } }'),
+    path: ['guestSessions', 'guest', 'location', 'buildings'],
+    unpinned: ['bA', 'bB'],
+    pinned: ['bA'],
+  },
+  'Building.floors': {
+    query: viaSessions('guest { id location { id buildings { id floors { id } } } }'),
+    path: ['guestSessions', 'guest', 'location', 'buildings', 'floors'],
+    unpinned: ['fA', 'fB'],
+    pinned: ['fA'],
+  },
+  'Floor.zones': {
+    query: viaSessions('guest { id location { id buildings { id floors { id zones { id } } } } }'),
+    path: ['guestSessions', 'guest', 'location', 'buildings', 'floors', 'zones'],
+    unpinned: ['zA', 'zB'],
+    pinned: ['zA'],
+  },
+  'AccessCode.guest': {
+    query: viaCodes('guest { id }'),
+    path: ['accessCodes', 'guest'],
+    unpinned: ['gA', 'gB'],
+    pinned: ['gA'],
+  },
+  'AccessCode.location': {
+    query: viaCodes('location { id }'),
+    path: ['accessCodes', 'location'],
+    unpinned: ['A', 'B'],
+    pinned: ['A'],
+  },
+  // Service profiles belong to the tenant, not to a location: every role reads them.
+  'AccessCode.serviceProfile': {
+    query: viaCodes('serviceProfile { id }'),
+    path: ['accessCodes', 'serviceProfile'],
+    unpinned: ['sp'],
+    pinned: ['sp'],
+  },
+  'User.location': {
+    query: (r) => users(r, 'location { id }'),
+    path: (r) => usersPath(r, ['location']),
+    unpinned: ['A', 'B'],
+    pinned: ['A'],
+  },
+  'User.currentTenant': {
+    query: (r) => users(r, 'currentTenant { id }'),
+    path: (r) => usersPath(r, ['currentTenant']),
+    unpinned: ['tenant'],
+    pinned: ['tenant'],
+  },
+  // Last: it creates codes. Pinned users generate at A (B is refused, see access-codes.test.ts).
+  'GeneratedAccessCodes.accessCodes': {
+    query: (r) =>
+      `mutation { generateAccessCodes(input: { locationId: "${pinnedRoles.includes(r) ? id.A : id.B}",
+        serviceProfileId: "${id.sp}", type: 2, quantity: 1 }) { accessCodes { id location { id } } } }`,
+    path: ['generateAccessCodes', 'accessCodes', 'location'],
+    unpinned: ['B'],
+    pinned: ['A'],
+  },
+};
+
+/**
+ * The relation fields of the built schema: fields of object types (not the root types, not
+ * connection or edge wrappers) whose type is a Prisma object or a connection of them.
+ */
+function relationFields(): string[] {
+  const isPrisma = (type: GraphQLNamedType) =>
+    typeof (type.extensions as { pothosPrismaModel?: unknown }).pothosPrismaModel === 'string';
+  const isWrapper = (fields: Record<string, unknown>) => 'pageInfo' in fields || 'cursor' in fields;
+  const roots = new Set(['Query', 'Mutation', 'Subscription']);
+  const found: string[] = [];
+  for (const type of Object.values(schema.getTypeMap())) {
+    if (!isObjectType(type) || type.name.startsWith('__') || roots.has(type.name)) continue;
+    if (isWrapper(type.getFields())) continue;
+    for (const field of Object.values(type.getFields())) {
+      let target = getNamedType(field.type);
+      if (isObjectType(target) && 'pageInfo' in target.getFields()) {
+        const edge = getNamedType(target.getFields().edges?.type ?? target);
+        target = isObjectType(edge) ? getNamedType(edge.getFields().node?.type ?? edge) : edge;
+      }
+      if (isPrisma(target)) found.push(`${type.name}.${field.name}`);
+    }
+  }
+  return found.sort();
+}
+
+describe.sequential('location pinning through nested relations', () => {
+  it('has a row for every relation field of the schema', () => {
+    expect(Object.keys(table).sort()).toEqual(relationFields());
+  });
+
+  it('the reported queries show a pinned user nothing of another location (verbatim)', async () => {
+    const q1 =
+      '{guestSessions(first:50,lastSessionFirst:true){edges{node{id guest{id location{id guests(first:100){edges{node{id}}}} sessions(first:10){edges{node{id}}} devices(first:10){edges{node{id}}}} location{id}}}}}';
+    const q2 =
+      '{accessCodes(first:50){edges{node{id location{id} guest{id location{id name guests(first:100){edges{node{id}}}} sessions(first:10){edges{node{id location{id}}}}}}}}}';
+    for (const role of roles) {
+      const pinned = pinnedRoles.includes(role);
+      expect(names(allIds(await run(role, q1))), `${role}: query 1`).toEqual(
+        pinned ? ['A', 'dA', 'gA', 'sA', 'sX'] : ['A', 'B', 'dA', 'dB', 'gA', 'gB', 'sA', 'sB', 'sX', 'sY'],
+      );
+      expect(names(allIds(await run(role, q2))), `${role}: query 2`).toEqual(
+        pinned
+          ? ['A', 'cA', 'cX', 'gA', 'sA']
+          : ['A', 'B', 'cA', 'cB', 'cX', 'gA', 'gB', 'sA', 'sB', 'sX', 'sY'],
+      );
+    }
+  });
+
+  it('a pinned user reads the session at A with a null guest and device, the unpinned with both', async () => {
+    const q = `{ guestSessions(first: 100) { edges { node { id guestId guest { id } device { id } } } } }`;
+    const bySession = (data: Json) =>
+      Object.fromEntries(
+        collect(data, ['guestSessions']).map((s) => [
+          names([s.id as string])[0],
+          [(s.guest as Json | null)?.id ?? null, (s.device as Json | null)?.id ?? null],
+        ]),
+      );
+    expect(bySession(await run('venue', q)).sX).toEqual([null, null]);
+    expect(bySession(await run('tenant', q)).sX).toEqual([id.gB, id.dB]);
+    const codes = `{ accessCodes(first: 100) { edges { node { id guestId guestName guest { id } } } } }`;
+    const cX = (data: Json) => collect(data, ['accessCodes']).find((c) => c.id === id.cX);
+    // The id stays (REST shows guest_id too); the guest's name and record do not.
+    expect(cX(await run('front-desk', codes))).toEqual({
+      id: id.cX,
+      guestId: id.gB,
+      guestName: '',
+      guest: null,
+    });
+    expect(cX(await run('tenant', codes))).toMatchObject({ guestId: id.gB, guest: { id: id.gB } });
+  });
+
+  it('loads the checked guest and device in the statement of the sessions (none per row)', async () => {
+    const q = viaSessions('guest { id name } device { id mac guest { id } }');
+    const { result, sql } = await recordStatements(t.db, () => t.graphql(token.venue, q));
+    expect(result.json.errors, result.text).toBeUndefined();
+    // Authentication, the page (with its relations), the count is not asked.
+    expect(sql).toHaveLength(2);
+  });
+
+  for (const [field, row] of Object.entries(table)) {
+    it.each(roles)(`${field} as %s`, async (role) => {
+      const query = typeof row.query === 'function' ? row.query(role) : row.query;
+      const path = typeof row.path === 'function' ? row.path(role) : row.path;
+      const reached = names(collect(await run(role, query), path).map((r) => r.id as string));
+      const pinned = pinnedRoles.includes(role);
+      if (pinned)
+        expect(
+          reached.filter((n) => outsideA.includes(n)),
+          'records outside A',
+        ).toEqual([]);
+      expect(reached).toEqual([...(pinned ? row.pinned : row.unpinned)].sort());
+    });
+  }
+});
