@@ -122,8 +122,11 @@ export function createGraphqlHandler(deps: {
         const app = clientError(original);
         if (app && app.status >= 500) deps.log.error({ err: original }, 'GraphQL resolver failed');
         if (app) return graphqlError(app, located(error));
-        // Parse, validation and coercion errors (graphql-armor limits included).
-        if (graphqlOwn(error)) return withRequestCode(error);
+        // Parse, validation and variable-coercion errors (graphql-armor limits included), raised before
+        // any field ran. A field's failure wrapping one (a scalar refusing a resolver's value) is masked.
+        if (isGraphqlError(error) && (!error.originalError || (!error.path && graphqlOwn(error)))) {
+          return withRequestCode(error);
+        }
         deps.log.error({ err: original }, 'GraphQL resolver failed');
         return new GraphQLError('Unexpected error.', {
           ...located(error),
