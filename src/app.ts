@@ -57,7 +57,9 @@ export async function buildApp(deps: {
     // maxParamLength: `GET /sessions/:ip_address` takes up to 100 comma-separated addresses (100
     // IPv6 addresses, percent-encoded, fit in 8 KiB); Fastify's default of 100 characters answers 414.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 8192, querystringParser: parsePhpQuery },
-    trustProxy: true,
+    // X-Forwarded-For/-Proto/-Host count only from the configured proxies: otherwise any caller
+    // could pick its own address and escape the per-address budget on guessed tokens.
+    trustProxy: config.trustedProxies.length > 0 ? config.trustedProxies : false,
     requestIdHeader: false,
     genReqId: (req) => {
       const incoming = req.headers['x-request-id'];

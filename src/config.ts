@@ -1,4 +1,5 @@
 // The environment, parsed and validated once. Everything else receives a Config.
+import { isIP } from 'node:net';
 import path from 'node:path';
 
 export interface Config {
@@ -13,6 +14,8 @@ export interface Config {
   appUrl: string;
   activeWindowSeconds: number;
   logLevel: string;
+  /** Addresses/CIDRs whose X-Forwarded-* headers are believed; empty: the socket address is the client. */
+  trustedProxies: string[];
 }
 
 export class ConfigError extends Error {}
@@ -24,6 +27,29 @@ function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number
     throw new ConfigError(`${name} must be an integer from ${min} to ${max}; got "${raw}".`);
   }
   return Number(raw);
+}
+
+/** An IP address or a CIDR range (`10.0.0.0/8`, `fd00::/8`), as fastify's `trustProxy` reads it. */
+function isAddressOrRange(entry: string): boolean {
+  const [address = '', prefix, ...rest] = entry.split('/');
+  const version = isIP(address);
+  if (version === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (version === 4 ? 32 : 128);
+}
+
+function trustedProxies(env: NodeJS.ProcessEnv): string[] {
+  const entries = (env.TRUSTED_PROXIES ?? '')
+    .split(',')
+    .map((e) => e.trim())
+    .filter((e) => e !== '');
+  const bad = entries.find((e) => !isAddressOrRange(e));
+  if (bad !== undefined) {
+    throw new ConfigError(
+      `TRUSTED_PROXIES must be comma-separated IP addresses or CIDR ranges (10.0.0.0/8); got "${bad}".`,
+    );
+  }
+  return entries;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -64,5 +90,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     appUrl,
     activeWindowSeconds: int(env, 'ACTIVE_WINDOW_SECONDS', 300, 1, 86_400),
     logLevel: env.LOG_LEVEL || 'info',
+    trustedProxies: trustedProxies(env),
   };
 }

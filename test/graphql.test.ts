@@ -527,7 +527,7 @@ describe.concurrent('limits', () => {
   }
 
   it('pins the limits', () => {
-    expect(GRAPHQL_LIMITS).toEqual({ depth: 10, aliases: 15, tokens: 3000, cost: 50_000 });
+    expect(GRAPHQL_LIMITS).toEqual({ depth: 10, aliases: 15, tokens: 3000, cost: 50_000, nesting: 32 });
   });
 
   it('refuses a query deeper than the depth limit', async () => {

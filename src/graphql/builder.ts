@@ -3,6 +3,7 @@
 import SchemaBuilder from '@pothos/core';
 import PrismaPlugin from '@pothos/plugin-prisma';
 import RelayPlugin from '@pothos/plugin-relay';
+import { GraphQLError } from 'graphql';
 import type { AppContext } from '../context.js';
 import type PrismaTypes from '../generated/prisma/pothos-types.js';
 import { getDatamodel } from '../generated/prisma/pothos-types.js';
@@ -31,7 +32,8 @@ builder.scalarType('DateTime', {
   serialize: (d) => isoMicros(d) ?? '',
   parseValue: (v) => {
     const d = new Date(String(v));
-    if (Number.isNaN(d.getTime())) throw new TypeError('DateTime must be an ISO 8601 date-time.');
+    // A GraphQLError: graphql-js reports it as the caller's coercion error (another error is masked).
+    if (Number.isNaN(d.getTime())) throw new GraphQLError('DateTime must be an ISO 8601 date-time.');
     return d;
   },
 });

@@ -1,6 +1,13 @@
 // The cost limit, evaluated when the operation runs so that `first`/`last` passed as variables
 // count as much as literals (a validation-time rule sees no variable values and can be bypassed).
-import { GraphQLError, getNamedType, getNullableType, isListType } from 'graphql';
+import {
+  GraphQLError,
+  getNamedType,
+  getNullableType,
+  getOperationAST,
+  getVariableValues,
+  isListType,
+} from 'graphql';
 import { type ComplexityEstimator, getComplexity } from 'graphql-query-complexity';
 import type { Plugin } from 'graphql-yoga';
 
@@ -30,6 +37,12 @@ export const itemsEstimator: ComplexityEstimator = ({ type, field, args, childCo
 export function queryCostLimit(maxCost: number): Plugin {
   return {
     onExecute({ args, setResultAndStopExecution }) {
+      // No such operation, or variables that do not coerce: execution refuses them itself, every
+      // error at once and before any field runs (getComplexity would throw only the last one).
+      const operation = getOperationAST(args.document, args.operationName);
+      if (!operation) return;
+      const inputs = (args.variableValues ?? {}) as Record<string, unknown>;
+      if (getVariableValues(args.schema, operation.variableDefinitions ?? [], inputs).errors) return;
       const cost = getComplexity({
         schema: args.schema,
         query: args.document,

@@ -5,7 +5,7 @@ import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
-import { GraphQLError, type GraphQLErrorOptions } from 'graphql';
+import { GraphQLError, type GraphQLErrorOptions, Kind } from 'graphql';
 import { createYoga } from 'graphql-yoga';
 import type { Config } from '../config.js';
 import type { AppContext } from '../context.js';
@@ -15,10 +15,12 @@ import type { PresencePubSub } from '../modules/presence/presence.pubsub.js';
 import { summarize } from '../validation/validator.js';
 import { toGraphqlFieldName } from './args.js';
 import type { FieldGuard } from './field-rate-limit.js';
+import { nestingLimit, requestErrorHttp } from './nesting-limit.js';
 import { queryCostLimit } from './query-cost.js';
 import { schema } from './schema.js';
 
-export const GRAPHQL_LIMITS = { depth: 10, aliases: 15, tokens: 3000, cost: 50_000 } as const;
+/** `nesting`: levels of brackets in the query text, and of arrays/objects in a variable's value. */
+export const GRAPHQL_LIMITS = { depth: 10, aliases: 15, tokens: 3000, cost: 50_000, nesting: 32 } as const;
 
 /** Where in the operation an error happened (`locations`, `path`), kept on the translated error. */
 function located(error: unknown): Pick<GraphQLErrorOptions, 'nodes' | 'source' | 'positions' | 'path'> {
@@ -57,6 +59,33 @@ function clientError(err: unknown): AppError | null {
   return null;
 }
 
+/**
+ * An error graphql-js raised itself (parse, validation, variable coercion, a scalar refusing a value),
+ * perhaps wrapping another of its own: the caller's error, shown as is.
+ */
+function graphqlOwn(error: unknown): error is GraphQLError {
+  return isGraphqlError(error) && (!error.originalError || graphqlOwn(error.originalError));
+}
+
+/**
+ * A request error raised before any field ran (bad variables, unknown operation) has no path and no
+ * code: it gets a code, and 400 under `application/graphql-response+json` as the GraphQL over HTTP
+ * spec asks when there is no `data` (Yoga does so for validation errors only).
+ */
+function withRequestCode(error: GraphQLError): GraphQLError {
+  if (error.path || error.extensions.code) return error;
+  const variable = error.nodes?.some((n) => n.kind === Kind.VARIABLE_DEFINITION);
+  return new GraphQLError(error.message, {
+    ...located(error),
+    originalError: error.originalError,
+    extensions: {
+      ...error.extensions,
+      code: variable ? 'BAD_USER_INPUT' : 'BAD_REQUEST',
+      http: requestErrorHttp,
+    },
+  });
+}
+
 export function createGraphqlHandler(deps: {
   prisma: Prisma;
   config: Config;
@@ -93,8 +122,11 @@ export function createGraphqlHandler(deps: {
         const app = clientError(original);
         if (app && app.status >= 500) deps.log.error({ err: original }, 'GraphQL resolver failed');
         if (app) return graphqlError(app, located(error));
-        // Parse and validation errors (graphql-armor limits included) carry no original error.
-        if (original === error && isGraphqlError(error)) return error;
+        // Parse, validation and variable-coercion errors (graphql-armor limits included), raised before
+        // any field ran. A field's failure wrapping one (a scalar refusing a resolver's value) is masked.
+        if (isGraphqlError(error) && (!error.originalError || (!error.path && graphqlOwn(error)))) {
+          return withRequestCode(error);
+        }
         deps.log.error({ err: original }, 'GraphQL resolver failed');
         return new GraphQLError('Unexpected error.', {
           ...located(error),
@@ -106,6 +138,8 @@ export function createGraphqlHandler(deps: {
       maxDepthPlugin({ n: GRAPHQL_LIMITS.depth, exposeLimits: true, flattenFragments: true }),
       maxAliasesPlugin({ n: GRAPHQL_LIMITS.aliases, exposeLimits: true }),
       maxTokensPlugin({ n: GRAPHQL_LIMITS.tokens, exposeLimits: true }),
+      // After max-tokens: it wraps that parser, so nesting is checked before the parser recurses.
+      nestingLimit({ maxNesting: GRAPHQL_LIMITS.nesting, maxTokens: GRAPHQL_LIMITS.tokens }),
       queryCostLimit(GRAPHQL_LIMITS.cost),
     ],
   });
