@@ -333,6 +333,26 @@ describe.sequential('location pinning through nested relations', () => {
     expect(cX(await run('tenant', codes))).toMatchObject({ guestId: id.gB, guest: { id: id.gB } });
   });
 
+  it('REST applies the same rule: no guest name or partner id of a guest outside the pin', async () => {
+    const gB = await t.db.prisma.guest.update({ where: { id: id.gB }, data: { partnerId: 'P-B' } });
+    const codeX = async (role: Role) => {
+      const res = await t.request('GET', '/api/v1/access-codes?per_page=100', { token: token[role] });
+      expect(res.status, res.text).toBe(200);
+      const c = res.json.data.find((x: Json) => x.id === id.cX);
+      return [c.guest_id, c.guest_name];
+    };
+    expect(await codeX('venue')).toEqual([id.gB, '']);
+    expect(await codeX('tenant')).toEqual([id.gB, gB.name]);
+    const sessionX = async (role: Role) => {
+      const res = await t.request('GET', '/api/v1/sessions?per_page=100', { token: token[role] });
+      expect(res.status, res.text).toBe(200);
+      const s = res.json.data.find((x: Json) => x.id === id.sX);
+      return [s.guest_id, s.partner_id];
+    };
+    expect(await sessionX('front-desk')).toEqual([id.gB, null]);
+    expect(await sessionX('support')).toEqual([id.gB, 'P-B']);
+  });
+
   it('loads the checked guest and device in the statement of the sessions (none per row)', async () => {
     const q = viaSessions('guest { id name } device { id mac guest { id } }');
     const { result, sql } = await recordStatements(t.db, () => t.graphql(token.venue, q));

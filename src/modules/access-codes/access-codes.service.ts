@@ -8,6 +8,7 @@ import { AppError } from '../../errors.js';
 import type { AccessCode, Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { dayStart } from '../../shared/dates.js';
 import { validate, validateFilters } from '../../validation/validator.js';
+import { guestVisible } from '../guests/guests.service.js';
 import { accessCodeFilterRules, accessCodeWriteRules, GENERATED, SHARED } from './access-codes.inputs.js';
 
 /** No look-alikes: no 0/O, no 1/I/L. 31 characters, so 31^8 ≈ 8.5 × 10^11 codes of 8. */
@@ -70,12 +71,17 @@ export async function listAccessCodes(
   page: { skip: number; take: number },
 ) {
   const where = await accessCodeWhere(ctx, filters);
-  return ctx.prisma.accessCode.findMany({
+  const rows = await ctx.prisma.accessCode.findMany({
     where,
     orderBy: accessCodeOrder,
     ...page,
-    include: accessCodeNames,
+    include: { ...accessCodeNames, guest: { select: { name: true, tenantId: true, locationId: true } } },
   });
+  // A code at a pinned caller's location may name a guest of another one: no name then (as GraphQL).
+  return rows.map(({ guest, ...c }) => ({
+    ...c,
+    guest: guest && guestVisible(ctx, guest) ? { name: guest.name } : null,
+  }));
 }
 
 export type AccessCodeWithNames = Awaited<ReturnType<typeof listAccessCodes>>[number];

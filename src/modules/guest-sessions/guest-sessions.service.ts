@@ -9,6 +9,7 @@ import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { dayStart, nextDayStart } from '../../shared/dates.js';
 import { validateFilters } from '../../validation/validator.js';
 import { normaliseMac } from '../guest-devices/guest-devices.inputs.js';
+import { guestVisible } from '../guests/guests.service.js';
 import { checkIpAddresses, sessionFilterRules } from './guest-sessions.inputs.js';
 
 export const sessionOrder = (newestFirst: boolean): PrismaNS.GuestSessionOrderByWithRelationInput[] =>
@@ -79,7 +80,7 @@ export async function listSessions(ctx: AppContext, filters: Record<string, unkn
 export const sessionItemInclude = {
   location: { select: { name: true, timezone: true } },
   device: { select: { description: true, mac: true } },
-  guest: { select: { partnerId: true } },
+  guest: { select: { partnerId: true, tenantId: true, locationId: true } },
   accessCode: { select: { code: true } },
   serviceProfile: { select: { name: true } },
 } satisfies PrismaNS.GuestSessionInclude;
@@ -98,11 +99,13 @@ export async function listSessionItems(
     (r) => r.id,
   );
   if (ids.length === 0) return [];
-  return ctx.prisma.guestSession.findMany({
+  const rows = await ctx.prisma.guestSession.findMany({
     where: { tenantId: ctx.principal.tenantId, id: { in: ids } },
     orderBy: q.orderBy,
     include: sessionItemInclude,
   });
+  // A session at a pinned caller's location may be a guest's of another one: no partner id then.
+  return rows.map((s) => (guestVisible(ctx, s.guest) ? s : { ...s, guest: { ...s.guest, partnerId: null } }));
 }
 
 export async function countSessions(ctx: AppContext, filters: Record<string, unknown>): Promise<number> {
