@@ -30,10 +30,10 @@ export interface RedisStats {
  * see the rejection; the promise is only marked handled and counted.
  */
 class GuardedRedis extends Redis {
-  onCommandFailure: () => void = () => {};
+  onCommandFailure: (err: unknown) => void = () => {};
 
   override sendCommand(command: Command, stream?: Parameters<Redis['sendCommand']>[1]): unknown {
-    command.promise.catch(() => this.onCommandFailure());
+    command.promise.catch((err: unknown) => this.onCommandFailure(err));
     return super.sendCommand(command, stream);
   }
 }
@@ -85,6 +85,9 @@ export function connectRedis(url: string, log: RedisLog = silent): RedisLink {
   const downClients = new Set<string>();
   const clients = new Map<string, GuardedRedis>();
   let outageSince = 0;
+  // The errors of the current outage (the first sign is often a bare close; the cause follows).
+  let errorsBefore = 0;
+  let lastError: string | undefined;
   let closing = false;
 
   const where = (client: Redis): string => `${client.options.host ?? '?'}:${client.options.port ?? '?'}`;
@@ -94,6 +97,7 @@ export function connectRedis(url: string, log: RedisLog = silent): RedisLink {
     downClients.add(name);
     if (outageSince !== 0) return;
     outageSince = Date.now();
+    errorsBefore = stats.errors;
     stats.outages += 1;
     // host:port only: the URL may carry a password.
     log.warn(
@@ -108,23 +112,36 @@ export function connectRedis(url: string, log: RedisLog = silent): RedisLink {
     // Back only when every client is: the subscriber reconnects alongside the command client.
     for (const c of clients.values()) if (c.status !== 'ready') return;
     log.info(
-      { redis: where(client), downMs: Date.now() - outageSince },
+      {
+        redis: where(client),
+        downMs: Date.now() - outageSince,
+        errors: stats.errors - errorsBefore,
+        ...(lastError ? { lastError } : {}),
+      },
       'Redis reachable again: shared rate limit and presence fan-out resumed',
     );
     outageSince = 0;
+    lastError = undefined;
   };
 
   const create = (name: string, options: RedisOptions): GuardedRedis => {
     const client = new GuardedRedis(url, options);
-    client.onCommandFailure = () => {
+    client.onCommandFailure = (err) => {
       stats.failedCommands += 1;
+      // A Redis that hangs (stopped, overloaded, a dead peer without a reset) closes nothing: treat a
+      // timeout as an outage and reconnect, so requests stop waiting on it until it answers again.
+      if (err instanceof Error && err.message === 'Command timed out' && client.status === 'ready') {
+        markDown(name, client, 'command timed out');
+        client.disconnect(true);
+      }
     };
     client.on('error', (err: Error) => {
       stats.errors += 1;
-      markDown(name, client, err.message || err.name);
+      lastError = err.message || err.name;
+      markDown(name, client, lastError);
     });
-    // A clean close (Redis shut down) emits no error; the failed reconnects that follow do.
-    client.on('close', () => markDown(name, client, 'connection closed'));
+    // A lost connection may emit no error; the failed reconnects that follow do.
+    client.on('close', () => markDown(name, client, 'connection lost'));
     client.on('ready', () => markReady(name, client));
     clients.set(name, client);
     return client;

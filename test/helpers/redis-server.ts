@@ -27,6 +27,9 @@ export interface OwnRedis {
   start(): Promise<void>;
   /** SIGKILL, as a crash: no goodbye to the clients. Resolves once the process is gone. */
   kill(): Promise<void>;
+  /** SIGSTOP / SIGCONT: a Redis that hangs (connections stay open, nothing answers). */
+  pause(): void;
+  resume(): void;
 }
 
 export async function ownRedis(): Promise<OwnRedis> {
@@ -54,8 +57,15 @@ export async function ownRedis(): Promise<OwnRedis> {
       child = undefined;
       if (!c || c.exitCode !== null || c.signalCode !== null) return;
       const gone = new Promise((resolve) => c.once('exit', resolve));
+      c.kill('SIGCONT');
       c.kill('SIGKILL');
       await gone;
+    },
+    pause() {
+      child?.kill('SIGSTOP');
+    },
+    resume() {
+      child?.kill('SIGCONT');
     },
   };
   return self;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createRateLimiter, type RateLimiter } from '../../src/rate-limit/rate-limiter.js';
-import { connectRedis, type RedisLog } from '../../src/redis/redis.js';
+import { connectRedis, REDIS_TIMEOUT_MS, type RedisLog } from '../../src/redis/redis.js';
 import { REDIS_URL, redisAnswers } from '../helpers/redis.js';
 import { hasRedisServer, type OwnRedis, ownRedis } from '../helpers/redis-server.js';
 
@@ -168,6 +168,38 @@ describe.skipIf(!hasRedisServer)('redis outage (own redis-server)', () => {
     } finally {
       await a.close();
       await b.close();
+    }
+  }, 30_000);
+
+  it('treats a Redis that hangs as away: one request waits out the timeout, the next ones do not', async () => {
+    const log = recordingLog();
+    const link = connectRedis(server.url, log.log);
+    try {
+      const limiter = track(createRateLimiter({ perMinute: 3, redis: link }));
+      expect(await limiter.consume('hang')).toMatchObject({ allowed: true, remaining: 2 });
+      server.pause();
+      let started = Date.now();
+      // The command times out (REDIS_TIMEOUT_MS) and is answered from memory.
+      expect((await limiter.consume('hang')).allowed).toBe(true);
+      expect(Date.now() - started).toBeLessThan(REDIS_TIMEOUT_MS + 1_000);
+      expect(link.down).toBe(true);
+      started = Date.now();
+      expect((await limiter.consume('hang')).allowed).toBe(true);
+      expect(Date.now() - started).toBeLessThan(200);
+      expect(await link.health(500)).toBe('degraded');
+      server.resume();
+      await until(() => !link.down);
+      expect(await link.health()).toBe('ok');
+      // Back on the shared counter: 1 spent before the hang, this one, and perhaps the timed-out one
+      // (it sat in the stopped server's socket buffer and runs when it resumes).
+      const after = await limiter.consume('hang');
+      expect(after.allowed).toBe(true);
+      expect([0, 1]).toContain(after.remaining);
+      expect(log.warn).toEqual([expect.objectContaining({ reason: 'command timed out', outages: 1 })]);
+      expect(log.info).toHaveLength(1);
+    } finally {
+      server.resume();
+      await link.close();
     }
   }, 30_000);
 });
