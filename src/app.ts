@@ -8,11 +8,13 @@ import { createFieldGuard } from './graphql/field-rate-limit.js';
 import { createGraphqlHandler } from './graphql/yoga.js';
 import { registerCors } from './http/cors.js';
 import { graphqlErrorBody, restErrorBody } from './http/error-bodies.js';
+import { mountHealth } from './http/health.js';
 import { acceptMultipart, unreadableForm } from './http/multipart.js';
 import { parsePhpQuery } from './http/query-string.js';
 import { requestGate } from './http/request-gate.js';
 import { createPresencePubSub } from './modules/presence/presence.pubsub.js';
 import { createRateLimiter, type RateLimiter } from './rate-limit/rate-limiter.js';
+import { connectRedis } from './redis/redis.js';
 import { API_PREFIX, methodNotAllowedMessage, mountRest, pathMethods, sendJson } from './rest/adapter.js';
 import { mountDocs, PUBLIC_API_PATHS } from './rest/docs.js';
 import { routeTable } from './rest/route-table.js';
@@ -49,8 +51,6 @@ export async function buildApp(deps: {
 }): Promise<App> {
   const { config, db } = deps;
   const prisma = db.prisma;
-  const limiter =
-    deps.limiter ?? createRateLimiter({ perMinute: config.rateLimitPerMinute, redisUrl: config.redisUrl });
   const fastify = Fastify({
     logger: deps.logger === false ? false : { level: config.logLevel },
     bodyLimit: BODY_LIMIT,
@@ -67,6 +67,9 @@ export async function buildApp(deps: {
     },
   });
   fastify.decorateRequest('principal', null);
+  // One Redis connection (plus a subscriber) for the rate limit, the field limits and presence.
+  const redis = config.redisUrl ? connectRedis(config.redisUrl, fastify.log) : undefined;
+  const limiter = deps.limiter ?? createRateLimiter({ perMinute: config.rateLimitPerMinute, redis });
 
   // JSON bodies: an empty body is no input (Laravel reads it as such); anything unparsable is a 400.
   fastify.removeContentTypeParser(['application/json']);
@@ -124,17 +127,17 @@ export async function buildApp(deps: {
     return sendJson(reply, 404, { message: 'Not Found.' });
   });
 
-  const presence = createPresencePubSub(config.redisUrl);
-  mountRest(fastify, { routes: routeTable, config, prisma, pubsub: presence.pubsub });
+  const pubsub = createPresencePubSub(redis);
+  mountRest(fastify, { routes: routeTable, config, prisma, pubsub });
   mountDocs(fastify, routeTable);
 
-  const fieldGuard = createFieldGuard(config.redisUrl);
+  const fieldGuard = createFieldGuard(redis);
   const yoga = createGraphqlHandler({
     prisma,
     config,
     log: fastify.log,
     fieldGuard,
-    pubsub: presence.pubsub,
+    pubsub,
   });
   fastify.route({
     url: '/graphql',
@@ -150,18 +153,7 @@ export async function buildApp(deps: {
     },
   });
 
-  // For load balancers: 200 while the database answers, 503 when it does not (within 2 s).
-  fastify.get('/health', async (_request, reply) => {
-    const answered = await Promise.race([
-      prisma.$queryRaw`SELECT 1`.then(
-        () => true,
-        () => false,
-      ),
-      new Promise<false>((resolve) => setTimeout(resolve, 2000, false).unref()),
-    ]);
-    if (answered) return { status: 'ok', database: 'ok' };
-    return reply.status(503).send({ status: 'unavailable', database: 'unreachable' });
-  });
+  mountHealth(fastify, { prisma, redis });
   mountMedia(fastify, config);
 
   await fastify.ready();
@@ -171,8 +163,7 @@ export async function buildApp(deps: {
     async close() {
       await fastify.close();
       if (!deps.limiter) await limiter.close();
-      await fieldGuard.close();
-      await presence.close();
+      await redis?.close();
     },
   };
 }

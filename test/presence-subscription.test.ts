@@ -6,73 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueToken } from '../src/modules/tenants/bootstrap.service.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { addHierarchy, addUser, newTenant } from './helpers/fixtures.js';
-
-const SUBSCRIPTION = `subscription Watch($locationId: ID!) {
-  presenceChanged(locationId: $locationId) { locationId macAddresses sessions { macAddress zone connected } }
-}`;
+import { type Subscriber, subscribe } from './helpers/sse.js';
 
 async function listen(t: TestApp): Promise<string> {
   await t.app.fastify.listen({ port: 0, host: '127.0.0.1' });
   const { port } = t.app.fastify.server.address() as AddressInfo;
   return `http://127.0.0.1:${port}`;
-}
-
-interface Subscriber {
-  status: number;
-  /** The next `data:` payload, or a timeout error. */
-  next(timeoutMs: number): Promise<unknown>;
-  close(): void;
-}
-
-async function subscribe(base: string, token: string | undefined, locationId: string): Promise<Subscriber> {
-  const controller = new AbortController();
-  const res = await fetch(`${base}/graphql`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'text/event-stream',
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-    },
-    body: JSON.stringify({ query: SUBSCRIPTION, variables: { locationId } }),
-    signal: controller.signal,
-  });
-  const reader = res.body?.getReader();
-  const decoder = new TextDecoder();
-  let buffer = '';
-  const queue: unknown[] = [];
-  const read = async (): Promise<void> => {
-    if (!reader) return;
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) return;
-      buffer += decoder.decode(value, { stream: true });
-      let end = buffer.indexOf('\n\n');
-      while (end >= 0) {
-        const event = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        for (const line of event.split('\n')) {
-          if (line.startsWith('data:')) queue.push(JSON.parse(line.slice(5).trim() || 'null'));
-        }
-        end = buffer.indexOf('\n\n');
-      }
-    }
-  };
-  const pump = read().catch(() => {});
-  return {
-    status: res.status,
-    async next(timeoutMs) {
-      const until = Date.now() + timeoutMs;
-      while (queue.length === 0) {
-        if (Date.now() > until) throw new Error('no event in time');
-        await new Promise((r) => setTimeout(r, 25));
-      }
-      return queue.shift();
-    },
-    close() {
-      controller.abort();
-      void pump;
-    },
-  };
 }
 
 /** Ingests one detection every 150 ms until the subscriber has an event (the subscription registers asynchronously). */

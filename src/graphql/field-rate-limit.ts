@@ -1,10 +1,11 @@
 // graphql-rate-limit guards costly fields on top of the per-token request budget: a field named in
 // FIELD_LIMITS may run at most `max` times per `window` for one token. Calls are counted in memory,
-// or in Redis when REDIS_URL is set (its RedisStore speaks the callback API ioredis also offers).
+// or in Redis when REDIS_URL is set (its RedisStore speaks the callback API ioredis also offers),
+// in memory again while Redis is away.
 import type { GraphQLResolveInfo } from 'graphql';
-import { getGraphQLRateLimiter, InMemoryStore, RedisStore, type Store } from 'graphql-rate-limit';
-import { Redis } from 'ioredis';
+import { getGraphQLRateLimiter, InMemoryStore, RedisStore, Store } from 'graphql-rate-limit';
 import { AppError } from '../errors.js';
+import type { RedisLink } from '../redis/redis.js';
 
 /** The costly fields and their budgets per token. */
 export const FIELD_LIMITS = {
@@ -19,12 +20,35 @@ export type GuardedField = keyof typeof FIELD_LIMITS;
 
 export interface FieldGuard {
   check(field: GuardedField, tokenId: string, info: GraphQLResolveInfo): Promise<void>;
-  close(): Promise<void>;
 }
 
-export function createFieldGuard(redisUrl: string | undefined): FieldGuard {
-  const redis = redisUrl ? new Redis(redisUrl, { maxRetriesPerRequest: 1, commandTimeout: 2000 }) : undefined;
-  const store: Store = redis ? new RedisStore(redis) : new InMemoryStore();
+type Identity = Parameters<Store['getForIdentity']>[0];
+
+/** Redis while it answers, per-instance memory during an outage or when a command fails. */
+class FallbackStore extends Store {
+  private readonly shared: RedisStore;
+  private readonly memory = new InMemoryStore();
+
+  constructor(private readonly redis: RedisLink) {
+    super();
+    this.shared = new RedisStore(redis.client);
+  }
+
+  async getForIdentity(identity: Identity): Promise<readonly number[]> {
+    if (this.redis.down) return this.memory.getForIdentity(identity);
+    return this.shared.getForIdentity(identity).catch(() => this.memory.getForIdentity(identity));
+  }
+
+  async setForIdentity(identity: Identity, timestamps: readonly number[], windowMs?: number): Promise<void> {
+    if (this.redis.down) return this.memory.setForIdentity(identity, timestamps);
+    return this.shared
+      .setForIdentity(identity, timestamps, windowMs)
+      .catch(() => this.memory.setForIdentity(identity, timestamps));
+  }
+}
+
+export function createFieldGuard(redis: RedisLink | undefined): FieldGuard {
+  const store: Store = redis ? new FallbackStore(redis) : new InMemoryStore();
   const limiter = getGraphQLRateLimiter({
     store,
     identifyContext: (ctx: { tokenId: string }) => ctx.tokenId,
@@ -38,9 +62,6 @@ export function createFieldGuard(redisUrl: string | undefined): FieldGuard {
         FIELD_LIMITS[field],
       );
       if (message) throw new AppError('RATE_LIMITED', { message });
-    },
-    async close() {
-      await redis?.quit();
     },
   };
 }

@@ -7,6 +7,7 @@ import type { Principal } from '../../auth/principal.js';
 import type { Config } from '../../config.js';
 import type { AppContext } from '../../context.js';
 import type { Prisma } from '../../db/database.js';
+import { connectRedis } from '../../redis/redis.js';
 import type { Random } from '../locations/locations.seed.js';
 import { normalizeMac } from '../presence/mac.js';
 import { createPresencePubSub } from '../presence/presence.pubsub.js';
@@ -90,8 +91,9 @@ export async function databaseSink(prisma: Prisma, config: Config, tenantId: str
     permissions: [],
     scopes: ['ingest'],
   };
-  const events = createPresencePubSub(config.redisUrl);
-  const ctx: AppContext = { prisma, config, principal, requestId: 'simulate', pubsub: events.pubsub };
+  const redis = config.redisUrl ? connectRedis(config.redisUrl) : undefined;
+  const pubsub = createPresencePubSub(redis);
+  const ctx: AppContext = { prisma, config, principal, requestId: 'simulate', pubsub };
   return {
     presence: async (batch) => {
       await ingestPresence(ctx, { events: batch });
@@ -99,7 +101,9 @@ export async function databaseSink(prisma: Prisma, config: Config, tenantId: str
     sessions: async (batch) => {
       await ingestSessions(ctx, { events: batch });
     },
-    close: () => events.close(),
+    close: async () => {
+      await redis?.close();
+    },
   };
 }
 

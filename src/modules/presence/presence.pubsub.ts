@@ -1,8 +1,10 @@
 // Presence changes fan out to GraphQL subscribers: in memory within one process, through Redis
 // (REDIS_URL) across every instance, so an ingest call on one instance reaches subscribers of all.
+// While Redis is away publications are lost (best effort) and subscribers stay open; the channels
+// are subscribed again when it returns (src/redis/redis.ts).
 import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
 import { createPubSub } from 'graphql-yoga';
-import { Redis } from 'ioredis';
+import type { RedisLink } from '../../redis/redis.js';
 
 /** Which devices changed at one location of one tenant (ids only: subscribers load what they may see). */
 export interface PresenceChange {
@@ -19,21 +21,14 @@ export type PresencePubSub = ReturnType<typeof createPubSub<Channels>>;
 
 export const presenceTopic = (tenantId: string, locationId: string): string => `${tenantId}:${locationId}`;
 
-export function createPresencePubSub(redisUrl: string | undefined): {
-  pubsub: PresencePubSub;
-  close(): Promise<void>;
-} {
-  if (!redisUrl) return { pubsub: createPubSub<Channels>(), close: async () => {} };
-  const publishClient = new Redis(redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 });
-  const subscribeClient = new Redis(redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 });
-  const eventTarget = createRedisEventTarget<CustomEvent>({ publishClient, subscribeClient });
-  return {
-    pubsub: createPubSub<Channels>({ eventTarget }),
-    async close() {
-      publishClient.disconnect();
-      subscribeClient.disconnect();
-    },
-  };
+/** In memory without Redis; through Redis on the link's command client and its subscriber. */
+export function createPresencePubSub(redis: RedisLink | undefined): PresencePubSub {
+  if (!redis) return createPubSub<Channels>();
+  const eventTarget = createRedisEventTarget<CustomEvent>({
+    publishClient: redis.client,
+    subscribeClient: redis.subscriber(),
+  });
+  return createPubSub<Channels>({ eventTarget });
 }
 
 /** Publishes one change per location (best effort: a failed publication never fails the ingest). */
@@ -53,7 +48,8 @@ export function publishPresence(
         at,
       });
     } catch {
-      // Redis down: subscribers miss one update; the data is committed and readable.
+      // Subscribers miss one update; the data is committed and readable. (A failed PUBLISH rejects
+      // asynchronously and is absorbed by the Redis client: see src/redis/redis.ts.)
     }
   }
 }

@@ -1,0 +1,191 @@
+// Redis (REDIS_URL) is optional and never vital: the rate limit falls back to per-instance counters
+// and presence fan-out pauses while it is away. Every ioredis client is created here, the one way:
+// an error listener, bounded timeouts, reconnection forever, no rejection left unhandled, and one
+// log line per outage (not per reconnect attempt) with counters for diagnostics.
+import { type Command, Redis, type RedisOptions } from 'ioredis';
+
+/** A command never waits longer than this for Redis (queued or sent). */
+export const REDIS_TIMEOUT_MS = 2_000;
+
+/** The part of the app's logger (pino) used here. */
+export interface RedisLog {
+  warn(obj: object, msg: string): void;
+  info(obj: object, msg: string): void;
+}
+
+const silent: RedisLog = { warn() {}, info() {} };
+
+export interface RedisStats {
+  /** Times Redis became unreachable (one per outage, whatever the number of clients and attempts). */
+  outages: number;
+  /** `error` events of every client. */
+  errors: number;
+  /** Commands that failed (timeouts, connection lost, refused). */
+  failedCommands: number;
+}
+
+/**
+ * A command nobody awaits (the presence event target's publish/subscribe, ioredis's own resubscribe
+ * on reconnect) must not reject unhandled: Node ends the process on that. Callers that await still
+ * see the rejection; the promise is only marked handled and counted.
+ */
+class GuardedRedis extends Redis {
+  onCommandFailure: (err: unknown) => void = () => {};
+
+  override sendCommand(command: Command, stream?: Parameters<Redis['sendCommand']>[1]): unknown {
+    command.promise.catch((err: unknown) => this.onCommandFailure(err));
+    return super.sendCommand(command, stream);
+  }
+}
+
+// Reconnect forever, quickly at first, at most every second: recovery is prompt when Redis returns.
+const retryStrategy = (times: number): number => Math.min(times * 100, 1_000);
+
+/**
+ * Commands: the offline queue stays on so a command issued right after start waits for the
+ * connection instead of failing; the wait is bounded by commandTimeout (which starts when the
+ * command is issued, queued or not) and by maxRetriesPerRequest (queued commands fail after two
+ * failed connection attempts).
+ */
+const COMMAND_OPTIONS: RedisOptions = {
+  enableOfflineQueue: true,
+  connectTimeout: REDIS_TIMEOUT_MS,
+  commandTimeout: REDIS_TIMEOUT_MS,
+  maxRetriesPerRequest: 1,
+  retryStrategy,
+};
+
+/**
+ * Pub/sub subscriber: SUBSCRIBE/UNSUBSCRIBE issued during an outage wait in the queue until Redis is
+ * back (they are few: one per topic), and channels subscribed before it are resubscribed by ioredis.
+ * No commandTimeout: it would drop a queued SUBSCRIBE and leave its subscriber deaf.
+ */
+const SUBSCRIBER_OPTIONS: RedisOptions = {
+  enableOfflineQueue: true,
+  connectTimeout: REDIS_TIMEOUT_MS,
+  maxRetriesPerRequest: null,
+  retryStrategy,
+};
+
+export interface RedisLink {
+  /** For commands (rate limit, field limits, PUBLISH). */
+  readonly client: Redis;
+  /** For SUBSCRIBE; created on first use. */
+  subscriber(): Redis;
+  /** True from a connection failure of the command client until it is ready again. */
+  readonly down: boolean;
+  /** `ok` when every client is connected and the command client answers a PING within `timeoutMs`. */
+  health(timeoutMs?: number): Promise<'ok' | 'degraded'>;
+  stats(): RedisStats;
+  close(): Promise<void>;
+}
+
+export function connectRedis(url: string, log: RedisLog = silent): RedisLink {
+  const stats: RedisStats = { outages: 0, errors: 0, failedCommands: 0 };
+  const downClients = new Set<string>();
+  const clients = new Map<string, GuardedRedis>();
+  let outageSince = 0;
+  // The errors of the current outage (the first sign is often a bare close; the cause follows).
+  let errorsBefore = 0;
+  let lastError: string | undefined;
+  let closing = false;
+
+  const where = (client: Redis): string => `${client.options.host ?? '?'}:${client.options.port ?? '?'}`;
+
+  const markDown = (name: string, client: Redis, reason: string): void => {
+    if (closing) return;
+    downClients.add(name);
+    if (outageSince !== 0) return;
+    outageSince = Date.now();
+    errorsBefore = stats.errors;
+    stats.outages += 1;
+    // host:port only: the URL may carry a password.
+    log.warn(
+      { redis: where(client), reason, outages: stats.outages },
+      'Redis unreachable: rate limit on per-instance counters and presence fan-out paused until it returns',
+    );
+  };
+
+  const markReady = (name: string, client: Redis): void => {
+    downClients.delete(name);
+    if (outageSince === 0 || downClients.size > 0) return;
+    // Back only when every client is: the subscriber reconnects alongside the command client.
+    for (const c of clients.values()) if (c.status !== 'ready') return;
+    log.info(
+      {
+        redis: where(client),
+        downMs: Date.now() - outageSince,
+        errors: stats.errors - errorsBefore,
+        ...(lastError ? { lastError } : {}),
+      },
+      'Redis reachable again: shared rate limit and presence fan-out resumed',
+    );
+    outageSince = 0;
+    lastError = undefined;
+  };
+
+  const create = (name: string, options: RedisOptions): GuardedRedis => {
+    const client = new GuardedRedis(url, options);
+    client.onCommandFailure = (err) => {
+      stats.failedCommands += 1;
+      // A Redis that hangs (stopped, overloaded, a dead peer without a reset) closes nothing: treat a
+      // timeout as an outage and reconnect, so requests stop waiting on it until it answers again.
+      if (err instanceof Error && err.message === 'Command timed out' && client.status === 'ready') {
+        markDown(name, client, 'command timed out');
+        client.disconnect(true);
+      }
+    };
+    client.on('error', (err: Error) => {
+      stats.errors += 1;
+      lastError = err.message || err.name;
+      markDown(name, client, lastError);
+    });
+    // A lost connection may emit no error; the failed reconnects that follow do.
+    client.on('close', () => markDown(name, client, 'connection lost'));
+    client.on('ready', () => markReady(name, client));
+    clients.set(name, client);
+    return client;
+  };
+
+  const client = create('commands', COMMAND_OPTIONS);
+
+  return {
+    client,
+    subscriber() {
+      return clients.get('subscriber') ?? create('subscriber', SUBSCRIBER_OPTIONS);
+    },
+    get down() {
+      return downClients.has('commands');
+    },
+    async health(timeoutMs = 1_000) {
+      for (const c of clients.values()) if (c.status !== 'ready') return 'degraded';
+      const pong = await Promise.race([
+        client.ping().then(
+          (r) => r === 'PONG',
+          () => false,
+        ),
+        new Promise<false>((resolve) => setTimeout(resolve, timeoutMs, false).unref()),
+      ]);
+      return pong ? 'ok' : 'degraded';
+    },
+    stats: () => ({ ...stats }),
+    async close() {
+      if (closing) return;
+      closing = true;
+      await Promise.all(
+        [...clients.values()].map(async (c) => {
+          if (c.status === 'ready') {
+            try {
+              await c.quit();
+              return;
+            } catch {
+              // Fall through: force the socket closed.
+            }
+          }
+          // quit() on a reconnecting client would wait for the connection; just drop it.
+          c.disconnect();
+        }),
+      );
+    },
+  };
+}
