@@ -10,7 +10,7 @@ import { registerCors } from './http/cors.js';
 import { graphqlErrorBody, restErrorBody } from './http/error-bodies.js';
 import { acceptMultipart, unreadableForm } from './http/multipart.js';
 import { parsePhpQuery } from './http/query-string.js';
-import { requestGate } from './http/request-gate.js';
+import { requestGate, tenantTurns } from './http/request-gate.js';
 import { createPresencePubSub } from './modules/presence/presence.pubsub.js';
 import { createRateLimiter, type RateLimiter } from './rate-limit/rate-limiter.js';
 import { API_PREFIX, methodNotAllowedMessage, mountRest, pathMethods, sendJson } from './rest/adapter.js';
@@ -65,6 +65,7 @@ export async function buildApp(deps: {
     },
   });
   fastify.decorateRequest('principal', null);
+  fastify.decorateRequest('releaseTurn', null);
 
   // JSON bodies: an empty body is no input (Laravel reads it as such); anything unparsable is a 400.
   fastify.removeContentTypeParser(['application/json']);
@@ -85,7 +86,16 @@ export async function buildApp(deps: {
     reply.header('X-Request-Id', request.id);
   });
   registerCors(fastify);
-  const gate = requestGate(prisma, limiter);
+  const gate = requestGate(
+    prisma,
+    limiter,
+    tenantTurns(config.tenantDbConcurrency, config.dbConnectTimeoutMs),
+  );
+  // The tenant's turn ends once the answer is ready: a streamed body (a subscription) does not keep it.
+  fastify.addHook('onSend', async (request, _reply, payload) => {
+    request.releaseTurn?.();
+    return payload;
+  });
   // The gate runs before the body is read: an unauthenticated or throttled caller is refused without
   // parsing its payload, and 400/413 answers carry the rate-limit headers like every other API answer.
   // Unknown routes (404/405) spend the budget too but answer 404/405 whoever asks, as Laravel's router does.
@@ -148,10 +158,11 @@ export async function buildApp(deps: {
     },
   });
 
-  // For load balancers: 200 while the database answers, 503 when it does not (within 2 s).
+  // For load balancers: 200 while the database answers, 503 when it does not (within 2 s). The ping
+  // does not wait behind the requests' pool (see Database.ping).
   fastify.get('/health', async (_request, reply) => {
     const answered = await Promise.race([
-      prisma.$queryRaw`SELECT 1`.then(
+      db.ping().then(
         () => true,
         () => false,
       ),
