@@ -128,6 +128,9 @@ function databaseUnavailable(err: unknown): boolean {
   const code = (err as { code?: unknown }).code;
   if (typeof code === 'string') {
     if (err.name.startsWith('PrismaClient') && UNAVAILABLE_PRISMA.has(code)) return true;
+    // An interactive transaction that got no connection within its maxWait (a starved pool).
+    if (code === 'P2028' && err.message.includes('Unable to start a transaction in the given time'))
+      return true;
     if (typeof (err as { syscall?: unknown }).syscall === 'string' && SOCKET_CODES.has(code)) return true;
   }
   return PG_MESSAGES.has(err.message);
