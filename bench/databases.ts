@@ -77,6 +77,9 @@ export async function openPgliteBench(): Promise<BenchDatabase> {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
+    async ping() {
+      await prisma.$queryRaw`SELECT 1`;
+    },
     async close() {
       await prisma.$disconnect();
       await pglite.close();

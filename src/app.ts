@@ -11,7 +11,7 @@ import { graphqlErrorBody, restErrorBody } from './http/error-bodies.js';
 import { mountHealth } from './http/health.js';
 import { acceptMultipart, unreadableForm } from './http/multipart.js';
 import { parsePhpQuery } from './http/query-string.js';
-import { requestGate } from './http/request-gate.js';
+import { requestGate, tenantTurns } from './http/request-gate.js';
 import { createPresencePubSub } from './modules/presence/presence.pubsub.js';
 import { createRateLimiter, type RateLimiter } from './rate-limit/rate-limiter.js';
 import { connectRedis } from './redis/redis.js';
@@ -67,6 +67,7 @@ export async function buildApp(deps: {
     },
   });
   fastify.decorateRequest('principal', null);
+  fastify.decorateRequest('releaseTurn', null);
   // One Redis connection (plus a subscriber) for the rate limit, the field limits and presence.
   const redis = config.redisUrl ? connectRedis(config.redisUrl, fastify.log) : undefined;
   const limiter = deps.limiter ?? createRateLimiter({ perMinute: config.rateLimitPerMinute, redis });
@@ -90,7 +91,16 @@ export async function buildApp(deps: {
     reply.header('X-Request-Id', request.id);
   });
   registerCors(fastify);
-  const gate = requestGate(prisma, limiter);
+  const gate = requestGate(
+    prisma,
+    limiter,
+    tenantTurns(config.tenantDbConcurrency, config.dbConnectTimeoutMs),
+  );
+  // The tenant's turn ends once the answer is ready: a streamed body (a subscription) does not keep it.
+  fastify.addHook('onSend', async (request, _reply, payload) => {
+    request.releaseTurn?.();
+    return payload;
+  });
   // The gate runs before the body is read: an unauthenticated or throttled caller is refused without
   // parsing its payload, and 400/413 answers carry the rate-limit headers like every other API answer.
   // Unknown routes (404/405) spend the budget too but answer 404/405 whoever asks, as Laravel's router does.
@@ -153,7 +163,7 @@ export async function buildApp(deps: {
     },
   });
 
-  mountHealth(fastify, { prisma, redis });
+  mountHealth(fastify, { db, redis });
   mountMedia(fastify, config);
 
   await fastify.ready();

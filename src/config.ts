@@ -16,6 +16,14 @@ export interface Config {
   logLevel: string;
   /** Addresses/CIDRs whose X-Forwarded-* headers are believed; empty: the socket address is the client. */
   trustedProxies: string[];
+  /** PostgreSQL connections in the pool (DATABASE_URL only). */
+  dbPoolSize: number;
+  /** Server-side limit on one statement (PostgreSQL `statement_timeout`); 0 turns it off. */
+  dbStatementTimeoutMs: number;
+  /** Longest wait for a database connection, and for a tenant's turn (see tenantDbConcurrency). */
+  dbConnectTimeoutMs: number;
+  /** Requests of one tenant served at once; the others wait up to dbConnectTimeoutMs, then 503. */
+  tenantDbConcurrency: number;
 }
 
 export class ConfigError extends Error {}
@@ -79,6 +87,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   } catch {
     throw new ConfigError(`APP_URL must be an absolute URL; got "${appUrl}".`);
   }
+  const dbPoolSize = int(env, 'DB_POOL_SIZE', 10, 1, 1000);
   return {
     port,
     host,
@@ -91,5 +100,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     activeWindowSeconds: int(env, 'ACTIVE_WINDOW_SECONDS', 300, 1, 86_400),
     logLevel: env.LOG_LEVEL || 'info',
     trustedProxies: trustedProxies(env),
+    dbPoolSize,
+    dbStatementTimeoutMs: int(env, 'DB_STATEMENT_TIMEOUT_MS', 10_000, 0, 3_600_000),
+    dbConnectTimeoutMs: int(env, 'DB_CONNECT_TIMEOUT_MS', 5_000, 1, 600_000),
+    // Two connections stay free for other tenants (and for a pool of 1 or 2, one request at a time).
+    tenantDbConcurrency: int(env, 'TENANT_DB_CONCURRENCY', Math.max(1, dbPoolSize - 2), 1, 10_000),
+  };
+}
+
+/** What openDatabase takes from the config. */
+export function databaseOptions(config: Config) {
+  return {
+    url: config.databaseUrl,
+    dataDir: config.dataDir,
+    poolSize: config.dbPoolSize,
+    statementTimeoutMs: config.dbStatementTimeoutMs,
+    connectTimeoutMs: config.dbConnectTimeoutMs,
   };
 }

@@ -15,6 +15,8 @@ export const errorCodes = {
   VALIDATION: { status: 422, graphql: 'BAD_USER_INPUT', message: 'The given data was invalid.' },
   RATE_LIMITED: { status: 429, graphql: 'RATE_LIMITED', message: 'Too Many Attempts.' },
   INTERNAL: { status: 500, graphql: 'INTERNAL_SERVER_ERROR', message: 'Server Error' },
+  /** The database is unreachable, timed out, or busy with this caller's other work: try again soon. */
+  SERVICE_UNAVAILABLE: { status: 503, graphql: 'SERVICE_UNAVAILABLE', message: 'Service Unavailable' },
   /** `POST /access-codes` created nothing (spec 4.9): its own 500 body, see `restBody`. */
   ACCESS_CODES_NOT_CREATED: {
     status: 500,
@@ -55,18 +57,81 @@ export class AppError extends Error {
 export const notFound = (): AppError => new AppError('NOT_FOUND');
 export const forbidden = (): AppError => new AppError('FORBIDDEN');
 
+/** Seconds a client is told to wait (`Retry-After`) when the database cannot serve it now. */
+export const RETRY_AFTER_SECONDS = 5;
+
+export const serviceUnavailable = (cause?: unknown): AppError =>
+  new AppError('SERVICE_UNAVAILABLE', {
+    headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+    ...(cause === undefined ? {} : { cause }),
+  });
+
 /** The AppError an error stands for (a failed validation is a VALIDATION error), or null. */
 export function toAppError(err: unknown): AppError | null {
   if (err instanceof AppError) return err;
   if (err instanceof ValidationError) return new AppError('VALIDATION', { fields: err.errors });
   if (databaseCode(err) === '22021') return new AppError('NUL_CHARACTER', { cause: err });
+  if (databaseUnavailable(err)) return serviceUnavailable(err);
   return null;
+}
+
+/** The driver-adapter error under a Prisma error: its `kind` and, for a PostgreSQL error, the SQLSTATE. */
+function driverAdapterCause(err: unknown): { kind?: unknown; originalCode?: unknown } | undefined {
+  const meta = (
+    err as { meta?: { driverAdapterError?: { cause?: { kind?: unknown; originalCode?: unknown } } } } | null
+  )?.meta;
+  return meta?.driverAdapterError?.cause;
 }
 
 /** The PostgreSQL error code under a Prisma driver-adapter error, if any. */
 function databaseCode(err: unknown): string | undefined {
-  const meta = (err as { meta?: { driverAdapterError?: { cause?: { originalCode?: unknown } } } } | null)
-    ?.meta;
-  const code = meta?.driverAdapterError?.cause?.originalCode;
+  const code = driverAdapterCause(err)?.originalCode;
   return typeof code === 'string' ? code : undefined;
+}
+
+/** @prisma/adapter-pg's kinds for a connection that could not be made or was lost. */
+const UNREACHABLE_KINDS = new Set([
+  'DatabaseNotReachable',
+  'ConnectionClosed',
+  'SocketTimeout',
+  'TooManyConnections',
+]);
+/**
+ * SQLSTATEs of a server that cancelled the statement (57014: statement_timeout), is shutting down or
+ * starting (57P01-57P03), has no connection slot left (53300), or lost the connection (class 08).
+ */
+const UNAVAILABLE_SQLSTATE = /^(57014|57P0[123]|53300|08...)$/;
+/** Prisma's own codes for the same: server unreachable or timed out, closed, no pooled connection in time. */
+const UNAVAILABLE_PRISMA = new Set(['P1001', 'P1002', 'P1017', 'P2024']);
+/**
+ * What pg and pg-pool throw as plain Errors (@prisma/adapter-pg passes them through): no connection
+ * within `connectionTimeoutMillis`, a connection lost mid-query, no answer within `query_timeout`.
+ */
+const PG_MESSAGES = new Set([
+  'timeout exceeded when trying to connect',
+  'Connection terminated unexpectedly',
+  'Connection terminated due to connection timeout',
+  'Connection terminated',
+  'Query read timeout',
+]);
+const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH']);
+
+/** Whether a failure means the database cannot serve the request now (down, unreachable, timed out). */
+function databaseUnavailable(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  const cause = driverAdapterCause(err);
+  if (cause) {
+    if (typeof cause.kind === 'string' && UNREACHABLE_KINDS.has(cause.kind)) return true;
+    const sqlstate = databaseCode(err);
+    if (sqlstate && UNAVAILABLE_SQLSTATE.test(sqlstate)) return true;
+  }
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string') {
+    if (err.name.startsWith('PrismaClient') && UNAVAILABLE_PRISMA.has(code)) return true;
+    // An interactive transaction that got no connection within its maxWait (a starved pool).
+    if (code === 'P2028' && err.message.includes('Unable to start a transaction in the given time'))
+      return true;
+    if (typeof (err as { syscall?: unknown }).syscall === 'string' && SOCKET_CODES.has(code)) return true;
+  }
+  return PG_MESSAGES.has(err.message);
 }

@@ -1,11 +1,11 @@
 // `npm start`: open (and migrate) the database, listen, shut down gracefully.
 import { buildApp } from './app.js';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, databaseOptions, loadConfig } from './config.js';
 import { DatabaseLockedError, openDatabase } from './db/database.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const db = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir });
+  const db = await openDatabase(databaseOptions(config));
   const app = await buildApp({ config, db });
   let stopping = false;
   const stop = async (signal: string) => {

@@ -225,10 +225,10 @@ describe('/health', () => {
 
 describe('500', () => {
   it('answers Server Error without a stack trace, with a request id', async () => {
-    // A database that cannot be reached (nothing listens on port 1): the first query fails, whichever
-    // driver the other tests use. (Closing the shared PostgreSQL client would not do: Prisma reconnects.)
-    const unreachable = await openDatabase({ url: 'postgresql://nobody@127.0.0.1:1/none', migrate: false });
-    const broken = await startApp({}, { db: unreachable });
+    // A database without the schema (never migrated): the token lookup fails on a missing table, an
+    // unexpected failure whichever driver the other tests use.
+    const unmigrated = await openDatabase({ dataDir: 'memory://', migrate: false });
+    const broken = await startApp({}, { db: unmigrated });
     try {
       const res = await broken.request('GET', '/api/v1/locations', {
         token,
@@ -239,8 +239,35 @@ describe('500', () => {
       expect(res.headers['x-request-id']).toBe('trace-500');
       expect(res.headers['content-type']).toMatch(/^application\/json\b/);
       const gql = await broken.graphql(token, '{ __typename }');
-      expect(gql.text).not.toMatch(/ECONNREFUSED|\bat .+:\d+:\d+/);
+      expect(gql.text).not.toMatch(/does not exist|\bat .+:\d+:\d+/);
       expect(gql.headers['x-request-id']).toMatch(UUID);
+    } finally {
+      await broken.close();
+      await unmigrated.close();
+    }
+  });
+});
+
+describe('503', () => {
+  it('an unreachable database answers Service Unavailable with Retry-After, never 500', async () => {
+    // Nothing listens on port 1: every connection is refused.
+    const unreachable = await openDatabase({ url: 'postgresql://nobody@127.0.0.1:1/none', migrate: false });
+    const broken = await startApp({}, { db: unreachable });
+    try {
+      const res = await broken.request('GET', '/api/v1/locations', {
+        token,
+        headers: { 'x-request-id': 'trace-503' },
+      });
+      expect(res.status).toBe(503);
+      expect(res.text).toBe('{"message":"Service Unavailable"}');
+      expect(res.headers['retry-after']).toBe('5');
+      expect(res.headers['x-request-id']).toBe('trace-503');
+      const gql = await broken.graphql(token, '{ __typename }');
+      expect(gql.status).toBe(503);
+      expect(gql.json).toEqual({
+        errors: [{ message: 'Service Unavailable', extensions: { code: 'SERVICE_UNAVAILABLE' } }],
+      });
+      expect(gql.text).not.toMatch(/ECONNREFUSED|\bat .+:\d+:\d+/);
     } finally {
       await broken.close();
       await unreachable.close();

@@ -1,7 +1,7 @@
 // `npm run --silent admin -- <command>`: the operator interface of decisions "Operator interface".
 // With --json a command prints exactly one JSON object on stdout; progress goes to stderr.
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from '../config.js';
+import { ConfigError, databaseOptions, loadConfig } from '../config.js';
 import { type Database, DatabaseLockedError, openDatabase } from '../db/database.js';
 import {
   databaseSink,
@@ -215,7 +215,8 @@ async function main(): Promise<number> {
     // `simulate --url` talks to a running server: the database (maybe its embedded one) is not opened.
     if (!(command === 'simulate' && overHttp(values))) {
       const config = loadConfig();
-      db = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir });
+      // Maintenance commands (seeding) may run long statements: no statement timeout here.
+      db = await openDatabase({ ...databaseOptions(config), statementTimeoutMs: 0 });
     }
     const result = await run(command, values, db, (s) => console.error(s));
     console.log(values.json ? JSON.stringify(result) : formatHuman(result));

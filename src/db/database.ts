@@ -4,6 +4,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
 import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import lockfile from 'proper-lockfile';
 import { PrismaClient } from '../generated/prisma/client.js';
@@ -17,6 +18,11 @@ export interface Database {
   kind: 'pglite' | 'postgresql';
   /** Calls `listener` for every SQL statement sent (used by tests that pin statement counts). */
   onQuery(listener: (sql: string) => void): () => void;
+  /**
+   * `SELECT 1` outside the request pool (PostgreSQL: a connection of its own), so a health check
+   * does not queue behind a flood of requests; rejects when the database does not answer.
+   */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -30,7 +36,13 @@ export interface DatabaseOptions {
   /** Skip migrations (the caller already migrated this server). */
   migrate?: boolean;
   poolSize?: number;
+  /** PostgreSQL `statement_timeout` (0: none); the client gives up 2 s later if no answer comes at all. */
+  statementTimeoutMs?: number;
+  /** Longest wait for a pooled connection (pg's `connectionTimeoutMillis`). */
+  connectTimeoutMs?: number;
 }
+
+export const DEFAULT_POOL = { poolSize: 10, statementTimeoutMs: 10_000, connectTimeoutMs: 5_000 } as const;
 
 function withQueryEvents(prisma: PrismaClient): Database['onQuery'] {
   const listeners = new Set<(sql: string) => void>();
@@ -86,6 +98,9 @@ async function openPglite(dataDir: string, migrate: boolean): Promise<Database> 
     prisma,
     kind: 'pglite',
     onQuery: withQueryEvents(prisma),
+    async ping() {
+      await prisma.$queryRaw`SELECT 1`;
+    },
     async close() {
       await prisma.$disconnect();
       await pglite.close();
@@ -94,23 +109,47 @@ async function openPglite(dataDir: string, migrate: boolean): Promise<Database> 
   };
 }
 
-async function openPostgres(url: string, migrate: boolean, poolSize: number): Promise<Database> {
+/** pg settings that keep a slow or unreachable server from holding requests for minutes. */
+function timeouts(statementTimeoutMs: number, connectTimeoutMs: number): pg.PoolConfig {
+  return {
+    connectionTimeoutMillis: connectTimeoutMs,
+    ...(statementTimeoutMs > 0
+      ? // The client-side limit catches a server (or network) that stopped answering altogether.
+        { statement_timeout: statementTimeoutMs, query_timeout: statementTimeoutMs + 2_000 }
+      : {}),
+  };
+}
+
+async function openPostgres(url: string, migrate: boolean, opts: DatabaseOptions): Promise<Database> {
   if (migrate) await migrateDatabaseUrl(url);
+  const statementTimeoutMs = opts.statementTimeoutMs ?? DEFAULT_POOL.statementTimeoutMs;
+  const connectTimeoutMs = opts.connectTimeoutMs ?? DEFAULT_POOL.connectTimeoutMs;
   const prisma = new PrismaClient({
-    adapter: new PrismaPg({ connectionString: url, max: poolSize }),
+    adapter: new PrismaPg({
+      connectionString: url,
+      max: opts.poolSize ?? DEFAULT_POOL.poolSize,
+      ...timeouts(statementTimeoutMs, connectTimeoutMs),
+    }),
     log: [{ emit: 'event', level: 'query' }],
   });
+  // The health check's own connection: two seconds at most, whatever the settings above.
+  const health = new pg.Pool({ connectionString: url, max: 1, ...timeouts(2_000, 2_000) });
+  health.on('error', () => {}); // an idle connection lost: the next ping reconnects
   return {
     prisma,
     kind: 'postgresql',
     onQuery: withQueryEvents(prisma),
-    close: () => prisma.$disconnect(),
+    async ping() {
+      await health.query('SELECT 1');
+    },
+    async close() {
+      await prisma.$disconnect();
+      await health.end();
+    },
   };
 }
 
 export function openDatabase(opts: DatabaseOptions): Promise<Database> {
   const migrate = opts.migrate ?? true;
-  return opts.url
-    ? openPostgres(opts.url, migrate, opts.poolSize ?? 10)
-    : openPglite(opts.dataDir ?? './data', migrate);
+  return opts.url ? openPostgres(opts.url, migrate, opts) : openPglite(opts.dataDir ?? './data', migrate);
 }

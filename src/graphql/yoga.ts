@@ -30,6 +30,9 @@ function located(error: unknown): Pick<GraphQLErrorOptions, 'nodes' | 'source' |
 
 function graphqlError(err: AppError, at: ReturnType<typeof located>): GraphQLError {
   const extensions: Record<string, unknown> = { code: errorCodes[err.code].graphql };
+  // The database cannot serve now: the HTTP answer says so too (503, Retry-After), as REST's does.
+  // Yoga reads `http` for the response and leaves it out of the body.
+  if (err.code === 'SERVICE_UNAVAILABLE') extensions.http = { status: err.status, headers: err.headers };
   if (err.fields) {
     extensions.fields = Object.fromEntries(
       Object.entries(err.fields).map(([k, v]) => [toGraphqlFieldName(k), v]),

@@ -1,24 +1,88 @@
-// Every API request passes here once, whichever language it speaks: it is authenticated once and
-// spends the token's rate-limit budget once. Unauthenticated requests spend a per-address budget,
-// so guessing tokens is throttled too.
+// Every API request passes here once, whichever language it speaks: it is authenticated once,
+// spends the token's rate-limit budget once, and waits for its tenant's turn at the database.
+// Unauthenticated requests spend a per-address budget, so guessing tokens is throttled too.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { authenticate, bearerToken, type Principal } from '../auth/principal.js';
 import type { Prisma } from '../db/database.js';
-import { AppError } from '../errors.js';
+import { AppError, serviceUnavailable } from '../errors.js';
 import type { RateLimitDecision, RateLimiter } from '../rate-limit/rate-limiter.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
     principal: Principal | null;
+    /** Gives the tenant's turn back (idempotent); called once the answer is on its way. */
+    releaseTurn: (() => void) | null;
   }
 }
+
+/**
+ * At most `limit` requests of one tenant are served at once, so one tenant cannot hold every
+ * database connection; the next ones queue in order and give up after `waitMs` with a 503. A turn
+ * ends with `release()` or when `signal` aborts (the client went away), whichever comes first.
+ */
+export function tenantTurns(limit: number, waitMs: number) {
+  const lanes = new Map<string, { running: number; queue: (() => void)[] }>();
+  const acquire = (key: string, signal: AbortSignal): Promise<() => void> => {
+    let lane = lanes.get(key);
+    if (!lane) {
+      lane = { running: 0, queue: [] };
+      lanes.set(key, lane);
+    }
+    const own = lane;
+    let released = false;
+    const release = (): void => {
+      if (released) return;
+      released = true;
+      signal.removeEventListener('abort', release);
+      const next = own.queue.shift();
+      if (next) next();
+      else if (--own.running === 0) lanes.delete(key);
+    };
+    const granted = (): (() => void) => {
+      if (signal.aborted) release();
+      else signal.addEventListener('abort', release, { once: true });
+      return release;
+    };
+    if (own.running < limit) {
+      own.running++;
+      return Promise.resolve(granted());
+    }
+    return new Promise((resolve, reject) => {
+      const give = (): void => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', giveUp);
+        resolve(granted());
+      };
+      const giveUp = (): void => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', giveUp);
+        const at = own.queue.indexOf(give);
+        if (at >= 0) own.queue.splice(at, 1);
+        reject(serviceUnavailable());
+      };
+      const timer = setTimeout(giveUp, waitMs);
+      signal.addEventListener('abort', giveUp, { once: true });
+      own.queue.push(give);
+    });
+  };
+  return {
+    acquire,
+    /** Requests of `key` running and waiting (tests, diagnostics). */
+    load: (key: string) => ({
+      running: lanes.get(key)?.running ?? 0,
+      waiting: lanes.get(key)?.queue.length ?? 0,
+    }),
+  };
+}
+
+export type TenantTurns = ReturnType<typeof tenantTurns>;
 
 function rateHeaders(reply: FastifyReply, d: RateLimitDecision): void {
   reply.header('X-RateLimit-Limit', String(d.limit));
   reply.header('X-RateLimit-Remaining', String(d.remaining));
 }
 
-export function requestGate(prisma: Prisma, limiter: RateLimiter) {
+export function requestGate(prisma: Prisma, limiter: RateLimiter, turns: TenantTurns) {
   /** `requireAuth: false` (unknown routes): spend the budget and set the headers, but let the caller through. */
   return async (
     request: FastifyRequest,
@@ -45,5 +109,12 @@ export function requestGate(prisma: Prisma, limiter: RateLimiter) {
     }
     if (authError && opts.requireAuth !== false) throw authError;
     request.principal = principal;
+    if (principal) {
+      // The turn ends when the answer is sent (see app.ts) or the connection closes, on every path.
+      const gone = new AbortController();
+      reply.raw.once('close', () => gone.abort());
+      if (reply.raw.destroyed) gone.abort();
+      request.releaseTurn = await turns.acquire(principal.tenantId, gone.signal);
+    }
   };
 }

@@ -222,6 +222,12 @@ const ERROR_RESPONSES: Record<number, { name: string; description: string; schem
     description: 'An unexpected failure; the request id is in `X-Request-Id` and the log.',
     schema: MessageBody,
   },
+  503: {
+    name: 'ServiceUnavailable',
+    description:
+      "The database is unreachable or timed out, or the tenant's other requests hold its share of it; retry after `Retry-After` seconds.",
+    schema: MessageBody,
+  },
 };
 
 const STATUS_TEXT: Record<number, string> = { 200: 'OK', 201: 'Created', 204: 'No Content' };
@@ -248,6 +254,8 @@ export function errorStatuses(r: Route): number[] {
     ...(validates ? [422] : []),
     429,
     500,
+    // Every API request reads the database (its token first).
+    503,
   ];
   for (const s of Object.keys(e.responses ?? {}).map(Number)) if (!statuses.includes(s)) statuses.push(s);
   return statuses.sort((a, b) => a - b);
@@ -270,7 +278,12 @@ export function buildOpenApi(routes: readonly Route[], examples: OpenApiExamples
     const example = shared[status] ?? restErrorBody(sampleError(Number(status)));
     sharedResponses[def.name] = {
       description: def.description,
-      headers: Number(status) === 429 ? { ...COMMON_HEADERS, ...RETRY_HEADERS } : COMMON_HEADERS,
+      headers:
+        Number(status) === 429
+          ? { ...COMMON_HEADERS, ...RETRY_HEADERS }
+          : Number(status) === 503
+            ? { ...COMMON_HEADERS, 'Retry-After': RETRY_HEADERS['Retry-After'] }
+            : COMMON_HEADERS,
       content: { 'application/json': { schema: registry.ref(def.schema), example } },
     };
   }
@@ -421,7 +434,9 @@ const HEADERS = {
   },
   'X-RateLimit-Limit': intHeader('Requests allowed per minute for this token.'),
   'X-RateLimit-Remaining': intHeader('Requests left in the current minute.'),
-  'Retry-After': intHeader('Seconds until the budget renews.'),
+  'Retry-After': intHeader(
+    'Seconds to wait before trying again (the rate-limit budget renews, or the database may serve again).',
+  ),
   'X-RateLimit-Reset': intHeader('Unix time when the budget renews.'),
   Deprecation: { description: 'RFC 9745: `@<unix seconds>` of the deprecation.', schema: { type: 'string' } },
   Sunset: { description: 'RFC 8594: the removal date (HTTP-date).', schema: { type: 'string' } },

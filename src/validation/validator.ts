@@ -504,6 +504,17 @@ export function max(n: number): Rule {
   return sized('max', MAX, { max: n }, (size) => size <= n);
 }
 
+/** Longest text a list filter takes by default (Laravel's usual `max:255` for names and emails). */
+export const FILTER_MAX_LENGTH = 255;
+
+/**
+ * A free-text filter of a list or count: optional, a string, and bounded so that no caller can send
+ * a pattern of hundreds of kilobytes to the database.
+ */
+export function textFilter(maxLength: number = FILTER_MAX_LENGTH): Rule[] {
+  return [nullable(), string(), max(maxLength)];
+}
+
 export function between(low: number, high: number): Rule {
   return sized('between', BETWEEN, { min: low, max: high }, (size) => size >= low && size <= high);
 }

@@ -16,6 +16,7 @@ import {
   required,
   requiredIf,
   string,
+  textFilter,
   unique,
 } from '../../validation/validator.js';
 
@@ -24,11 +25,12 @@ export const GENERATED = 2;
 export const MAX_QUANTITY = 1000;
 
 export const accessCodeFilterRules: Rules = {
-  location_id: [nullable(), string()],
+  location_id: textFilter(),
   type: [nullable(), integer(), inList([SHARED, GENERATED])],
   status: [nullable(), integer()],
-  code: [nullable(), string()],
-  guest_id: [nullable(), string()],
+  // A shared code is at most 64 characters (the write rule).
+  code: textFilter(64),
+  guest_id: textFilter(),
 };
 
 /**

@@ -8,7 +8,7 @@ import {
   nullable,
   type Rule,
   type Rules,
-  string,
+  textFilter,
 } from '../../validation/validator.js';
 
 // PHP's FILTER_VALIDATE_MAC (Laravel's `mac_address`): six pairs split by `:` or `-`, or three
@@ -35,12 +35,12 @@ export function macAddress(): Rule {
 }
 
 export const deviceFilterRules: Rules = {
-  guest_id: [nullable(), string()],
-  mac: [nullable(), string(), macAddress()],
+  guest_id: textFilter(),
+  mac: [...textFilter(), macAddress()],
   online: [nullable(), boolean()],
   created_at: [nullable(), dateFormat('Y-m-d')],
   updated_at: [nullable(), dateFormat('Y-m-d')],
-  partner_id: [nullable(), string()],
+  partner_id: textFilter(),
 };
 
 /** The list also takes the order switch (the count ignores it, as spec 4.3 says). */

@@ -7,18 +7,18 @@ import {
   type FieldErrors,
   nullable,
   type Rules,
-  string,
+  textFilter,
   ValidationError,
 } from '../../validation/validator.js';
 import { macAddress } from '../guest-devices/guest-devices.inputs.js';
 
 export const sessionFilterRules: Rules = {
-  guest_id: [nullable(), string()],
-  location_id: [nullable(), string()],
-  guest_device_mac: [nullable(), string(), macAddress()],
+  guest_id: textFilter(),
+  location_id: textFilter(),
+  guest_device_mac: [...textFilter(), macAddress()],
   start_time: [nullable(), dateFormat('Y-m-d')],
   end_time: [nullable(), dateFormat('Y-m-d')],
-  partner_id: [nullable(), string()],
+  partner_id: textFilter(),
   online: [nullable(), boolean()],
   // Accepted by the list and the count (decisions); it only orders the list.
   last_session_first: [nullable(), boolean()],

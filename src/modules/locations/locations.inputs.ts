@@ -18,17 +18,18 @@ import {
   requiredIf,
   size,
   string,
+  textFilter,
   unique,
 } from '../../validation/validator.js';
 
 export const locationFilterRules: Rules = {
-  name: [nullable(), string()],
+  name: textFilter(),
   status: [nullable(), integer(), inList([0, 1])],
 };
 
 export const hierarchyFilterRules: Rules = {
-  location_id: [nullable(), string()],
-  name: [nullable(), string()],
+  location_id: textFilter(),
+  name: textFilter(),
   with_coordinates: [nullable(), integer(), inList([0, 1])],
   scale_floor_dimensions: [nullable(), integer(), inList([0, 1])],
 };

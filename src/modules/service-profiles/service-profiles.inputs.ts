@@ -1,7 +1,7 @@
 // Filters of `GET /service-profiles` (beyond the spec), shared by REST and GraphQL.
-import { boolean, nullable, type Rules, string } from '../../validation/validator.js';
+import { boolean, nullable, type Rules, textFilter } from '../../validation/validator.js';
 
 export const serviceProfileFilterRules: Rules = {
-  name: [nullable(), string()],
+  name: textFilter(),
   is_default: [nullable(), boolean()],
 };

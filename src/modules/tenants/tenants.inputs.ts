@@ -10,11 +10,12 @@ import {
   required,
   size,
   string,
+  textFilter,
 } from '../../validation/validator.js';
 
 export const tenantFilterRules: Rules = {
-  name: [nullable(), string()],
-  description: [nullable(), string()],
+  name: textFilter(),
+  description: textFilter(),
 };
 
 /** Create and update share every rule (`name` stays required on update). */

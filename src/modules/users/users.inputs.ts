@@ -18,12 +18,13 @@ import {
   required,
   requiredIf,
   string,
+  textFilter,
   unique,
 } from '../../validation/validator.js';
 
 export const userFilterRules: Rules = {
-  name: [nullable(), string()],
-  email: [nullable(), string()],
+  name: textFilter(),
+  email: textFilter(),
 };
 
 export const PASSWORD_MIN = 8;

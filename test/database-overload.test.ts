@@ -1,0 +1,331 @@
+// One caller must not be able to starve the database, and a database that is down or slow answers
+// 503 with Retry-After (REST) / SERVICE_UNAVAILABLE (GraphQL), never 500. The length limits run on
+// both databases; the outage, timeout and fairness tests need PostgreSQL (a TCP proxy of our own
+// sits between the app and the shared server, which is never stopped).
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Database, openDatabase } from '../src/db/database.js';
+import { toAppError } from '../src/errors.js';
+import { routeTable } from '../src/rest/route-table.js';
+import type { Rule } from '../src/validation/validator.js';
+import { startApp, type TestApp } from './helpers/app.js';
+import { newTenant } from './helpers/fixtures.js';
+import { startTcpProxy, type TcpProxy } from './helpers/tcp-proxy.js';
+
+const PG_URL = process.env.TEST_DATABASE_URL;
+
+/** The bound of a filter that takes free text (a `string` rule, no list of choices), or undefined. */
+function textBound(rules: readonly Rule[]): number | undefined {
+  const names = rules.map((r) => r.name);
+  if (!names.includes('string') || names.includes('in')) return undefined;
+  return rules.find((r) => r.name === 'max')?.doc?.max ?? Number.POSITIVE_INFINITY;
+}
+
+const textFilters = routeTable.flatMap((r) =>
+  r.method === 'GET' && r.endpoint.filters
+    ? Object.entries(r.endpoint.filters).flatMap(([field, rules]) => {
+        const max = textBound(rules);
+        return max === undefined ? [] : [{ path: r.path, field, max }];
+      })
+    : [],
+);
+
+describe('free-text filters are bounded (422, REST and GraphQL)', () => {
+  let t: TestApp;
+  let token: string;
+  beforeAll(async () => {
+    // The legacy analytics paths take filters too, until their sunset.
+    t = await startApp({ LEGACY_ANALYTICS_SUNSET: '2999-01-01' });
+    token = (await newTenant(t.db.prisma)).token;
+  });
+  afterAll(() => t.close());
+
+  it('every free-text filter of every list and count declares a maximum length', () => {
+    expect(textFilters.length).toBeGreaterThan(40);
+    const unbounded = textFilters.filter((f) => !Number.isFinite(f.max));
+    expect(unbounded).toEqual([]);
+  });
+
+  it('every one answers 422 one character past its bound, and not at it', async () => {
+    for (const { path, field, max } of textFilters) {
+      const url = `/api/v1${path.replace(/:[^/]+/g, 'x')}`;
+      const attribute = field.replaceAll('_', ' ');
+      const message = `The ${attribute} field must not be greater than ${max} characters.`;
+      const over = await t.request('GET', `${url}?${field}=${'a'.repeat(max + 1)}`, { token });
+      expect(over.status, `${path} ${field}`).toBe(422);
+      expect(over.json.errors[field], `${path} ${field}`).toContain(message);
+      // At the bound the length passes (other rules, a MAC's shape, may still refuse it).
+      const at = await t.request('GET', `${url}?${field}=${'a'.repeat(max)}`, { token });
+      expect(at.json?.errors?.[field] ?? [], `${path} ${field} at the bound`).not.toContain(message);
+    }
+  }, 120_000);
+
+  it('REST: a 256-character guest name filter is refused with Laravel body', async () => {
+    const res = await t.request('GET', `/api/v1/guests?name=${'n'.repeat(256)}`, { token });
+    expect(res.status).toBe(422);
+    expect(res.json).toEqual({
+      message: 'The name field must not be greater than 255 characters.',
+      errors: { name: ['The name field must not be greater than 255 characters.'] },
+    });
+  });
+
+  it('GraphQL: a 500 kB guests(name:) filter is refused before any query', async () => {
+    const res = await t.graphql(
+      token,
+      'query($n: String) { guests(first: 5, name: $n) { totalCount edges { node { id } } } }',
+      { n: 'x'.repeat(500_000) },
+    );
+    expect(res.status).toBe(200);
+    expect(res.json.data).toBeNull();
+    expect(res.json.errors).toHaveLength(1);
+    expect(res.json.errors[0].message).toBe('The name field must not be greater than 255 characters.');
+    expect(res.json.errors[0].extensions).toEqual({
+      code: 'BAD_USER_INPUT',
+      fields: { name: ['The name field must not be greater than 255 characters.'] },
+    });
+  });
+
+  it('GraphQL: other list filters too (users email, advertisements url)', async () => {
+    const users = await t.graphql(token, 'query($e: String) { users(email: $e) { totalCount } }', {
+      e: 'e'.repeat(256),
+    });
+    expect(users.json.errors[0].extensions.fields).toEqual({
+      email: ['The email field must not be greater than 255 characters.'],
+    });
+    const ads = await t.graphql(token, 'query($u: String) { advertisements(url: $u) { totalCount } }', {
+      u: 'u'.repeat(2049),
+    });
+    expect(ads.json.errors[0].extensions.fields).toEqual({
+      url: ['The url field must not be greater than 2048 characters.'],
+    });
+  });
+
+  it('the OpenAPI document shows the bound', async () => {
+    const doc = (await t.request('GET', '/api/v1/openapi.json')).json;
+    const name = doc.paths['/guests'].get.parameters.find((p: { name: string }) => p.name === 'name');
+    expect(name.schema).toMatchObject({ type: 'string', maxLength: 255 });
+  });
+});
+
+describe('tenant turns release on every path (both databases)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    // One request of a tenant at a time and a short wait: a turn never given back shows as a 503.
+    t = await startApp({ TENANT_DB_CONCURRENCY: '1', DB_CONNECT_TIMEOUT_MS: '2000' });
+  });
+  afterAll(() => t.close());
+
+  it('errors, 404s and successes of one tenant, many at once, are all served in turn', async () => {
+    const { token } = await newTenant(t.db.prisma);
+    const requests = Array.from({ length: 24 }, (_, i) => {
+      if (i % 4 === 0) return t.request('GET', `/api/v1/guests?name=${'n'.repeat(300)}`, { token });
+      if (i % 4 === 1) return t.request('GET', '/api/v1/guests/missing', { token });
+      if (i % 4 === 2) return t.graphql(token, '{ locations(first: 1) { totalCount } }');
+      return t.request('GET', '/api/v1/locations', { token });
+    });
+    const statuses = (await Promise.all(requests)).map((r) => r.status);
+    expect(statuses.filter((s) => s === 422)).toHaveLength(6);
+    expect(statuses.filter((s) => s === 404)).toHaveLength(6);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(12);
+    // Every turn was given back: the next request does not wait.
+    const started = Date.now();
+    expect((await t.request('GET', '/api/v1/locations', { token })).status).toBe(200);
+    expect(Date.now() - started).toBeLessThan(1500);
+  });
+
+  it('a request of a client that went away gives its turn back', async () => {
+    const { token } = await newTenant(t.db.prisma);
+    const address = await t.app.fastify.listen({ port: 0, host: '127.0.0.1' });
+    for (let i = 0; i < 5; i++) {
+      const abort = new AbortController();
+      const pending = fetch(`${address}/api/v1/locations`, {
+        headers: { authorization: `Bearer ${token}` },
+        signal: abort.signal,
+      }).catch(() => null);
+      abort.abort();
+      await pending;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const res = await fetch(`${address}/api/v1/locations`, { headers: { authorization: `Bearer ${token}` } });
+    expect(res.status).toBe(200);
+  });
+});
+
+const UNAVAILABLE_GRAPHQL = {
+  errors: [{ message: 'Service Unavailable', extensions: { code: 'SERVICE_UNAVAILABLE' } }],
+};
+
+describe.skipIf(!PG_URL)('PostgreSQL down, hung or slow: 503 (skipped without TEST_DATABASE_URL)', () => {
+  let proxy: TcpProxy;
+  let db: Database;
+  let t: TestApp;
+  let token: string;
+  let other: string;
+  beforeAll(async () => {
+    const target = new URL(PG_URL ?? '');
+    proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+    db = await openDatabase({
+      url: proxy.url(PG_URL ?? ''),
+      migrate: false,
+      poolSize: 4,
+      statementTimeoutMs: 1000,
+      connectTimeoutMs: 1000,
+    });
+    t = await startApp({ DB_CONNECT_TIMEOUT_MS: '1000', TENANT_DB_CONCURRENCY: '2' }, { db });
+    token = (await newTenant(db.prisma)).token;
+    other = (await newTenant(db.prisma)).token;
+  });
+  afterAll(async () => {
+    await proxy?.set('pass');
+    await t?.close();
+    await db?.close();
+    await proxy?.close();
+  });
+
+  async function expectUnavailable(): Promise<void> {
+    const rest = await t.request('GET', '/api/v1/locations', { token });
+    expect(rest.status).toBe(503);
+    expect(rest.text).toBe('{"message":"Service Unavailable"}');
+    expect(rest.headers['retry-after']).toBe('5');
+    const gql = await t.graphql(token, '{ locations(first: 1) { totalCount } }');
+    expect(gql.status).toBe(503);
+    expect(gql.json).toEqual(UNAVAILABLE_GRAPHQL);
+    expect(gql.headers['retry-after']).toBe('5');
+  }
+
+  /** The service answers again within a few seconds of the database coming back. */
+  async function expectRecovered(): Promise<void> {
+    const until = Date.now() + 8000;
+    let status = 0;
+    while (Date.now() < until) {
+      status = (await t.request('GET', '/api/v1/locations', { token })).status;
+      if (status === 200) break;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect(status).toBe(200);
+    expect((await t.request('GET', '/health')).status).toBe(200);
+    const gql = await t.graphql(token, '{ locations(first: 1) { totalCount } }');
+    expect(gql.json.errors).toBeUndefined();
+  }
+
+  it('refused connections: 503 with Retry-After, SERVICE_UNAVAILABLE, /health 503; then recovery', async () => {
+    expect((await t.request('GET', '/api/v1/locations', { token })).status).toBe(200);
+    await proxy.set('refuse');
+    try {
+      await expectUnavailable();
+      expect((await t.request('GET', '/health')).status).toBe(503);
+    } finally {
+      await proxy.set('pass');
+    }
+    await expectRecovered();
+  });
+
+  it('a database that stops answering: 503 within the timeouts, not minutes; then recovery', async () => {
+    expect((await t.request('GET', '/api/v1/locations', { token })).status).toBe(200);
+    await proxy.set('hang');
+    try {
+      const started = Date.now();
+      await expectUnavailable();
+      // Pool wait 1 s, statement 1 s + 2 s client margin, for two requests in a row; generous.
+      expect(Date.now() - started).toBeLessThan(12_000);
+    } finally {
+      await proxy.set('pass');
+    }
+    await expectRecovered();
+  }, 40_000);
+
+  it('a statement past statement_timeout answers 503 (SQLSTATE 57014)', async () => {
+    const err = await db.prisma.$queryRaw`SELECT pg_sleep(3)`.then(
+      () => null,
+      (e: unknown) => e,
+    );
+    const app = toAppError(err);
+    expect(app?.code).toBe('SERVICE_UNAVAILABLE');
+    expect(app?.headers).toEqual({ 'Retry-After': '5' });
+
+    // A real request stuck behind a row lock held by another session.
+    const a = await newTenant(db.prisma);
+    const location = await db.prisma.location.create({
+      data: { tenantId: a.tenant_id, name: 'Locked venue' },
+    });
+    const locker = new pg.Client({ connectionString: PG_URL });
+    await locker.connect();
+    try {
+      await locker.query('BEGIN');
+      await locker.query('UPDATE "Location" SET "name" = "name" WHERE "id" = $1', [location.id]);
+      const started = Date.now();
+      const res = await t.request('PUT', `/api/v1/locations/${location.id}`, {
+        token: a.token,
+        body: { name: 'Renamed venue' },
+      });
+      expect(res.status).toBe(503);
+      expect(res.text).toBe('{"message":"Service Unavailable"}');
+      expect(res.headers['retry-after']).toBe('5');
+      expect(Date.now() - started).toBeLessThan(5000);
+    } finally {
+      await locker.query('ROLLBACK');
+      await locker.end();
+    }
+  });
+
+  it("one tenant's stuck requests cannot hold every connection: another tenant is served at once", async () => {
+    const a = await newTenant(db.prisma);
+    const location = await db.prisma.location.create({ data: { tenantId: a.tenant_id, name: 'Busy venue' } });
+    const locker = new pg.Client({ connectionString: PG_URL });
+    await locker.connect();
+    try {
+      await locker.query('BEGIN');
+      await locker.query('UPDATE "Location" SET "name" = "name" WHERE "id" = $1', [location.id]);
+      // Ten requests of tenant A, each blocked in the database (the pool has four connections).
+      const heavy = Array.from({ length: 10 }, () =>
+        t.request('PUT', `/api/v1/locations/${location.id}`, {
+          token: a.token,
+          body: { name: 'Busy venue 2' },
+        }),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      const light: number[] = [];
+      for (let i = 0; i < 5; i++) {
+        const started = Date.now();
+        const res = await t.request('GET', '/api/v1/locations', { token: other });
+        expect(res.status).toBe(200);
+        light.push(Date.now() - started);
+      }
+      expect(Math.max(...light)).toBeLessThan(800);
+      const answers = await Promise.all(heavy);
+      // Blocked ones hit the statement timeout, queued ones the bounded wait: both a 503 with Retry-After.
+      for (const res of answers) {
+        expect(res.status).toBe(503);
+        expect(res.headers['retry-after']).toBe('5');
+      }
+    } finally {
+      await locker.query('ROLLBACK');
+      await locker.end();
+    }
+  }, 30_000);
+
+  it('/health answers while one tenant floods the pool', async () => {
+    const a = await newTenant(db.prisma);
+    const location = await db.prisma.location.create({
+      data: { tenantId: a.tenant_id, name: 'Flooded venue' },
+    });
+    const locker = new pg.Client({ connectionString: PG_URL });
+    await locker.connect();
+    try {
+      await locker.query('BEGIN');
+      await locker.query('UPDATE "Location" SET "name" = "name" WHERE "id" = $1', [location.id]);
+      const heavy = Array.from({ length: 10 }, () =>
+        t.request('PUT', `/api/v1/locations/${location.id}`, { token: a.token, body: { name: 'Flooded 2' } }),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      const started = Date.now();
+      const health = await t.request('GET', '/health');
+      expect(health.status).toBe(200);
+      expect(Date.now() - started).toBeLessThan(800);
+      await Promise.all(heavy);
+    } finally {
+      await locker.query('ROLLBACK');
+      await locker.end();
+    }
+  }, 30_000);
+});
