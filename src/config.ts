@@ -13,6 +13,8 @@ export interface Config {
   appUrl: string;
   activeWindowSeconds: number;
   logLevel: string;
+  /** On SIGTERM/SIGINT, how long in-flight requests may run before the process gives up and exits 1. */
+  shutdownTimeoutSeconds: number;
 }
 
 export class ConfigError extends Error {}
@@ -64,5 +66,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     appUrl,
     activeWindowSeconds: int(env, 'ACTIVE_WINDOW_SECONDS', 300, 1, 86_400),
     logLevel: env.LOG_LEVEL || 'info',
+    shutdownTimeoutSeconds: int(env, 'SHUTDOWN_TIMEOUT_SECONDS', 25, 1, 3600),
   };
 }

@@ -1,7 +1,7 @@
 // Presence changes fan out to GraphQL subscribers: in memory within one process, through Redis
 // (REDIS_URL) across every instance, so an ingest call on one instance reaches subscribers of all.
 import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
-import { createPubSub } from 'graphql-yoga';
+import { createPubSub, Repeater } from 'graphql-yoga';
 import { Redis } from 'ioredis';
 
 /** Which devices changed at one location of one tenant (ids only: subscribers load what they may see). */
@@ -19,16 +19,38 @@ export type PresencePubSub = ReturnType<typeof createPubSub<Channels>>;
 
 export const presenceTopic = (tenantId: string, locationId: string): string => `${tenantId}:${locationId}`;
 
+/**
+ * A pubsub whose subscriptions all end (their iterators return, so an SSE stream sends its final
+ * `complete` event) once `ending` resolves: a shutdown must not wait for subscribers to leave.
+ */
+function endingWith(inner: PresencePubSub, ending: Promise<void>): PresencePubSub {
+  return {
+    publish: inner.publish,
+    // The one channel, typed as the generic method it stands for.
+    subscribe: ((channel: 'presenceChanged', topic: string) =>
+      Repeater.race([inner.subscribe(channel, topic), ending])) as PresencePubSub['subscribe'],
+  };
+}
+
 export function createPresencePubSub(redisUrl: string | undefined): {
   pubsub: PresencePubSub;
+  /** Ends every open subscription and any opened later (shutdown). */
+  endSubscriptions(): void;
   close(): Promise<void>;
 } {
-  if (!redisUrl) return { pubsub: createPubSub<Channels>(), close: async () => {} };
+  let endSubscriptions = () => {};
+  const ending = new Promise<void>((resolve) => {
+    endSubscriptions = resolve;
+  });
+  if (!redisUrl) {
+    return { pubsub: endingWith(createPubSub<Channels>(), ending), endSubscriptions, close: async () => {} };
+  }
   const publishClient = new Redis(redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 });
   const subscribeClient = new Redis(redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 });
   const eventTarget = createRedisEventTarget<CustomEvent>({ publishClient, subscribeClient });
   return {
-    pubsub: createPubSub<Channels>({ eventTarget }),
+    pubsub: endingWith(createPubSub<Channels>({ eventTarget }), ending),
+    endSubscriptions,
     async close() {
       publishClient.disconnect();
       subscribeClient.disconnect();
