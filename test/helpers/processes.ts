@@ -43,6 +43,10 @@ export function killAll(): void {
 export const startServer = (env: NodeJS.ProcessEnv): Child =>
   run(process.execPath, ['--import', 'tsx', 'src/server.ts'], env);
 
+/** A node process running `script` (an ES module; tsx loads the TypeScript it imports). */
+export const startScript = (script: string, env: NodeJS.ProcessEnv): Child =>
+  run(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], env);
+
 /** `npm run admin -- …`. */
 export const startAdmin = (args: string[], env: NodeJS.ProcessEnv): Child =>
   run(TSX, ['src/cli/admin.ts', ...args], env);
