@@ -1,6 +1,7 @@
 // The server and the admin CLI as real child processes, started as `npm start` and `npm run admin`
 // start them, each in a process group of its own so a failed test can kill whatever it left behind.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 
@@ -39,9 +40,18 @@ export function killAll(): void {
   for (const child of children) killGroup(child, 'SIGKILL');
 }
 
-/** `npm start`: node itself runs the server (tsx as a loader), so signals reach it directly. */
-export const startServer = (env: NodeJS.ProcessEnv): Child =>
-  run(process.execPath, ['--import', 'tsx', 'src/server.ts'], env);
+/** The server as `npm start` runs it (its command, without npm in between: a supervisor signals that process). */
+export function startServer(env: NodeJS.ProcessEnv): Child {
+  const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+    scripts: { start: string };
+  };
+  const [command = '', ...args] = pkg.scripts.start.split(' ');
+  return run(
+    command === 'node' ? process.execPath : path.join(ROOT, 'node_modules/.bin', command),
+    args,
+    env,
+  );
+}
 
 /** A node process running `script` (an ES module; tsx loads the TypeScript it imports). */
 export const startScript = (script: string, env: NodeJS.ProcessEnv): Child =>
