@@ -2,7 +2,7 @@
 // no acknowledged write is lost), a live holder is named by its pid, and of processes starting
 // together on a dead lock exactly one wins. Always the embedded database, whatever TEST_DATABASE_URL says.
 import { spawnSync } from 'node:child_process';
-import { mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -65,6 +65,20 @@ describe('the data folder lock', () => {
     const old = new Date(Date.now() - 60_000);
     await utimes(path.join(dir, LOCK_FILE), old, old);
     const release = await lockDataDir(dir);
+    release();
+  });
+
+  it("treats proper-lockfile's directory of an older version by its age", async () => {
+    const dir = await tempDir();
+    const legacy = path.join(dir, 'gateway.lock');
+    await mkdir(legacy);
+    await expect(lockDataDir(dir)).rejects.toThrow(
+      `The embedded database in ${dir} is in use by another process`,
+    );
+    const old = new Date(Date.now() - 60_000);
+    await utimes(legacy, old, old);
+    const release = await lockDataDir(dir);
+    await expect(stat(legacy)).rejects.toThrow(/ENOENT/);
     release();
   });
 
