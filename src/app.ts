@@ -25,6 +25,13 @@ export const BODY_LIMIT = 1024 * 1024;
 export interface App {
   fastify: FastifyInstance;
   limiter: RateLimiter;
+  /** The requests being answered now (method, URL, id, seconds running): what a timed-out shutdown waits for. */
+  running(): { method: string; url: string; id: string; seconds: number }[];
+  /**
+   * Stops taking connections and requests (a request on an open connection answers 503), ends open
+   * subscriptions, waits for every in-flight response to be written in full, then closes the app's
+   * clients. The database is the caller's: close it after this.
+   */
   close(): Promise<void>;
 }
 
@@ -87,7 +94,15 @@ export async function buildApp(deps: {
   // Other content types carry no input we read (as Laravel ignores them); their size still counts.
   fastify.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, _body, done) => done(null, {}));
 
+  // In-flight requests, until their response is written (or the client left): close() waits for them.
+  const inFlight = new Map<FastifyRequest, number>();
+  let drained: (() => void) | undefined;
   fastify.addHook('onRequest', async (request, reply) => {
+    inFlight.set(request, Date.now());
+    reply.raw.once('close', () => {
+      inFlight.delete(request);
+      if (inFlight.size === 0) drained?.();
+    });
     reply.header('X-Request-Id', request.id);
   });
   registerCors(fastify);
@@ -137,8 +152,10 @@ export async function buildApp(deps: {
     return sendJson(reply, 404, { message: 'Not Found.' });
   });
 
-  const pubsub = createPresencePubSub(redis);
-  mountRest(fastify, { routes: routeTable, config, prisma, pubsub });
+  const presence = createPresencePubSub(redis);
+  // First step of close(): an open subscription would keep its connection (and the server) open forever.
+  fastify.addHook('preClose', async () => presence.endSubscriptions());
+  mountRest(fastify, { routes: routeTable, config, prisma, pubsub: presence.pubsub });
   mountDocs(fastify, routeTable);
 
   const fieldGuard = createFieldGuard(redis);
@@ -147,7 +164,7 @@ export async function buildApp(deps: {
     config,
     log: fastify.log,
     fieldGuard,
-    pubsub,
+    pubsub: presence.pubsub,
   });
   fastify.route({
     url: '/graphql',
@@ -170,8 +187,24 @@ export async function buildApp(deps: {
   return {
     fastify,
     limiter,
+    running: () =>
+      [...inFlight].map(([request, since]) => ({
+        method: request.method,
+        url: request.url,
+        id: request.id,
+        seconds: Math.round((Date.now() - since) / 100) / 10,
+      })),
     async close() {
-      await fastify.close();
+      const serverClosed = fastify.close();
+      if (inFlight.size > 0) {
+        await new Promise<void>((resolve) => {
+          drained = resolve;
+        });
+      }
+      // Connections kept alive by clients stay open once answered: close them, idle ones only.
+      const idle = setInterval(() => fastify.server.closeIdleConnections(), 100);
+      fastify.server.closeIdleConnections();
+      await serverClosed.finally(() => clearInterval(idle));
       if (!deps.limiter) await limiter.close();
       await redis?.close();
     },

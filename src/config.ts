@@ -24,6 +24,8 @@ export interface Config {
   dbConnectTimeoutMs: number;
   /** Requests of one tenant served at once; the others wait up to dbConnectTimeoutMs, then 503. */
   tenantDbConcurrency: number;
+  /** On SIGTERM/SIGINT, how long in-flight requests may run before the process gives up and exits 1. */
+  shutdownTimeoutSeconds: number;
 }
 
 export class ConfigError extends Error {}
@@ -105,6 +107,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dbConnectTimeoutMs: int(env, 'DB_CONNECT_TIMEOUT_MS', 5_000, 1, 600_000),
     // Two connections stay free for other tenants (and for a pool of 1 or 2, one request at a time).
     tenantDbConcurrency: int(env, 'TENANT_DB_CONCURRENCY', Math.max(1, dbPoolSize - 2), 1, 10_000),
+    shutdownTimeoutSeconds: int(env, 'SHUTDOWN_TIMEOUT_SECONDS', 25, 1, 3600),
   };
 }
 

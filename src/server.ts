@@ -3,23 +3,48 @@ import { buildApp } from './app.js';
 import { ConfigError, databaseOptions, loadConfig } from './config.js';
 import { DatabaseLockedError, openDatabase } from './db/database.js';
 
+const SIGNAL_NUMBERS = { SIGINT: 2, SIGTERM: 15 } as const;
+
 async function main(): Promise<void> {
   const config = loadConfig();
   const db = await openDatabase(databaseOptions(config));
   const app = await buildApp({ config, db });
+  const log = app.fastify.log;
   let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
+  // First signal: stop taking requests, end subscriptions, let in-flight requests finish within
+  // SHUTDOWN_TIMEOUT_SECONDS, then close the database (only once every answer is written) and exit 0.
+  // Second signal, or the time out: exit at once, non-zero.
+  const stop = async (signal: keyof typeof SIGNAL_NUMBERS) => {
+    if (stopping) {
+      log.warn(`${signal} received again, exiting now`);
+      process.exit(128 + SIGNAL_NUMBERS[signal]);
+    }
     stopping = true;
-    app.fastify.log.info(`${signal} received, shutting down`);
-    await app.close();
-    await db.close();
+    log.info(`${signal} received, shutting down (waiting up to ${config.shutdownTimeoutSeconds} s)`);
+    const deadline = setTimeout(() => {
+      const running = app.running();
+      log.error(
+        { running },
+        `Shutdown timed out after ${config.shutdownTimeoutSeconds} s with ${running.length} request(s) still running` +
+          (running.length ? `: ${running.map((r) => `${r.method} ${r.url} (${r.id})`).join(', ')}` : ''),
+      );
+      process.exit(1);
+    }, config.shutdownTimeoutSeconds * 1000);
+    try {
+      await app.close();
+      await db.close();
+    } catch (err) {
+      log.error({ err }, 'shutdown failed');
+      process.exit(1);
+    }
+    clearTimeout(deadline);
+    log.info('shut down cleanly');
     process.exit(0);
   };
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
   await app.fastify.listen({ port: config.port, host: config.host });
-  app.fastify.log.info(
+  log.info(
     `REST on ${config.appUrl}/api/v1, GraphQL on ${config.appUrl}/graphql (${db.kind === 'pglite' ? `embedded database in ${config.dataDir}` : 'PostgreSQL'})`,
   );
 }

@@ -197,13 +197,14 @@ describe('admin CLI and server on one embedded database', { timeout: 120_000 }, 
     }
   });
 
-  it('says the database is in use while another process holds it', async () => {
+  it('says the database is in use while another process holds it, naming that process', async () => {
     const held = await openDatabase({ dataDir });
     try {
       const run = await admin('token', 'issue', '--user', first.user_id as string, '--json');
       expect(run.code).toBe(1);
-      expect(onlyJson(run).error).toMatch(/is in use by another process/);
-      expect(run.stderr).toMatch(/is in use by another process/);
+      const inUse = `The embedded database in ${dataDir} is in use by process ${process.pid} (is the server running?).`;
+      expect(onlyJson(run).error).toContain(inUse);
+      expect(run.stderr).toContain(inUse);
     } finally {
       await held.close();
     }

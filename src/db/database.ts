@@ -1,15 +1,14 @@
 // One Prisma client over one of two drivers: embedded PGlite under DATA_DIR (the default, nothing
 // to install) or a PostgreSQL server (DATABASE_URL). Both are migrated before the client is used.
 import { mkdirSync } from 'node:fs';
-import path from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
-import lockfile from 'proper-lockfile';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { applyMigrations, migrateDatabaseUrl } from './migrate.js';
 import { newPglite } from './pglite.js';
+import { DatabaseLockedError, lockDataDir } from './pglite-lock.js';
 
 export type Prisma = PrismaClient;
 
@@ -26,7 +25,7 @@ export interface Database {
   close(): Promise<void>;
 }
 
-export class DatabaseLockedError extends Error {}
+export { DatabaseLockedError };
 
 export interface DatabaseOptions {
   /** postgresql://… ; without it, PGlite. */
@@ -56,23 +55,13 @@ function withQueryEvents(prisma: PrismaClient): Database['onQuery'] {
 }
 
 async function openPglite(dataDir: string, migrate: boolean): Promise<Database> {
-  let release: (() => Promise<void>) | undefined;
+  let release: (() => void) | undefined;
   let pglite: PGlite;
   if (dataDir === 'memory://') {
     pglite = newPglite();
   } else {
     mkdirSync(dataDir, { recursive: true });
-    try {
-      release = await lockfile.lock(dataDir, {
-        lockfilePath: path.join(dataDir, 'gateway.lock'),
-        stale: 15_000,
-      });
-    } catch {
-      throw new DatabaseLockedError(
-        `The embedded database in ${dataDir} is in use by another process (is the server running?). ` +
-          'Stop it first, or point DATABASE_URL at a PostgreSQL server to share one database.',
-      );
-    }
+    release = await lockDataDir(dataDir);
     pglite = newPglite(dataDir);
   }
   try {
@@ -87,7 +76,7 @@ async function openPglite(dataDir: string, migrate: boolean): Promise<Database> 
     }
   } catch (err) {
     await pglite.close();
-    await release?.();
+    release?.();
     throw err;
   }
   const prisma = new PrismaClient({
@@ -104,7 +93,7 @@ async function openPglite(dataDir: string, migrate: boolean): Promise<Database> 
     async close() {
       await prisma.$disconnect();
       await pglite.close();
-      await release?.();
+      release?.();
     },
   };
 }

@@ -92,7 +92,7 @@ export async function databaseSink(prisma: Prisma, config: Config, tenantId: str
     scopes: ['ingest'],
   };
   const redis = config.redisUrl ? connectRedis(config.redisUrl) : undefined;
-  const pubsub = createPresencePubSub(redis);
+  const { pubsub } = createPresencePubSub(redis);
   const ctx: AppContext = { prisma, config, principal, requestId: 'simulate', pubsub };
   return {
     presence: async (batch) => {
