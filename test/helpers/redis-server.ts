@@ -1,24 +1,13 @@
 // A redis-server of the test's own on a free loopback port, to kill and restart at will (the
 // machine's shared Redis on 6379 is never touched). No persistence: a restart starts empty.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { createServer } from 'node:net';
+import { freePort } from './processes.js';
 import { redisAnswers } from './redis.js';
 
 /** Whether the redis-server binary is installed (tests skip, saying so, when it is not). */
 export const hasRedisServer = spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status === 0;
 
-export async function freePort(): Promise<number> {
-  for (let attempt = 0; attempt < 20; attempt++) {
-    const port = 20_000 + Math.floor(Math.random() * 20_000);
-    const free = await new Promise<boolean>((resolve) => {
-      const probe = createServer();
-      probe.once('error', () => resolve(false));
-      probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
-    });
-    if (free) return port;
-  }
-  throw new Error('no free port found');
-}
+export { freePort };
 
 export interface OwnRedis {
   url: string;
