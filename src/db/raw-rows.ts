@@ -18,25 +18,41 @@ interface Field {
   relationFromFields?: string[];
 }
 
-const models = new Map<string, Field[]>(
-  Object.entries(getDatamodel().datamodel.models).map(([name, m]) => [name, m.fields as unknown as Field[]]),
+interface Model {
+  fields: Field[];
+  byName: Map<string, Field>;
+  scalars: string[];
+}
+
+const models = new Map<string, Model>(
+  Object.entries(getDatamodel().datamodel.models).map(([name, m]) => {
+    const fields = m.fields as unknown as Field[];
+    return [
+      name,
+      {
+        fields,
+        byName: new Map(fields.map((f) => [f.name, f])),
+        scalars: fields.filter((f) => f.kind !== 'object').map((f) => f.name),
+      },
+    ];
+  }),
 );
 
-function modelFields(model: string): Field[] {
-  const fields = models.get(model);
-  if (!fields) throw new Error(`Unknown model ${model}.`);
-  return fields;
+function modelOf(name: string): Model {
+  const m = models.get(name);
+  if (!m) throw new Error(`Unknown model ${name}.`);
+  return m;
 }
+
+const modelFields = (model: string): Field[] => modelOf(model).fields;
 
 /** The scalar fields of `model`, in the schema's order: the columns a row without `select` has. */
 export function scalarFields(model: string): string[] {
-  return modelFields(model)
-    .filter((f) => f.kind !== 'object')
-    .map((f) => f.name);
+  return [...modelOf(model).scalars];
 }
 
 function field(model: string, name: string): Field {
-  const f = modelFields(model).find((x) => x.name === name);
+  const f = modelOf(model).byName.get(name);
   if (!f) throw new Error(`Unknown field ${model}.${name}.`);
   return f;
 }
@@ -136,7 +152,7 @@ function orderSql(model: string, alias: string, orderBy: OrderBy | OrderBy[], st
 function selected(model: string, args: { select?: Selection; include?: Selection }): [Field, RelationArgs][] {
   if (args.select && args.include) throw new Error('select and include together are not supported.');
   const sel: Selection = args.select ?? {
-    ...Object.fromEntries(scalarFields(model).map((n) => [n, true])),
+    ...Object.fromEntries(modelOf(model).scalars.map((n) => [n, true])),
     ...args.include,
   };
   return Object.entries(sel)
