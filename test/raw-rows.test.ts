@@ -138,12 +138,16 @@ describe('raw rows', () => {
     expect(sql).toHaveLength(1);
   });
 
-  it("answers nothing of another tenant's rows", async () => {
-    const rows = await rawFindMany<{ id: string }>(db.prisma, 'Guest', {
-      where: { tenantId: otherTenantId, id: { in: ids.slice(0, 3) } },
+  it("answers another tenant's values with another tenant's rows (a statement is reused, not its values)", async () => {
+    const mine = await rawFindMany<{ id: string }>(db.prisma, 'Guest', args(false));
+    expect(mine.map((g) => g.id)).toEqual(ids.slice(0, 3));
+    const theirs = await rawFindMany<{ id: string; tags: unknown[] }>(db.prisma, 'Guest', {
+      where: { tenantId: otherTenantId, id: { in: ids } },
+      orderBy: guestOrder(false),
       include: guestInclude(otherTenantId),
     });
-    expect(rows).toEqual([]);
+    expect(theirs.map((g) => g.id)).toEqual([ids[3]]);
+    expect(theirs[0]?.tags).toEqual([]);
   });
 
   it('refuses arguments it cannot read as Prisma would', async () => {

@@ -80,11 +80,14 @@ type Decode = (v: unknown) => unknown;
 const q = (name: string) => `"${name}"`;
 const SUPPORTED = new Set(['String', 'Int', 'Float', 'Boolean', 'DateTime', 'BigInt', 'Json']);
 
+/** Reads a part of the caller's arguments: a compiled statement takes its values from new ones. */
+type Get<T> = (args: RawFindManyArgs) => T;
+
 class Statement {
-  readonly params: unknown[] = [];
+  readonly params: Get<unknown>[] = [];
   private aliases = 0;
-  param(v: unknown): string {
-    this.params.push(v);
+  param(get: Get<unknown>): string {
+    this.params.push(get);
     return `$${this.params.length}`;
   }
   alias(): string {
@@ -112,7 +115,7 @@ function joinCondition(model: string, rel: Field, parent: string, child: string)
   return `${child}.${q(fk)} = ${parent}.${q(idField(model))}`;
 }
 
-function whereSql(model: string, alias: string, where: Where, st: Statement): string[] {
+function whereSql(model: string, alias: string, where: Where, st: Statement, get: Get<Where>): string[] {
   return Object.entries(where).map(([name, value]) => {
     const f = field(model, name);
     if (f.kind === 'object') throw new Error(`Filtering on relation ${model}.${name} is not supported.`);
@@ -121,10 +124,10 @@ function whereSql(model: string, alias: string, where: Where, st: Statement): st
     if (typeof value === 'object' && !(value instanceof Date)) {
       const keys = Object.keys(value);
       if (keys.length === 1 && keys[0] === 'in')
-        return `${col} = ANY(${st.param((value as { in: unknown[] }).in)})`;
+        return `${col} = ANY(${st.param((a) => (get(a)[name] as { in: unknown[] }).in)})`;
       throw new Error(`Filter ${JSON.stringify(keys)} on ${model}.${name} is not supported.`);
     }
-    return `${col} = ${st.param(value)}`;
+    return `${col} = ${st.param((a) => get(a)[name])}`;
   });
 }
 
@@ -149,8 +152,18 @@ function orderSql(model: string, alias: string, orderBy: OrderBy | OrderBy[], st
 }
 
 /** The fields a selection reads: `select` as given, else every scalar plus `include`'s relations. */
-function selected(model: string, args: { select?: Selection; include?: Selection }): [Field, RelationArgs][] {
+const ARG_KEYS = new Set(['where', 'orderBy', 'select', 'include']);
+
+/** The fields a selection reads (`select` as given, else every scalar plus `include`'s relations), with where each one's arguments are. */
+function selected(
+  model: string,
+  args: RelationArgs,
+  get: Get<RelationArgs>,
+): [Field, RelationArgs, Get<RelationArgs>][] {
+  const unknown = Object.keys(args).filter((k) => !ARG_KEYS.has(k));
+  if (unknown.length > 0) throw new Error(`Arguments ${unknown.join(', ')} on ${model} are not supported.`);
   if (args.select && args.include) throw new Error('select and include together are not supported.');
+  const key = args.select ? 'select' : 'include';
   const sel: Selection = args.select ?? {
     ...Object.fromEntries(modelOf(model).scalars.map((n) => [n, true])),
     ...args.include,
@@ -163,7 +176,9 @@ function selected(model: string, args: { select?: Selection; include?: Selection
         throw new Error(`${model}.${name} (${f.type}) is not supported.`);
       if (f.kind !== 'object' && f.isList && (f.type === 'DateTime' || f.type === 'BigInt'))
         throw new Error(`${model}.${name} (${f.type}[]) is not supported.`);
-      return [f, v === true ? {} : (v as RelationArgs)];
+      const sub: Get<RelationArgs> = (a) =>
+        (get(a)[key] as Record<string, RelationArgs>)[name] as RelationArgs;
+      return [f, v === true ? {} : (v as RelationArgs), sub];
     });
 }
 
@@ -174,10 +189,14 @@ function relationJson(
   args: RelationArgs,
   parent: string,
   st: Statement,
+  get: Get<RelationArgs>,
 ): { sql: string; decode: Decode | null } {
   const c = st.alias();
-  const obj = objectJson(rel.type, c, args, st);
-  const conds = [joinCondition(model, rel, parent, c), ...whereSql(rel.type, c, args.where ?? {}, st)];
+  const obj = objectJson(rel.type, c, args, st, get);
+  const conds = [
+    joinCondition(model, rel, parent, c),
+    ...whereSql(rel.type, c, args.where ?? {}, st, (a) => get(a).where as Where),
+  ];
   const from = `FROM ${q(rel.type)} ${c} WHERE ${conds.join(' AND ')}`;
   if (!rel.isList) {
     if (args.where || args.orderBy)
@@ -198,13 +217,14 @@ function objectJson(
   alias: string,
   args: RelationArgs,
   st: Statement,
+  get: Get<RelationArgs>,
 ): { sql: string; decode: Decode | null } {
   const pairs: string[] = [];
   const decoders: [string, Decode][] = [];
-  for (const [f, rel] of selected(model, args)) {
+  for (const [f, rel, sub] of selected(model, args, get)) {
     let sql = `${alias}.${q(f.name)}`;
     if (f.kind === 'object') {
-      const r = relationJson(model, f, rel, alias, st);
+      const r = relationJson(model, f, rel, alias, st, sub);
       sql = r.sql;
       if (r.decode) decoders.push([f.name, r.decode]);
     } else if (f.type === 'DateTime') {
@@ -235,26 +255,29 @@ function objectJson(
   };
 }
 
-/** The statement of a findMany on `model` and the decoding its rows still need. */
-export function rawFindManySql(
-  model: string,
-  args: RawFindManyArgs,
-): { sql: string; params: unknown[]; decode: (row: Record<string, unknown>) => void } {
+interface Plan {
+  sql: string;
+  params: Get<unknown>[];
+  decode: (row: Record<string, unknown>) => void;
+}
+
+/** The statement of a findMany on `model` (values as parameters) and the decoding its rows still need. */
+function plan(model: string, args: RawFindManyArgs): Plan {
   const st = new Statement();
   const a = st.alias();
   const cols: string[] = [];
   const decoders: [string, Decode][] = [];
-  for (const [f, rel] of selected(model, args)) {
+  for (const [f, rel, sub] of selected(model, args, (x) => x)) {
     if (f.kind !== 'object') {
       // The driver decodes scalars itself (src/db/database.ts sets the parsers Prisma's types need).
       cols.push(`${a}.${q(f.name)}`);
       continue;
     }
-    const r = relationJson(model, f, rel, a, st);
+    const r = relationJson(model, f, rel, a, st, sub);
     cols.push(`${r.sql} AS ${q(f.name)}`);
     if (r.decode) decoders.push([f.name, r.decode]);
   }
-  const where = whereSql(model, a, args.where, st);
+  const where = whereSql(model, a, args.where, st, (x) => x.where);
   const order = args.orderBy ? orderSql(model, a, args.orderBy, st) : [];
   const sql =
     `SELECT ${cols.join(', ')} FROM ${q(model)} ${a}` +
@@ -267,6 +290,51 @@ export function rawFindManySql(
       for (const [k, d] of decoders) row[k] = d(row[k]);
     },
   };
+}
+
+/** What decides a statement's text: the arguments with their filter values left out. */
+function shapeKey(args: RelationArgs): string {
+  let key = '';
+  for (const [k, v] of Object.entries(args)) {
+    if (k === 'where') {
+      key += 'w(';
+      for (const [name, value] of Object.entries(v as Where)) {
+        const kind =
+          value === null
+            ? 'null'
+            : typeof value === 'object' && !(value instanceof Date)
+              ? Object.keys(value)
+              : '=';
+        key += `${name}:${kind};`;
+      }
+      key += ')';
+    } else if (k === 'select' || k === 'include') {
+      key += `${k}(`;
+      for (const [name, sub] of Object.entries(v as Selection))
+        key += `${name}:${typeof sub === 'object' && sub !== null ? shapeKey(sub) : String(sub)};`;
+      key += ')';
+    } else key += `${k}:${JSON.stringify(v)};`;
+  }
+  return key;
+}
+
+// One plan per call site's shape (a handful), so a request only fills in its values.
+const plans = new Map<string, Plan>();
+const MAX_PLANS = 1000;
+
+/** The statement of a findMany on `model`, its parameters and the decoding its rows still need. */
+export function rawFindManySql(
+  model: string,
+  args: RawFindManyArgs,
+): { sql: string; params: unknown[]; decode: (row: Record<string, unknown>) => void } {
+  const key = `${model}|${shapeKey(args)}`;
+  let p = plans.get(key);
+  if (!p) {
+    p = plan(model, args);
+    if (plans.size >= MAX_PLANS) plans.clear();
+    plans.set(key, p);
+  }
+  return { sql: p.sql, params: p.params.map((get) => get(args)), decode: p.decode };
 }
 
 /**
