@@ -96,6 +96,21 @@ describe('raw rows', () => {
     }
   });
 
+  it('equal Prisma with whole related rows (dates, floats and nulls inside the json)', async () => {
+    const wide = {
+      where: { tenantId, id: { in: ids } },
+      orderBy: guestOrder(false),
+      include: {
+        location: true,
+        tags: { where: { tenantId }, orderBy: { tag: { name: 'asc' } }, include: { tag: true } },
+      },
+    } as const;
+    await db.prisma.location.updateMany({ where: { tenantId }, data: { lat: -33.865143, lng: 151.2099 } });
+    const prisma = await db.prisma.guest.findMany(wide);
+    expect(await rawFindMany(db.prisma, 'Guest', wide)).toStrictEqual(prisma);
+    expect(prisma[0]?.tags[0]?.tag.createdAt).toBeInstanceOf(Date);
+  });
+
   it('keeps the values and types a serializer relies on', async () => {
     const [full, low, nulls] = (await rawFindMany<Record<string, unknown>>(
       db.prisma,
