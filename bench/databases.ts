@@ -2,11 +2,9 @@
 // (a dedicated database, created if absent) and PGlite in memory (opened here as src/db/database.ts
 // opens it, keeping the PGlite handle for the floor).
 import pg from 'pg';
-import { PrismaPGlite } from 'pglite-prisma-adapter';
-import { type Database, openDatabase } from '../src/db/database.js';
+import { type Database, openDatabase, pgliteDatabase } from '../src/db/database.js';
 import { applyMigrations } from '../src/db/migrate.js';
 import { newPglite } from '../src/db/pglite.js';
-import { PrismaClient } from '../src/generated/prisma/client.js';
 import type { Rows } from './floor.js';
 
 export interface BenchDatabase {
@@ -62,28 +60,6 @@ export async function openPgliteBench(): Promise<BenchDatabase> {
     },
     rows: async <T>(sql: string, params?: unknown[]) => (await pglite.query<T>(sql, params)).rows,
   });
-  const prisma = new PrismaClient({
-    adapter: new PrismaPGlite(pglite),
-    log: [{ emit: 'event', level: 'query' }],
-  });
-  const listeners = new Set<(sql: string) => void>();
-  prisma.$on('query' as never, (e: { query: string }) => {
-    for (const l of listeners) l(e.query);
-  });
-  const db: Database = {
-    prisma,
-    kind: 'pglite',
-    onQuery(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
-    async ping() {
-      await prisma.$queryRaw`SELECT 1`;
-    },
-    async close() {
-      await prisma.$disconnect();
-      await pglite.close();
-    },
-  };
+  const db = pgliteDatabase(pglite);
   return { db, rows: async (sql, params) => (await pglite.query(sql, params)).rows, close: () => db.close() };
 }

@@ -83,10 +83,15 @@ function driverAdapterCause(err: unknown): { kind?: unknown; originalCode?: unkn
   return meta?.driverAdapterError?.cause;
 }
 
-/** The PostgreSQL error code under a Prisma driver-adapter error, if any. */
+/**
+ * The PostgreSQL error code (SQLSTATE) under a Prisma driver-adapter error, or of a driver's own
+ * error from a raw read (src/db/database.ts `rows`: pg and PGlite errors carry `severity` and `code`).
+ */
 function databaseCode(err: unknown): string | undefined {
   const code = driverAdapterCause(err)?.originalCode;
-  return typeof code === 'string' ? code : undefined;
+  if (typeof code === 'string') return code;
+  const raw = err as { severity?: unknown; code?: unknown } | null;
+  return typeof raw?.severity === 'string' && typeof raw.code === 'string' ? raw.code : undefined;
 }
 
 /** @prisma/adapter-pg's kinds for a connection that could not be made or was lost. */
@@ -119,12 +124,10 @@ const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE'
 /** Whether a failure means the database cannot serve the request now (down, unreachable, timed out). */
 function databaseUnavailable(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
-  const cause = driverAdapterCause(err);
-  if (cause) {
-    if (typeof cause.kind === 'string' && UNREACHABLE_KINDS.has(cause.kind)) return true;
-    const sqlstate = databaseCode(err);
-    if (sqlstate && UNAVAILABLE_SQLSTATE.test(sqlstate)) return true;
-  }
+  const kind = driverAdapterCause(err)?.kind;
+  if (typeof kind === 'string' && UNREACHABLE_KINDS.has(kind)) return true;
+  const sqlstate = databaseCode(err);
+  if (sqlstate && UNAVAILABLE_SQLSTATE.test(sqlstate)) return true;
   const code = (err as { code?: unknown }).code;
   if (typeof code === 'string') {
     if (err.name.startsWith('PrismaClient') && UNAVAILABLE_PRISMA.has(code)) return true;

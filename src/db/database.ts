@@ -12,11 +12,16 @@ import { DatabaseLockedError, lockDataDir } from './pglite-lock.js';
 
 export type Prisma = PrismaClient;
 
+/** One SQL statement on the client's own connections, its values decoded as Prisma decodes them. */
+export type RawRows = <T>(sql: string, params: readonly unknown[]) => Promise<T[]>;
+
 export interface Database {
   prisma: PrismaClient;
   kind: 'pglite' | 'postgresql';
   /** Calls `listener` for every SQL statement sent (used by tests that pin statement counts). */
   onQuery(listener: (sql: string) => void): () => void;
+  /** A raw read on the same pool (src/db/raw-rows.ts builds the statements). */
+  rows: RawRows;
   /**
    * `SELECT 1` outside the request pool (PostgreSQL: a connection of its own), so a health check
    * does not queue behind a flood of requests; rejects when the database does not answer.
@@ -43,16 +48,46 @@ export interface DatabaseOptions {
 
 export const DEFAULT_POOL = { poolSize: 10, statementTimeoutMs: 10_000, connectTimeoutMs: 5_000 } as const;
 
-function withQueryEvents(prisma: PrismaClient): Database['onQuery'] {
+function withQueryEvents(prisma: PrismaClient): {
+  onQuery: Database['onQuery'];
+  emit: (sql: string) => void;
+} {
   const listeners = new Set<(sql: string) => void>();
-  prisma.$on('query' as never, (e: { query: string }) => {
-    for (const l of listeners) l(e.query);
-  });
-  return (listener) => {
-    listeners.add(listener);
-    return () => listeners.delete(listener);
+  const emit = (sql: string) => {
+    for (const l of listeners) l(sql);
+  };
+  prisma.$on('query' as never, (e: { query: string }) => emit(e.query));
+  return {
+    emit,
+    onQuery: (listener) => {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
   };
 }
+
+// Services hold only the Prisma client (AppContext.prisma): each client's raw reader, found from it.
+const rawReaders = new WeakMap<PrismaClient, RawRows>();
+
+/** The raw reader of the database `prisma` belongs to. */
+export function rawRowsOf(prisma: PrismaClient): RawRows {
+  const rows = rawReaders.get(prisma);
+  if (!rows) throw new Error('This Prisma client was not opened by openDatabase.');
+  return rows;
+}
+
+/**
+ * Values as Prisma returns them: BigInt as bigint, and `date`/`timestamp` (no time zone) as UTC
+ * (both drivers would read them in the process's local time). Other types keep the drivers' own
+ * parsers (timestamptz, numbers, booleans, arrays, json).
+ */
+const utcDate = (s: string) => new Date(`${s}T00:00:00Z`);
+const utcTimestamp = (s: string) => new Date(`${s.replace(' ', 'T')}Z`);
+const PARSERS: Record<number, (s: string) => unknown> = {
+  20: (s) => BigInt(s),
+  1082: utcDate,
+  1114: utcTimestamp,
+};
 
 async function openPglite(dataDir: string, migrate: boolean): Promise<Database> {
   let release: (() => void) | undefined;
@@ -79,14 +114,26 @@ async function openPglite(dataDir: string, migrate: boolean): Promise<Database> 
     release?.();
     throw err;
   }
+  return pgliteDatabase(pglite, release);
+}
+
+/** The Database over an open (and migrated) PGlite; `release` frees its data folder after closing. */
+export function pgliteDatabase(pglite: PGlite, release?: () => void): Database {
   const prisma = new PrismaClient({
     adapter: new PrismaPGlite(pglite),
     log: [{ emit: 'event', level: 'query' }],
   });
+  const { onQuery, emit } = withQueryEvents(prisma);
+  const rows: RawRows = async <T>(sql: string, params: readonly unknown[]) => {
+    emit(sql);
+    return (await pglite.query<T>(sql, [...params], { parsers: PARSERS })).rows;
+  };
+  rawReaders.set(prisma, rows);
   return {
     prisma,
     kind: 'pglite',
-    onQuery: withQueryEvents(prisma),
+    onQuery,
+    rows,
     async ping() {
       await prisma.$queryRaw`SELECT 1`;
     },
@@ -113,26 +160,41 @@ async function openPostgres(url: string, migrate: boolean, opts: DatabaseOptions
   if (migrate) await migrateDatabaseUrl(url);
   const statementTimeoutMs = opts.statementTimeoutMs ?? DEFAULT_POOL.statementTimeoutMs;
   const connectTimeoutMs = opts.connectTimeoutMs ?? DEFAULT_POOL.connectTimeoutMs;
+  // One pool for Prisma and the raw reads, so both share its size and timeouts.
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: opts.poolSize ?? DEFAULT_POOL.poolSize,
+    ...timeouts(statementTimeoutMs, connectTimeoutMs),
+  });
   const prisma = new PrismaClient({
-    adapter: new PrismaPg({
-      connectionString: url,
-      max: opts.poolSize ?? DEFAULT_POOL.poolSize,
-      ...timeouts(statementTimeoutMs, connectTimeoutMs),
-    }),
+    adapter: new PrismaPg(pool),
     log: [{ emit: 'event', level: 'query' }],
   });
+  pool.on('error', () => {}); // an idle connection lost: the pool replaces it
+  const { onQuery, emit } = withQueryEvents(prisma);
+  const types: pg.CustomTypesConfig = {
+    getTypeParser: ((oid: number, format?: string) =>
+      PARSERS[oid] ?? pg.types.getTypeParser(oid, format as 'text')) as pg.CustomTypesConfig['getTypeParser'],
+  };
+  const rows: RawRows = async <T>(sql: string, params: readonly unknown[]) => {
+    emit(sql);
+    return (await pool.query({ text: sql, values: [...params], types })).rows as T[];
+  };
+  rawReaders.set(prisma, rows);
   // The health check's own connection: two seconds at most, whatever the settings above.
   const health = new pg.Pool({ connectionString: url, max: 1, ...timeouts(2_000, 2_000) });
   health.on('error', () => {}); // an idle connection lost: the next ping reconnects
   return {
     prisma,
     kind: 'postgresql',
-    onQuery: withQueryEvents(prisma),
+    onQuery,
+    rows,
     async ping() {
       await health.query('SELECT 1');
     },
     async close() {
       await prisma.$disconnect();
+      await pool.end(); // handed to the adapter, which leaves it open
       await health.end();
     },
   };

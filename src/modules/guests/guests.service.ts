@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { authorize, hasPermission } from '../../auth/permissions.js';
 import type { AppContext } from '../../context.js';
 import { renameFields } from '../../db/columns.js';
+import { rawFindMany } from '../../db/raw-rows.js';
 import { inScope, scoped } from '../../db/scope.js';
 import { textSearch } from '../../db/text-search.js';
 import { AppError } from '../../errors.js';
@@ -154,10 +155,11 @@ export async function listGuestRows(
   const ids = (await ctx.prisma.guest.findMany({ where, orderBy, select: { id: true }, ...page })).map(
     (r) => r.id,
   );
+  // The rows in one raw statement (src/db/raw-rows.ts): what findMany returns, without its decoding cost.
   const rows =
     ids.length === 0
       ? []
-      : await ctx.prisma.guest.findMany({
+      : await rawFindMany<GuestRow>(ctx.prisma, 'Guest', {
           where: { tenantId: ctx.principal.tenantId, id: { in: ids } },
           orderBy,
           include: guestInclude(ctx.principal.tenantId),

@@ -1,0 +1,199 @@
+// The raw reader (src/db/raw-rows.ts) returns exactly Prisma's findMany rows: same keys, same JS
+// types, the same tenant-scoped relations, for every column of the model, on both databases.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../src/db/database.js';
+import { rawFindMany, scalarFields } from '../src/db/raw-rows.js';
+import { toAppError } from '../src/errors.js';
+import { Prisma as PrismaNS } from '../src/generated/prisma/client.js';
+import { getDatamodel } from '../src/generated/prisma/pothos-types.js';
+import { guestInclude, guestOrder } from '../src/modules/guests/guests.service.js';
+import { openTestDatabase, recordStatements } from './helpers/app.js';
+import { addGuest, newTenant } from './helpers/fixtures.js';
+
+type Db = Awaited<ReturnType<typeof openTestDatabase>>;
+let db: Db;
+let tenantId: string;
+let otherTenantId: string;
+let ids: string[];
+const tz = process.env.TZ;
+
+/** A value for every scalar of Guest by its Prisma type: the reader must cover each one. */
+function everyColumn(extreme: 'max' | 'min'): Record<string, unknown> {
+  const fields = getDatamodel().datamodel.models.Guest?.fields ?? [];
+  const data: Record<string, unknown> = {};
+  for (const f of fields) {
+    if (f.kind === 'object' || ['id', 'tenantId', 'locationId'].includes(f.name)) continue;
+    if (f.type === 'String') data[f.name] = `It's "${f.name}" \\ ✓ 中文 😀 '${extreme}'`;
+    else if (f.type === 'Int') data[f.name] = extreme === 'max' ? 32767 : -32768;
+    else if (f.type === 'BigInt')
+      data[f.name] = extreme === 'max' ? 9223372036854775807n : -9223372036854775808n;
+    else if (f.type === 'Boolean') data[f.name] = extreme === 'max';
+    else if (f.type === 'DateTime') data[f.name] = new Date(Date.UTC(2026, 1, 28, 23, 59, 59, 987));
+    else throw new Error(`No test value for Guest.${f.name} (${f.type}).`);
+  }
+  // Column types narrower than their Prisma type.
+  data.birthDate = new Date(Date.UTC(1990, 11, 31));
+  data.nationalityCode = 'é😀';
+  data.residencyCode = 'x'; // char(2): read back padded, by both readers
+  return data;
+}
+
+const args = (order: boolean) => ({
+  where: { tenantId, id: { in: ids } },
+  orderBy: guestOrder(order),
+  include: guestInclude(tenantId),
+});
+
+beforeAll(async () => {
+  // A time zone with a half-hour offset: a date read in local time would show as another day.
+  process.env.TZ = 'America/St_Johns';
+  db = await openTestDatabase();
+  const a = await newTenant(db.prisma);
+  const b = await newTenant(db.prisma);
+  tenantId = a.tenant_id;
+  otherTenantId = b.tenant_id;
+  const full = await addGuest(db.prisma, tenantId, a.location_id, {
+    ...everyColumn('max'),
+    createdAt: new Date(Date.UTC(2026, 0, 1, 0, 0, 0, 1)),
+  });
+  const low = await addGuest(db.prisma, tenantId, a.location_id, {
+    ...everyColumn('min'),
+    createdAt: new Date(Date.UTC(2026, 0, 2)),
+  });
+  // Every optional column null.
+  const nulls = await addGuest(db.prisma, tenantId, a.location_id, {
+    email: null,
+    createdAt: new Date(Date.UTC(2026, 0, 3)),
+  });
+  const other = await addGuest(db.prisma, otherTenantId, b.location_id);
+  ids = [full.id, low.id, nulls.id, other.id];
+  for (const name of ['zeta', 'Ähm "q"', 'alpha 😀']) {
+    const tag = await db.prisma.tag.create({ data: { tenantId, name } });
+    await db.prisma.guestTag.create({ data: { tenantId, guestId: full.id, tagId: tag.id } });
+  }
+  const oneTag = await db.prisma.tag.create({ data: { tenantId, name: 'only' } });
+  await db.prisma.guestTag.create({ data: { tenantId, guestId: low.id, tagId: oneTag.id } });
+  // Another tenant's tag on this tenant's guest: neither reader may show it.
+  const foreign = await db.prisma.tag.create({ data: { tenantId: otherTenantId, name: 'foreign' } });
+  await db.prisma.guestTag.create({ data: { tenantId: otherTenantId, guestId: full.id, tagId: foreign.id } });
+});
+
+afterAll(async () => {
+  await db.close();
+  if (tz === undefined) delete process.env.TZ;
+  else process.env.TZ = tz;
+});
+
+describe('raw rows', () => {
+  it('equal Prisma findMany with the guest include, in both orders', async () => {
+    for (const order of [false, true]) {
+      const prisma = await db.prisma.guest.findMany(args(order));
+      const raw = await rawFindMany(db.prisma, 'Guest', args(order));
+      expect(raw).toStrictEqual(prisma);
+      expect(raw.map((g) => (g as { id: string }).id)).toEqual(
+        order ? ids.slice(0, 3).reverse() : ids.slice(0, 3),
+      );
+    }
+  });
+
+  it('equal Prisma with whole related rows (dates, floats and nulls inside the json)', async () => {
+    const wide = {
+      where: { tenantId, id: { in: ids } },
+      orderBy: guestOrder(false),
+      include: {
+        location: true,
+        tags: { where: { tenantId }, orderBy: { tag: { name: 'asc' } }, include: { tag: true } },
+      },
+    } as const;
+    await db.prisma.location.updateMany({ where: { tenantId }, data: { lat: -33.865143, lng: 151.2099 } });
+    const prisma = await db.prisma.guest.findMany(wide);
+    expect(await rawFindMany(db.prisma, 'Guest', wide)).toStrictEqual(prisma);
+    expect(prisma[0]?.tags[0]?.tag.createdAt).toBeInstanceOf(Date);
+  });
+
+  it('keeps the values and types a serializer relies on', async () => {
+    const [full, low, nulls] = (await rawFindMany<Record<string, unknown>>(
+      db.prisma,
+      'Guest',
+      args(false),
+    )) as [Record<string, unknown>, Record<string, unknown>, Record<string, unknown>];
+    expect(full.totalDownloadedData).toBe(9223372036854775807n);
+    expect(low.totalUploadedData).toBe(-9223372036854775808n);
+    expect(full.birthDate).toEqual(new Date('1990-12-31T00:00:00.000Z'));
+    expect(full.lastVisitDate).toEqual(new Date('2026-02-28T23:59:59.987Z'));
+    expect(full.createdAt).toEqual(new Date('2026-01-01T00:00:00.001Z'));
+    expect(full.name).toBe(`It's "name" \\ ✓ 中文 😀 'max'`);
+    expect(full.residencyCode).toBe('x ');
+    expect(full.online).toBe(true);
+    expect(low.gender).toBe(-32768);
+    expect(nulls.birthDate).toBeNull();
+    expect(nulls.totalDownloadedData).toBe(0n);
+    // Their order is the database's collation, compared with Prisma's in the first test.
+    const names = (full.tags as { tag: { name: string } }[]).map((t) => t.tag.name);
+    expect(names.sort()).toEqual(['alpha 😀', 'zeta', 'Ähm "q"'].sort());
+    expect(JSON.stringify(full.tags)).not.toContain('foreign');
+    expect(nulls.tags).toEqual([]);
+    expect(full.location).toEqual({ name: expect.any(String) });
+  });
+
+  it('reads every scalar column of the model, derived from it', async () => {
+    expect(scalarFields('Guest')).toEqual(Object.keys(PrismaNS.GuestScalarFieldEnum));
+    const [full] = await rawFindMany<Record<string, unknown>>(db.prisma, 'Guest', args(false));
+    expect(Object.keys(full ?? {})).toEqual([
+      ...Object.keys(PrismaNS.GuestScalarFieldEnum),
+      'location',
+      'tags',
+    ]);
+    // The full guest has no null column: each one was written and read back.
+    expect(Object.entries(full ?? {}).filter(([, v]) => v === null)).toEqual([]);
+  });
+
+  it('is one statement, seen by the statement listeners', async () => {
+    const { sql } = await recordStatements(db, () => rawFindMany(db.prisma, 'Guest', args(false)));
+    expect(sql).toHaveLength(1);
+  });
+
+  it("answers another tenant's values with another tenant's rows (a statement is reused, not its values)", async () => {
+    const mine = await rawFindMany<{ id: string }>(db.prisma, 'Guest', args(false));
+    expect(mine.map((g) => g.id)).toEqual(ids.slice(0, 3));
+    const theirs = await rawFindMany<{ id: string; tags: unknown[] }>(db.prisma, 'Guest', {
+      where: { tenantId: otherTenantId, id: { in: ids } },
+      orderBy: guestOrder(false),
+      include: guestInclude(otherTenantId),
+    });
+    expect(theirs.map((g) => g.id)).toEqual([ids[3]]);
+    expect(theirs[0]?.tags).toEqual([]);
+  });
+
+  it('refuses arguments it cannot read as Prisma would', async () => {
+    await expect(
+      rawFindMany(db.prisma, 'Guest', { where: { tenantId, name: { contains: 'x' } } }),
+    ).rejects.toThrow('not supported');
+    await expect(
+      rawFindMany(db.prisma, 'Guest', {
+        where: { tenantId },
+        orderBy: { name: { sort: 'asc', nulls: 'first' } },
+      }),
+    ).rejects.toThrow('not supported');
+  });
+
+  it('maps a database error of a raw read as it maps Prisma errors', async () => {
+    const err = await db.rows('SELECT $1::text AS t', ['a\0b']).catch((e: unknown) => e);
+    expect(toAppError(err)?.code).toBe('NUL_CHARACTER');
+  });
+
+  it.runIf(process.env.TEST_DATABASE_URL)('maps a raw statement past statement_timeout to 503', async () => {
+    const slow = await openDatabase({
+      url: process.env.TEST_DATABASE_URL as string,
+      migrate: false,
+      poolSize: 1,
+      statementTimeoutMs: 50,
+    });
+    try {
+      const err = await slow.rows('SELECT pg_sleep(1)', []).catch((e: unknown) => e);
+      expect(toAppError(err)?.code).toBe('SERVICE_UNAVAILABLE');
+    } finally {
+      await slow.close();
+    }
+  });
+});
