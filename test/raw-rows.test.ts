@@ -6,9 +6,10 @@ import { rawFindMany, scalarFields } from '../src/db/raw-rows.js';
 import { toAppError } from '../src/errors.js';
 import { Prisma as PrismaNS } from '../src/generated/prisma/client.js';
 import { getDatamodel } from '../src/generated/prisma/pothos-types.js';
+import { sessionItemInclude, sessionOrder } from '../src/modules/guest-sessions/guest-sessions.service.js';
 import { guestInclude, guestOrder } from '../src/modules/guests/guests.service.js';
 import { openTestDatabase, recordStatements } from './helpers/app.js';
-import { addGuest, newTenant } from './helpers/fixtures.js';
+import { addDevice, addGuest, addSession, newTenant } from './helpers/fixtures.js';
 
 type Db = Awaited<ReturnType<typeof openTestDatabase>>;
 let db: Db;
@@ -109,6 +110,49 @@ describe('raw rows', () => {
     const prisma = await db.prisma.guest.findMany(wide);
     expect(await rawFindMany(db.prisma, 'Guest', wide)).toStrictEqual(prisma);
     expect(prisma[0]?.tags[0]?.tag.createdAt).toBeInstanceOf(Date);
+  });
+
+  it("equal Prisma with the session list's to-one relations, present and absent", async () => {
+    const [guestId, otherGuestId] = [ids[0] as string, ids[3] as string];
+    const guest = await db.prisma.guest.findUniqueOrThrow({ where: { id: guestId } });
+    const device = await addDevice(db.prisma, tenantId, guestId, { description: 'Ünïcode "phone"' });
+    const profile = await db.prisma.serviceProfile.findFirstOrThrow({ where: { tenantId } });
+    const code = await db.prisma.accessCode.create({
+      data: {
+        tenantId,
+        locationId: guest.locationId,
+        serviceProfileId: profile.id,
+        code: `raw-${tenantId}`,
+        type: 1,
+      },
+    });
+    const at = { guestId, deviceId: device.id, locationId: guest.locationId };
+    const full = await addSession(db.prisma, tenantId, at, {
+      accessCodeId: code.id,
+      serviceProfileId: profile.id,
+      downloadedData: 9007199254740993n,
+      endTime: null,
+    });
+    const bare = await addSession(db.prisma, tenantId, at, {
+      startTime: new Date(Date.UTC(2026, 0, 11, 0, 0, 0, 5)),
+    });
+    const otherTenant = await db.prisma.guest.findUniqueOrThrow({ where: { id: otherGuestId } });
+    const otherDevice = await addDevice(db.prisma, otherTenantId, otherGuestId);
+    const foreign = await addSession(db.prisma, otherTenantId, {
+      guestId: otherGuestId,
+      deviceId: otherDevice.id,
+      locationId: otherTenant.locationId,
+    });
+    for (const newestFirst of [false, true]) {
+      const list = {
+        where: { tenantId, id: { in: [full.id, bare.id, foreign.id] } },
+        orderBy: sessionOrder(newestFirst),
+        include: sessionItemInclude,
+      };
+      const prisma = await db.prisma.guestSession.findMany(list);
+      expect(prisma).toHaveLength(2);
+      expect(await rawFindMany(db.prisma, 'GuestSession', list)).toStrictEqual(prisma);
+    }
   });
 
   it('keeps the values and types a serializer relies on', async () => {

@@ -4,6 +4,7 @@
 import { authorize } from '../../auth/permissions.js';
 import type { Scope } from '../../auth/principal.js';
 import type { AppContext } from '../../context.js';
+import { rawFindMany } from '../../db/raw-rows.js';
 import { scoped } from '../../db/scope.js';
 import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { dayStart, nextDayStart } from '../../shared/dates.js';
@@ -99,7 +100,8 @@ export async function listSessionItems(
     (r) => r.id,
   );
   if (ids.length === 0) return [];
-  const rows = await ctx.prisma.guestSession.findMany({
+  // The rows in one raw statement, as Prisma would return them (src/db/raw-rows.ts).
+  const rows = await rawFindMany<SessionItemRow>(ctx.prisma, 'GuestSession', {
     where: { tenantId: ctx.principal.tenantId, id: { in: ids } },
     orderBy: q.orderBy,
     include: sessionItemInclude,
