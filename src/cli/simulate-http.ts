@@ -1,6 +1,7 @@
 // `admin simulate --url … --token …`: the venue read from, and the events sent to, a running server
 // through its REST API, so a simulation runs beside a server that owns the embedded database.
 import { type IngestSink, SimulationError, type Venue } from '../modules/ingest/ingest.simulate.js';
+import { sleep } from '../shared/sleep.js';
 
 interface Client {
   base: string;
@@ -20,17 +21,6 @@ async function failure(res: Response, what: string): Promise<SimulationError> {
     // Not JSON: the status line says enough.
   }
   return new SimulationError(`${what}: the server answered ${detail}`);
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-  });
 }
 
 /**

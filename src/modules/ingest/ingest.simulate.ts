@@ -8,6 +8,7 @@ import type { Config } from '../../config.js';
 import type { AppContext } from '../../context.js';
 import type { Prisma } from '../../db/database.js';
 import { connectRedis } from '../../redis/redis.js';
+import { sleep } from '../../shared/sleep.js';
 import type { Random } from '../locations/locations.seed.js';
 import { normalizeMac } from '../presence/mac.js';
 import { createPresencePubSub } from '../presence/presence.pubsub.js';
@@ -207,13 +208,7 @@ export async function simulateVenue(venue: Venue, sink: IngestSink, o: SimulateO
       }
       const wait = o.intervalMs - (Date.now() - started);
       if (wait > 0 && !o.signal.aborted) {
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, wait);
-          o.signal.addEventListener('abort', () => {
-            clearTimeout(timer);
-            resolve();
-          });
-        });
+        await sleep(wait, o.signal);
       }
     }
   } finally {
