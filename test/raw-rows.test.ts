@@ -1,6 +1,8 @@
 // The raw reader (src/db/raw-rows.ts) returns exactly Prisma's findMany rows: same keys, same JS
 // types, the same tenant-scoped relations, for every column of the model, on both databases.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tokenSelect } from '../src/auth/principal.js';
+import { hashToken } from '../src/auth/tokens.js';
 import { openDatabase } from '../src/db/database.js';
 import { rawFindMany, scalarFields } from '../src/db/raw-rows.js';
 import { toAppError } from '../src/errors.js';
@@ -153,6 +155,22 @@ describe('raw rows', () => {
       expect(prisma).toHaveLength(2);
       expect(await rawFindMany(db.prisma, 'GuestSession', list)).toStrictEqual(prisma);
     }
+  });
+
+  it("equal Prisma for authentication's read of a token, its user and tenant (lists, nulls, an unknown hash)", async () => {
+    const t = await newTenant(db.prisma);
+    const user = await db.prisma.user.findFirstOrThrow({ where: { tenantId: t.tenant_id } });
+    for (const hash of [hashToken(t.token), hashToken('no such token')]) {
+      const args = { where: { tokenHash: hash }, select: tokenSelect };
+      const prisma = await db.prisma.apiToken.findMany(args);
+      expect(await rawFindMany(db.prisma, 'ApiToken', args)).toStrictEqual(prisma);
+    }
+    const [row] = await db.prisma.apiToken.findMany({
+      where: { tokenHash: hashToken(t.token) },
+      select: tokenSelect,
+    });
+    expect(row?.user.permissions).toEqual(user.permissions);
+    expect(row?.user.permissions.length).toBeGreaterThan(0);
   });
 
   it('keeps the values and types a serializer relies on', async () => {

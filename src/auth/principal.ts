@@ -1,6 +1,8 @@
 // Token → principal: who is calling, in which tenant, pinned to which location.
 import type { Prisma } from '../db/database.js';
+import { rawFindMany } from '../db/raw-rows.js';
 import { AppError } from '../errors.js';
+import type { Prisma as PrismaNS } from '../generated/prisma/client.js';
 import { hashToken } from './tokens.js';
 
 export const roles = ['tenant', 'venue', 'front-desk', 'support'] as const;
@@ -34,28 +36,34 @@ export function bearerToken(header: string | undefined): string | null {
   return match?.[1] ?? null;
 }
 
+/** What authentication reads of a token: its user and the user's tenant. */
+export const tokenSelect = {
+  id: true,
+  revokedAt: true,
+  scopes: true,
+  user: {
+    select: {
+      id: true,
+      userId: true,
+      role: true,
+      status: true,
+      isTrashed: true,
+      locationId: true,
+      permissions: true,
+      tenant: { select: { id: true, groupId: true, isTrashed: true } },
+    },
+  },
+} as const satisfies PrismaNS.ApiTokenSelect;
+
+type TokenRow = PrismaNS.ApiTokenGetPayload<{ select: typeof tokenSelect }>;
+
 /** Missing, unknown or revoked token, a Passive or Banned user, or a trashed tenant: 401. */
 export async function authenticate(prisma: Prisma, token: string | null): Promise<Principal> {
   if (!token) throw new AppError('UNAUTHENTICATED');
-  const row = await prisma.apiToken.findUnique({
+  // Every request makes this read: one raw statement, exactly as Prisma's findUnique would return it.
+  const [row] = await rawFindMany<TokenRow>(prisma, 'ApiToken', {
     where: { tokenHash: hashToken(token) },
-    select: {
-      id: true,
-      revokedAt: true,
-      scopes: true,
-      user: {
-        select: {
-          id: true,
-          userId: true,
-          role: true,
-          status: true,
-          isTrashed: true,
-          locationId: true,
-          permissions: true,
-          tenant: { select: { id: true, groupId: true, isTrashed: true } },
-        },
-      },
-    },
+    select: tokenSelect,
   });
   const user = row?.user;
   if (!row || row.revokedAt || !user || user.status !== ACTIVE || user.isTrashed) {
