@@ -251,6 +251,8 @@ describe('admin CLI and server on one embedded database', { timeout: 120_000 }, 
       });
       sim.on('exit', () => resolve());
     });
+    // A simulator that stopped on its own says why in its output.
+    if (sim.exitCode !== null) expect.fail(`simulate exited early: ${(await simulated).stderr}`);
     process.kill(sim.pid as number, 'SIGINT');
     const simRun = await simulated;
     expect(simRun.code, simRun.stderr).toBe(0);

@@ -1,5 +1,6 @@
 // `admin simulate`: a venue driven through the ingest, on the database or over a running server's
 // REST API, until stopped; plain errors when it cannot start.
+import { createServer } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpSink, venueOverHttp } from '../src/cli/simulate-http.js';
 import {
@@ -82,6 +83,43 @@ describe.concurrent('admin simulate', () => {
     expect(summary.tenant_id).toBe(a.tenant_id);
     const count = await t.db.prisma.currentPresence.count({ where: { tenantId: a.tenant_id } });
     expect(count).toBeGreaterThan(0);
+  });
+
+  it('waits out a 503 for its Retry-After, says so, and goes on', async () => {
+    const a = await venueTenant();
+    // A relay in front of the test server that refuses the first request as a busy server would.
+    let refused = false;
+    const front = createServer((req, res) => {
+      if (!refused) {
+        refused = true;
+        res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' });
+        res.end('{"message":"Service Unavailable"}');
+        return;
+      }
+      void fetch(`${base}${req.url}`, { headers: { authorization: req.headers.authorization ?? '' } }).then(
+        async (upstream) => {
+          res.writeHead(upstream.status, { 'content-type': 'application/json' });
+          res.end(await upstream.text());
+        },
+      );
+    });
+    await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
+    const address = front.address();
+    const lines: string[] = [];
+    const client = {
+      base: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`,
+      token: a.token,
+      signal: new AbortController().signal,
+      progress: (line: string) => lines.push(line),
+    };
+    try {
+      const venue = await venueOverHttp(client, 30);
+      expect(venue.locationId).toBe(a.venue);
+      expect(refused).toBe(true);
+      expect(lines).toEqual(['the server is busy or its database unavailable (503): waiting 1 s']);
+    } finally {
+      await new Promise((resolve) => front.close(resolve));
+    }
   });
 
   it('says plainly why it cannot start', async () => {

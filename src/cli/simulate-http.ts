@@ -24,8 +24,9 @@ async function failure(res: Response, what: string): Promise<SimulationError> {
 }
 
 /**
- * One API call; a 429 waits for its Retry-After and tries again (the token's budget is the server's
- * RATE_LIMIT_PER_MINUTE), until the signal aborts. Resolves null when aborted while waiting.
+ * One API call; a 429 (the token's budget is the server's RATE_LIMIT_PER_MINUTE) or a 503 (the
+ * database busy or away; nothing was written) waits for its Retry-After and tries again, until the
+ * signal aborts. Resolves null when aborted while waiting.
  */
 async function call(c: Client, method: 'GET' | 'POST', path: string, what: string, body?: unknown) {
   for (;;) {
@@ -45,12 +46,16 @@ async function call(c: Client, method: 'GET' | 'POST', path: string, what: strin
         `${what}: cannot reach ${c.base} (${(err as Error).message}). Is the server running?`,
       );
     }
-    if (res.status !== 429) {
+    if (res.status !== 429 && res.status !== 503) {
       if (!res.ok) throw await failure(res, what);
       return (await res.json()) as unknown;
     }
     const wait = Math.max(1, Number(res.headers.get('retry-after')) || 1);
-    c.progress(`rate limited: waiting ${wait} s (the token's budget is the server's RATE_LIMIT_PER_MINUTE)`);
+    c.progress(
+      res.status === 429
+        ? `rate limited: waiting ${wait} s (the token's budget is the server's RATE_LIMIT_PER_MINUTE)`
+        : `the server is busy or its database unavailable (503): waiting ${wait} s`,
+    );
     await sleep(wait * 1000, c.signal);
     if (c.signal.aborted) return null;
   }
