@@ -14,6 +14,7 @@ import { AppError, errorCodes, toAppError } from '../errors.js';
 import type { PresencePubSub } from '../modules/presence/presence.pubsub.js';
 import { summarize } from '../validation/validator.js';
 import { toGraphqlFieldName } from './args.js';
+import { compiledQueries } from './compiled-execution.js';
 import type { FieldGuard } from './field-rate-limit.js';
 import { nestingLimit, requestErrorHttp } from './nesting-limit.js';
 import { queryCostLimit } from './query-cost.js';
@@ -144,6 +145,7 @@ export function createGraphqlHandler(deps: {
       // After max-tokens: it wraps that parser, so nesting is checked before the parser recurses.
       nestingLimit({ maxNesting: GRAPHQL_LIMITS.nesting, maxTokens: GRAPHQL_LIMITS.tokens }),
       queryCostLimit(GRAPHQL_LIMITS.cost),
+      compiledQueries(schema),
     ],
   });
 }

@@ -1,0 +1,160 @@
+// Query operations run compiled (graphql-jit) over a copy of the schema whose nested fields read the
+// rows the root field planned, instead of graphql-js walking plugin-prisma's per-field wrappers.
+//
+// Why: plugin-prisma plans a root field's whole selection into one query (query-from-info), so the
+// rows arrive with every relation and column the document asks for. What remained per field was the
+// wrapper that looks up a loader mapping for every leaf of every row, and graphql-js's own walk; for
+// the dashboard (100 guests × 10 devices × 5 sessions, ~10 000 fields) that was most of the CPU.
+// A field whose data is not on the row (a row some other path returned) still goes through the
+// wrapper, which loads it as before: the copy changes the cost, never the answer.
+// Mutations and subscriptions keep graphql-js: they run once per request and carry side effects.
+import { MapperKind, mapSchema } from '@graphql-tools/utils';
+import {
+  type DocumentNode,
+  type ExecutionResult,
+  GraphQLError,
+  type GraphQLFieldResolver,
+  type GraphQLSchema,
+  getOperationAST,
+  getVariableValues,
+  type OperationDefinitionNode,
+  type Source,
+} from 'graphql';
+import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
+import type { Plugin } from 'graphql-yoga';
+
+type Resolver = GraphQLFieldResolver<Record<string, unknown>, unknown>;
+
+interface PothosFieldExtensions {
+  pothosOriginalResolve?: Resolver;
+  pothosExposedField?: string;
+  pothosPrismaSelect?: unknown;
+  pothosPrismaLoaded?: (parent: unknown, info: unknown, ctx: unknown) => boolean;
+}
+
+/** The resolver of a nested field that answers from the planned row, or the wrapper when it is not there. */
+function fromRow(wrapped: Resolver, ext: PothosFieldExtensions): Resolver | undefined {
+  const original = ext.pothosOriginalResolve;
+  if (!original) return undefined;
+  if (ext.pothosExposedField !== undefined) {
+    const column = ext.pothosExposedField;
+    return (parent, args, ctx, info) => {
+      const value = parent[column];
+      return value === undefined ? wrapped(parent, args, ctx, info) : value;
+    };
+  }
+  const loaded = ext.pothosPrismaLoaded;
+  if (loaded) {
+    return (parent, args, ctx, info) =>
+      loaded(parent, info, ctx) ? original(parent, args, ctx, info) : wrapped(parent, args, ctx, info);
+  }
+  const select = ext.pothosPrismaSelect;
+  if (select && typeof select === 'object') {
+    // A computed field that declared its columns: its own resolver once they are on the row.
+    const columns = Object.keys(select);
+    return (parent, args, ctx, info) =>
+      columns.every((c) => parent[c] !== undefined)
+        ? original(parent, args, ctx, info)
+        : wrapped(parent, args, ctx, info);
+  }
+  return undefined;
+}
+
+/** The schema the compiled queries run on: the same types, nested prisma fields read from the row. */
+export function rowReadingSchema(schema: GraphQLSchema): GraphQLSchema {
+  const roots = new Set(
+    [schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()].map((t) => t?.name),
+  );
+  return mapSchema(schema, {
+    [MapperKind.OBJECT_FIELD]: (field, _name, typeName) => {
+      if (roots.has(typeName) || !field.resolve) return field;
+      const resolve = fromRow(field.resolve as Resolver, field.extensions as PothosFieldExtensions);
+      return resolve ? { ...field, resolve } : field;
+    },
+  });
+}
+
+const MAX_COMPILED = 500;
+
+/** The offset of a 1-based line and column in `body`. */
+function offsetOf(body: string, line: number, column: number): number {
+  let offset = 0;
+  for (let l = 1; l < line; l++) offset = body.indexOf('\n', offset) + 1;
+  return offset + column - 1;
+}
+
+/**
+ * graphql-jit's errors are its own class with `locations` but no source; graphql-js's, with the
+ * same positions, keep every error of the compiled path reading as graphql-js writes it.
+ */
+function asGraphqlJsErrors(result: ExecutionResult, source: Source | undefined): ExecutionResult {
+  if (!result.errors) return result;
+  const errors = result.errors.map((e) => {
+    const original = (e as { originalError?: Error }).originalError;
+    return new GraphQLError(e.message, {
+      ...(source && e.locations
+        ? { source, positions: e.locations.map((l) => offsetOf(source.body, l.line, l.column)) }
+        : {}),
+      ...(e.path ? { path: e.path } : {}),
+      ...(original ? { originalError: original } : {}),
+      ...(e.extensions ? { extensions: e.extensions } : {}),
+    });
+  });
+  return { ...result, errors };
+}
+
+/**
+ * Runs query operations compiled. A document whose variables graphql-js would refuse, or that the
+ * compiler cannot take, runs on graphql-js, so every error reads as it always has.
+ */
+export function compiledQueries(schema: GraphQLSchema): Plugin {
+  const fast = rowReadingSchema(schema);
+  // Yoga's parser cache hands back the same DocumentNode for the same text.
+  const compiled = new Map<DocumentNode, Map<string, CompiledQuery | null>>();
+  let size = 0;
+
+  function compiledFor(document: DocumentNode, operationName: string | undefined): CompiledQuery | null {
+    let byName = compiled.get(document);
+    if (!byName) {
+      if (size >= MAX_COMPILED) {
+        compiled.clear();
+        size = 0;
+      }
+      byName = new Map();
+      compiled.set(document, byName);
+    }
+    const key = operationName ?? '';
+    let c = byName.get(key);
+    if (c === undefined) {
+      const result = compileQuery(fast, document, operationName, { disablingCapturingStackErrors: true });
+      c = isCompiledQuery(result) ? result : null;
+      byName.set(key, c);
+      size++;
+    }
+    return c;
+  }
+
+  return {
+    onExecute({ args, setExecuteFn }) {
+      const operation: OperationDefinitionNode | null | undefined = getOperationAST(
+        args.document,
+        args.operationName ?? undefined,
+      );
+      if (operation?.operation !== 'query') return;
+      const variables = (args.variableValues ?? {}) as Record<string, unknown>;
+      if (operation.variableDefinitions?.length) {
+        const coerced = getVariableValues(fast, operation.variableDefinitions, variables);
+        if (coerced.errors) return;
+      }
+      const c = compiledFor(args.document, args.operationName ?? undefined);
+      if (!c) return;
+      const source = args.document.loc?.source;
+      setExecuteFn(async () =>
+        asGraphqlJsErrors(
+          (await c.query(args.rootValue, args.contextValue, variables)) as ExecutionResult,
+          source,
+        ),
+      );
+    },
+  };
+}
