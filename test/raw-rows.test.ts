@@ -4,7 +4,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tokenSelect } from '../src/auth/principal.js';
 import { hashToken } from '../src/auth/tokens.js';
 import { openDatabase } from '../src/db/database.js';
-import { rawFindMany, scalarFields } from '../src/db/raw-rows.js';
+import {
+  findManyRows,
+  type RawFindManyArgs,
+  rawFindMany,
+  scalarFields,
+  UnsupportedArgs,
+} from '../src/db/raw-rows.js';
+import { likeLiteral } from '../src/db/text-search.js';
 import { toAppError } from '../src/errors.js';
 import { Prisma as PrismaNS } from '../src/generated/prisma/client.js';
 import { getDatamodel } from '../src/generated/prisma/pothos-types.js';
@@ -227,16 +234,113 @@ describe('raw rows', () => {
     expect(theirs[0]?.tags).toEqual([]);
   });
 
-  it('refuses arguments it cannot read as Prisma would', async () => {
-    await expect(
-      rawFindMany(db.prisma, 'Guest', { where: { tenantId, name: { contains: 'x' } } }),
-    ).rejects.toThrow('not supported');
-    await expect(
-      rawFindMany(db.prisma, 'Guest', {
-        where: { tenantId },
-        orderBy: { name: { sort: 'asc', nulls: 'first' } },
-      }),
-    ).rejects.toThrow('not supported');
+  it('equal Prisma for the filters the services write (text, ranges, negations, AND/OR/NOT)', async () => {
+    const wheres: Record<string, unknown>[] = [
+      { tenantId, name: { contains: likeLiteral('NAME'), mode: 'insensitive' } },
+      { tenantId, name: { contains: likeLiteral('%'), mode: 'insensitive' } },
+      { tenantId, name: { contains: likeLiteral("'max_"), mode: 'insensitive' } },
+      { tenantId, username: { startsWith: 'It' }, email: { endsWith: "'min'" } },
+      { tenantId, email: { equals: likeLiteral('IT\'S "EMAIL"'), mode: 'insensitive' } },
+      {
+        tenantId,
+        createdAt: { gte: new Date(Date.UTC(2026, 0, 1, 0, 0, 0, 1)), lt: new Date(Date.UTC(2026, 0, 3)) },
+      },
+      { tenantId, birthDate: new Date(Date.UTC(1990, 11, 31)) },
+      { tenantId, email: { not: null } },
+      { tenantId, gender: { not: 0 } },
+      { tenantId, gender: { not: { in: [0, 32767] } } },
+      { tenantId, id: { notIn: [ids[0]] } },
+      { tenantId, OR: [{ gender: 32767 }, { gender: -32768 }] },
+      { tenantId, OR: [] },
+      { tenantId, NOT: { email: null } },
+      { tenantId, AND: [{ online: true }, { AND: [{ visitCount: { gt: 0 } }] }] },
+      { tenantId, AND: [], name: undefined },
+    ];
+    for (const where of wheres) {
+      const a = { where, orderBy: guestOrder(false), select: { id: true, name: true } };
+      expect(await rawFindMany(db.prisma, 'Guest', a), JSON.stringify(where)).toStrictEqual(
+        await db.prisma.guest.findMany(a as Parameters<typeof db.prisma.guest.findMany>[0]),
+      );
+    }
+  });
+
+  it('equal Prisma for pages: take, skip and cursors, at the top and inside relations', async () => {
+    const [first, second, third] = ids as [string, string, string];
+    for (let i = 0; i < 3; i++) await addDevice(db.prisma, tenantId, first);
+    const pages: Record<string, unknown>[] = [
+      { take: 2 },
+      { take: 2, skip: 1 },
+      { take: 0 },
+      { skip: 5 },
+      { cursor: { id: second }, take: 5 },
+      { cursor: { id: second }, skip: 1, take: 5 },
+      { cursor: { id: third }, skip: 1, take: 5 },
+      { cursor: { id: first }, take: 1 },
+      { cursor: { id: 'no-such-guest' }, take: 5 },
+    ];
+    for (const page of pages) {
+      for (const newestFirst of [false, true]) {
+        const a = {
+          where: { tenantId },
+          orderBy: guestOrder(newestFirst),
+          ...page,
+          select: {
+            id: true,
+            devices: { where: { tenantId }, orderBy: { id: 'asc' }, take: 2, skip: 1, select: { id: true } },
+            _count: { select: { tags: true, devices: true } },
+          },
+        };
+        expect(await rawFindMany(db.prisma, 'Guest', a), JSON.stringify(page)).toStrictEqual(
+          await db.prisma.guest.findMany(a as Parameters<typeof db.prisma.guest.findMany>[0]),
+        );
+      }
+    }
+    // A cursor inside a relation, and counts filtered by tenant.
+    const deviceIds = (
+      await db.prisma.guestDevice.findMany({ where: { guestId: first }, orderBy: { id: 'asc' } })
+    ).map((d) => d.id);
+    const nested = {
+      where: { tenantId, id: first },
+      select: {
+        id: true,
+        devices: {
+          where: { tenantId },
+          orderBy: { id: 'asc' },
+          cursor: { id: deviceIds[1] as string },
+          skip: 1,
+          take: 5,
+          select: { id: true },
+        },
+        _count: { select: { tags: { where: { tenantId } }, devices: true } },
+      },
+    };
+    const prisma = await db.prisma.guest.findMany(
+      nested as unknown as Parameters<typeof db.prisma.guest.findMany>[0],
+    );
+    expect(await rawFindMany(db.prisma, 'Guest', nested)).toStrictEqual(prisma);
+    // The foreign tenant's tag on this guest is not counted.
+    expect(prisma[0]).toMatchObject({
+      _count: { tags: 3 },
+      devices: deviceIds.slice(2, 7).map((id) => ({ id })),
+    });
+  });
+
+  it('refuses arguments it cannot read as Prisma would; findManyRows then asks Prisma', async () => {
+    const refused: RawFindManyArgs[] = [
+      { where: { tenantId, tags: { some: { tenantId } } } },
+      { where: { tenantId }, orderBy: { name: { sort: 'asc', nulls: 'first' } } },
+      { where: { tenantId }, orderBy: guestOrder(false), take: -1 },
+      { where: { tenantId }, orderBy: { email: 'asc' }, cursor: { id: ids[0] as string } },
+      { where: { tenantId, name: { search: 'x' } } },
+    ];
+    for (const a of refused) {
+      await expect(rawFindMany(db.prisma, 'Guest', a), JSON.stringify(a)).rejects.toThrow(UnsupportedArgs);
+      const viaPrisma = await db.prisma.guest
+        .findMany(a as Parameters<typeof db.prisma.guest.findMany>[0])
+        .catch(() => 'refused');
+      const rows = await findManyRows(db.prisma, 'Guest', a).catch(() => 'refused');
+      expect(rows).toStrictEqual(viaPrisma);
+    }
   });
 
   it('maps a database error of a raw read as it maps Prisma errors', async () => {

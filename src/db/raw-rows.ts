@@ -2,11 +2,16 @@
 // the same arguments (keys, JS types, nested relations), skipping Prisma's per-value decoding.
 // Everything is derived from the Prisma models (the DMMF), so a new column is read without a change
 // here; test/raw-rows.test.ts compares the rows with Prisma's own on both databases.
-// Supported arguments: `where` (equality, null, `in`), `orderBy` (scalar, or a scalar of a to-one
-// relation), `include`/`select` (scalars, to-one and to-many relations with their own `where`,
-// `orderBy`, `select`, `include`). Anything else throws: callers use Prisma for it.
+// Supported arguments: `where` (scalar filters: equality, null, `in`, `notIn`, comparisons, `not`,
+// `contains`/`startsWith`/`endsWith`/`equals` with `mode`; `AND`, `OR`, `NOT`), `orderBy` (scalar, or
+// a scalar of a to-one relation), `take` (not negative), `skip`, `cursor` (on non-null order columns),
+// `include`/`select` (scalars, `_count` of to-many relations, to-one and to-many relations with their
+// own arguments). Anything else throws UnsupportedArgs: findManyRows() then asks Prisma.
 import { getDatamodel } from '../generated/prisma/pothos-types.js';
 import { type Prisma, rawRowsOf } from './database.js';
+
+/** Arguments this reader does not translate; Prisma reads them instead. */
+export class UnsupportedArgs extends Error {}
 
 interface Field {
   name: string;
@@ -14,6 +19,7 @@ interface Field {
   type: string;
   isList: boolean;
   isId: boolean;
+  isRequired: boolean;
   relationName?: string;
   relationFromFields?: string[];
 }
@@ -65,13 +71,13 @@ interface RelationArgs {
   orderBy?: OrderBy | OrderBy[];
   select?: Selection;
   include?: Selection;
+  take?: number;
+  skip?: number;
+  cursor?: Where;
 }
 type Selection = Record<string, boolean | RelationArgs | undefined>;
-export interface RawFindManyArgs {
+export interface RawFindManyArgs extends RelationArgs {
   where: Where;
-  orderBy?: OrderBy | OrderBy[];
-  select?: Selection;
-  include?: Selection;
 }
 
 /** A value read from json back into Prisma's type (json has no dates or 64-bit integers). */
@@ -110,30 +116,103 @@ function joinCondition(model: string, rel: Field, parent: string, child: string)
       f.relationName === rel.relationName && f.type === model && (f.relationFromFields?.length ?? 0) === 1,
   );
   if (back.length !== 1 || from.length > 0)
-    throw new Error(`Relation ${model}.${rel.name} is not supported.`);
+    throw new UnsupportedArgs(`Relation ${model}.${rel.name} is not supported.`);
   const fk = (back[0] as Field).relationFromFields?.[0] as string;
   return `${child}.${q(fk)} = ${parent}.${q(idField(model))}`;
 }
 
+const unsupported = (what: string): never => {
+  throw new UnsupportedArgs(what);
+};
+
+/** A filter value as the driver should send it: dates as UTC text (columns hold UTC wall time). */
+const sqlValue = (v: unknown): unknown =>
+  v instanceof Date ? v.toISOString() : typeof v === 'bigint' ? v.toString() : v;
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !(v instanceof Date) && !Array.isArray(v);
+
+const COMPARISONS: Record<string, string> = { lt: '<', lte: '<=', gt: '>', gte: '>=' };
+const LIKE: Record<string, (v: string) => string> = {
+  contains: (v) => `%${v}%`,
+  startsWith: (v) => `${v}%`,
+  endsWith: (v) => `%${v}`,
+};
+
+/** One column's filter object (`{ gte, lt }`, `{ contains, mode }` …) as conditions. */
+function scalarFilterSql(
+  col: string,
+  filter: Record<string, unknown>,
+  st: Statement,
+  get: Get<Record<string, unknown>>,
+): string[] {
+  const insensitive = filter.mode === 'insensitive';
+  if (filter.mode !== undefined && filter.mode !== 'insensitive' && filter.mode !== 'default')
+    unsupported(`mode ${String(filter.mode)}`);
+  const out: string[] = [];
+  for (const [op, value] of Object.entries(filter)) {
+    if (op === 'mode' || value === undefined) continue;
+    const param = () => st.param((a) => sqlValue(get(a)[op]));
+    if (op === 'equals') {
+      if (value === null) out.push(`${col} IS NULL`);
+      else out.push(insensitive ? `${col} ILIKE ${param()}` : `${col} = ${param()}`);
+    } else if (op === 'in' || op === 'notIn') {
+      const list = st.param((a) => (get(a)[op] as unknown[]).map(sqlValue));
+      out.push(op === 'in' ? `${col} = ANY(${list})` : `NOT (${col} = ANY(${list}))`);
+    } else if (COMPARISONS[op]) {
+      out.push(`${col} ${COMPARISONS[op]} ${param()}`);
+    } else if (LIKE[op]) {
+      const pattern = LIKE[op];
+      const p = st.param((a) => pattern(String(get(a)[op])));
+      out.push(`${col} ${insensitive ? 'ILIKE' : 'LIKE'} ${p}`);
+    } else if (op === 'not') {
+      if (value === null) out.push(`${col} IS NOT NULL`);
+      else if (isPlainObject(value)) {
+        const inner = scalarFilterSql(col, value, st, (a) => get(a).not as Record<string, unknown>);
+        out.push(`NOT (${inner.join(' AND ') || 'TRUE'})`);
+      } else out.push(`${col} IS DISTINCT FROM ${param()}`);
+    } else unsupported(`filter ${op}`);
+  }
+  return out;
+}
+
+/** Prisma's `where` as conditions joined by AND (none: every row). */
 function whereSql(model: string, alias: string, where: Where, st: Statement, get: Get<Where>): string[] {
-  return Object.entries(where).map(([name, value]) => {
-    const f = field(model, name);
-    if (f.kind === 'object') throw new Error(`Filtering on relation ${model}.${name} is not supported.`);
-    const col = `${alias}.${q(name)}`;
-    if (value === null) return `${col} IS NULL`;
-    if (typeof value === 'object' && !(value instanceof Date)) {
-      const keys = Object.keys(value);
-      if (keys.length === 1 && keys[0] === 'in')
-        return `${col} = ANY(${st.param((a) => (get(a)[name] as { in: unknown[] }).in)})`;
-      throw new Error(`Filter ${JSON.stringify(keys)} on ${model}.${name} is not supported.`);
+  const out: string[] = [];
+  const all = (conds: string[]) => (conds.length ? conds.join(' AND ') : 'TRUE');
+  for (const [name, value] of Object.entries(where)) {
+    if (value === undefined) continue;
+    if (name === 'AND' || name === 'OR' || name === 'NOT') {
+      const list = Array.isArray(value) ? value : [value];
+      const parts = list.map((w, i) =>
+        all(
+          whereSql(model, alias, w as Where, st, (a) => {
+            const v = get(a)[name];
+            return (Array.isArray(v) ? v[i] : v) as Where;
+          }),
+        ),
+      );
+      if (name === 'AND') out.push(...parts.map((p) => `(${p})`));
+      else if (name === 'OR')
+        out.push(parts.length ? `(${parts.map((p) => `(${p})`).join(' OR ')})` : 'FALSE');
+      else out.push(...parts.map((p) => `NOT (${p})`));
+      continue;
     }
-    return `${col} = ${st.param((a) => get(a)[name])}`;
-  });
+    const f = field(model, name);
+    if (f.kind === 'object') unsupported(`filtering on relation ${model}.${name}`);
+    const col = `${alias}.${q(name)}`;
+    if (value === null) out.push(`${col} IS NULL`);
+    else if (isPlainObject(value))
+      out.push(...scalarFilterSql(col, value, st, (a) => get(a)[name] as Record<string, unknown>));
+    else out.push(`${col} = ${st.param((a) => sqlValue(get(a)[name]))}`);
+  }
+  return out;
 }
 
 function orderSql(model: string, alias: string, orderBy: OrderBy | OrderBy[], st: Statement): string[] {
   const dir = (d: unknown) => {
-    if (d !== 'asc' && d !== 'desc') throw new Error(`Order ${JSON.stringify(d)} is not supported.`);
+    if (d !== 'asc' && d !== 'desc')
+      throw new UnsupportedArgs(`Order ${JSON.stringify(d)} is not supported.`);
     return d === 'desc' ? 'DESC' : 'ASC';
   };
   return (Array.isArray(orderBy) ? orderBy : [orderBy]).flatMap((o) =>
@@ -141,18 +220,21 @@ function orderSql(model: string, alias: string, orderBy: OrderBy | OrderBy[], st
       const f = field(model, name);
       if (f.kind !== 'object') return `${alias}.${q(name)} ${dir(d)}`;
       const entries = Object.entries(d as Record<string, unknown>);
-      if (f.isList || entries.length !== 1) throw new Error(`Order by ${model}.${name} is not supported.`);
+      if (f.isList || entries.length !== 1)
+        throw new UnsupportedArgs(`Order by ${model}.${name} is not supported.`);
       const [sub, subDir] = entries[0] as [string, unknown];
       if (field(f.type, sub).kind === 'object')
-        throw new Error(`Order by ${model}.${name}.${sub} is not supported.`);
+        throw new UnsupportedArgs(`Order by ${model}.${name}.${sub} is not supported.`);
       const c = st.alias();
       return `(SELECT ${c}.${q(sub)} FROM ${q(f.type)} ${c} WHERE ${joinCondition(model, f, alias, c)}) ${dir(subDir)}`;
     }),
   );
 }
 
-/** The fields a selection reads: `select` as given, else every scalar plus `include`'s relations. */
-const ARG_KEYS = new Set(['where', 'orderBy', 'select', 'include']);
+const ARG_KEYS = new Set(['where', 'orderBy', 'select', 'include', 'take', 'skip', 'cursor']);
+
+/** `_count: { select: { rel: true | { where } } }`: each to-many relation counted. */
+type CountSelection = { select: Record<string, boolean | { where?: Where }> };
 
 /** The fields a selection reads (`select` as given, else every scalar plus `include`'s relations), with where each one's arguments are. */
 function selected(
@@ -160,9 +242,11 @@ function selected(
   args: RelationArgs,
   get: Get<RelationArgs>,
 ): [Field, RelationArgs, Get<RelationArgs>][] {
-  const unknown = Object.keys(args).filter((k) => !ARG_KEYS.has(k));
-  if (unknown.length > 0) throw new Error(`Arguments ${unknown.join(', ')} on ${model} are not supported.`);
-  if (args.select && args.include) throw new Error('select and include together are not supported.');
+  const unknown = Object.keys(args).filter(
+    (k) => !ARG_KEYS.has(k) && (args as Record<string, unknown>)[k] !== undefined,
+  );
+  if (unknown.length > 0) unsupported(`arguments ${unknown.join(', ')} on ${model}`);
+  if (args.select && args.include) unsupported('select and include together');
   const key = args.select ? 'select' : 'include';
   const sel: Selection = args.select ?? {
     ...Object.fromEntries(modelOf(model).scalars.map((n) => [n, true])),
@@ -171,15 +255,134 @@ function selected(
   return Object.entries(sel)
     .filter(([, v]) => v !== false && v !== undefined)
     .map(([name, v]) => {
-      const f = field(model, name);
-      if (f.kind !== 'object' && !SUPPORTED.has(f.type))
-        throw new Error(`${model}.${name} (${f.type}) is not supported.`);
-      if (f.kind !== 'object' && f.isList && (f.type === 'DateTime' || f.type === 'BigInt'))
-        throw new Error(`${model}.${name} (${f.type}[]) is not supported.`);
       const sub: Get<RelationArgs> = (a) =>
         (get(a)[key] as Record<string, RelationArgs>)[name] as RelationArgs;
+      if (name === '_count') return [COUNT_FIELD, v as RelationArgs, sub];
+      const f = field(model, name);
+      if (f.kind !== 'object' && !SUPPORTED.has(f.type)) unsupported(`${model}.${name} (${f.type})`);
+      if (f.kind !== 'object' && f.isList && (f.type === 'DateTime' || f.type === 'BigInt'))
+        unsupported(`${model}.${name} (${f.type}[])`);
       return [f, v === true ? {} : (v as RelationArgs), sub];
     });
+}
+
+/** Stands for `_count` among a selection's fields. */
+const COUNT_FIELD: Field = {
+  name: '_count',
+  kind: 'count',
+  type: '',
+  isList: false,
+  isId: false,
+  isRequired: true,
+};
+
+/** `_count` as a json object of the counted relations. */
+function countJson(
+  model: string,
+  sel: CountSelection,
+  parent: string,
+  st: Statement,
+  get: Get<RelationArgs>,
+): string {
+  if (!isPlainObject(sel) || !isPlainObject(sel.select)) return unsupported(`_count on ${model}`);
+  const pairs = Object.entries(sel.select)
+    .filter(([, v]) => v !== false && v !== undefined)
+    .map(([name, v]) => {
+      const rel = field(model, name);
+      if (rel.kind !== 'object' || !rel.isList) unsupported(`_count of ${model}.${name}`);
+      const c = st.alias();
+      const w = v === true ? {} : ((v as { where?: Where }).where ?? {});
+      if (v !== true && Object.keys(v as object).some((k) => k !== 'where'))
+        unsupported(`_count arguments of ${name}`);
+      const conds = [
+        joinCondition(model, rel, parent, c),
+        ...whereSql(rel.type, c, w, st, (a) => {
+          const one = ((get(a) as unknown as CountSelection).select[name] ?? true) as
+            | { where?: Where }
+            | true;
+          return one === true ? {} : (one.where ?? {});
+        }),
+      ];
+      return `'${name}', (SELECT count(*)::int FROM ${q(rel.type)} ${c} WHERE ${conds.join(' AND ')})`;
+    });
+  return `json_build_object(${pairs.join(', ')})`;
+}
+
+/** `ORDER BY` columns of `orderBy` as [column, direction] (cursors compare them). */
+function orderColumns(model: string, orderBy: OrderBy | OrderBy[] | undefined): [string, 'asc' | 'desc'][] {
+  if (!orderBy) return [];
+  return (Array.isArray(orderBy) ? orderBy : [orderBy]).flatMap((o) =>
+    Object.entries(o).map(([name, d]): [string, 'asc' | 'desc'] => {
+      const f = field(model, name);
+      // A cursor over a nullable or relation column needs Prisma's own null handling.
+      if (f.kind === 'object' || !f.isRequired || f.isList)
+        unsupported(`cursor with order by ${model}.${name}`);
+      if (d !== 'asc' && d !== 'desc') unsupported(`order ${JSON.stringify(d)}`);
+      return [name, d as 'asc' | 'desc'];
+    }),
+  );
+}
+
+/**
+ * Prisma's cursor: the rows from the cursor's row on, in the order given (the cursor's row
+ * included; `skip: 1` leaves it out). No such row: no rows, as Prisma answers.
+ */
+function cursorSql(
+  model: string,
+  alias: string,
+  args: RelationArgs,
+  st: Statement,
+  get: Get<RelationArgs>,
+): string {
+  const cursor = args.cursor as Where;
+  const c = st.alias();
+  const at = whereSql(model, c, cursor, st, (a) => get(a).cursor as Where);
+  if (at.length === 0) unsupported('an empty cursor');
+  const cols = orderColumns(model, args.orderBy);
+  const value = (col: string) => `(SELECT ${c}.${q(col)} FROM ${q(model)} ${c} WHERE ${at.join(' AND ')})`;
+  if (cols.length === 0) unsupported('a cursor without order');
+  // (a > ca) OR (a = ca AND b > cb) OR … OR (a = ca AND … AND z >= cz)
+  const ors = cols.map((_, i) => {
+    const eq = cols.slice(0, i).map(([col]) => `${alias}.${q(col)} = ${value(col)}`);
+    const [col, d] = cols[i] as [string, 'asc' | 'desc'];
+    const last = i === cols.length - 1;
+    const op = d === 'asc' ? (last ? '>=' : '>') : last ? '<=' : '<';
+    return `(${[...eq, `${alias}.${q(col)} ${op} ${value(col)}`].join(' AND ')})`;
+  });
+  return `(${ors.join(' OR ')})`;
+}
+
+/** `LIMIT`/`OFFSET` of take and skip (a negative take reads backwards: Prisma does that). */
+function pageSql(args: RelationArgs, st: Statement, get: Get<RelationArgs>): string {
+  let sql = '';
+  if (args.take !== undefined) {
+    if (!Number.isInteger(args.take) || args.take < 0) unsupported(`take ${String(args.take)}`);
+    sql += ` LIMIT ${st.param((a) => get(a).take)}`;
+  }
+  if (args.skip !== undefined && args.skip !== 0) {
+    if (!Number.isInteger(args.skip) || args.skip < 0) unsupported(`skip ${String(args.skip)}`);
+    sql += ` OFFSET ${st.param((a) => get(a).skip)}`;
+  }
+  return sql;
+}
+
+/** Conditions, order and page of a read of `model` under `alias`. */
+function filterSql(
+  model: string,
+  alias: string,
+  args: RelationArgs,
+  st: Statement,
+  get: Get<RelationArgs>,
+  extra: string[],
+): { where: string; order: string; page: string } {
+  const conds = [...extra, ...whereSql(model, alias, args.where ?? {}, st, (a) => get(a).where ?? {})];
+  if (args.cursor !== undefined) conds.push(cursorSql(model, alias, args, st, get));
+  const order = args.orderBy ? orderSql(model, alias, args.orderBy, st) : [];
+  return {
+    where: conds.length ? ` WHERE ${conds.join(' AND ')}` : '',
+    order: order.length ? ` ORDER BY ${order.join(', ')}` : '',
+    page: pageSql(args, st, get),
+  };
 }
 
 /** A relation as one json value (an object, null, or an array) and how to decode it. */
@@ -193,22 +396,23 @@ function relationJson(
 ): { sql: string; decode: Decode | null } {
   const c = st.alias();
   const obj = objectJson(rel.type, c, args, st, get);
-  const conds = [
-    joinCondition(model, rel, parent, c),
-    ...whereSql(rel.type, c, args.where ?? {}, st, (a) => get(a).where as Where),
-  ];
-  const from = `FROM ${q(rel.type)} ${c} WHERE ${conds.join(' AND ')}`;
   if (!rel.isList) {
-    if (args.where || args.orderBy)
-      throw new Error(`Arguments on to-one ${model}.${rel.name} are not supported.`);
-    return { sql: `(SELECT ${obj.sql} ${from})`, decode: obj.decode };
+    if (args.where || args.orderBy || args.take !== undefined || args.skip !== undefined || args.cursor)
+      unsupported(`arguments on to-one ${model}.${rel.name}`);
+    return {
+      sql: `(SELECT ${obj.sql} FROM ${q(rel.type)} ${c} WHERE ${joinCondition(model, rel, parent, c)})`,
+      decode: obj.decode,
+    };
   }
-  const order = args.orderBy ? ` ORDER BY ${orderSql(rel.type, c, args.orderBy, st).join(', ')}` : '';
+  const f = filterSql(rel.type, c, args, st, get, [joinCondition(model, rel, parent, c)]);
+  const from = `FROM ${q(rel.type)} ${c}${f.where}`;
   const one = obj.decode;
-  return {
-    sql: `COALESCE((SELECT json_agg(${obj.sql}${order}) ${from}), '[]'::json)`,
-    decode: one && ((v) => (v as unknown[]).map(one)),
-  };
+  const decode = one && ((v: unknown) => (v as unknown[]).map(one));
+  // A page is cut in a subquery whose order json_agg keeps.
+  const sql = f.page
+    ? `COALESCE((SELECT json_agg(p.j) FROM (SELECT ${obj.sql} AS j ${from}${f.order}${f.page}) p), '[]'::json)`
+    : `COALESCE((SELECT json_agg(${obj.sql}${f.order}) ${from}), '[]'::json)`;
+  return { sql, decode };
 }
 
 /** A row of `model` (alias `alias`) as a json object of the selected fields. */
@@ -223,7 +427,9 @@ function objectJson(
   const decoders: [string, Decode][] = [];
   for (const [f, rel, sub] of selected(model, args, get)) {
     let sql = `${alias}.${q(f.name)}`;
-    if (f.kind === 'object') {
+    if (f === COUNT_FIELD) {
+      sql = countJson(model, rel as unknown as CountSelection, alias, st, sub);
+    } else if (f.kind === 'object') {
       const r = relationJson(model, f, rel, alias, st, sub);
       sql = r.sql;
       if (r.decode) decoders.push([f.name, r.decode]);
@@ -268,23 +474,20 @@ function plan(model: string, args: RawFindManyArgs): Plan {
   const cols: string[] = [];
   const decoders: [string, Decode][] = [];
   for (const [f, rel, sub] of selected(model, args, (x) => x)) {
-    if (f.kind !== 'object') {
+    if (f === COUNT_FIELD) {
+      cols.push(`${countJson(model, rel as unknown as CountSelection, a, st, sub)} AS "_count"`);
+    } else if (f.kind !== 'object') {
       // The driver decodes scalars itself (src/db/database.ts sets the parsers Prisma's types need).
       cols.push(`${a}.${q(f.name)}`);
-      continue;
+    } else {
+      const r = relationJson(model, f, rel, a, st, sub);
+      cols.push(`${r.sql} AS ${q(f.name)}`);
+      if (r.decode) decoders.push([f.name, r.decode]);
     }
-    const r = relationJson(model, f, rel, a, st, sub);
-    cols.push(`${r.sql} AS ${q(f.name)}`);
-    if (r.decode) decoders.push([f.name, r.decode]);
   }
-  const where = whereSql(model, a, args.where, st, (x) => x.where);
-  const order = args.orderBy ? orderSql(model, a, args.orderBy, st) : [];
-  const sql =
-    `SELECT ${cols.join(', ')} FROM ${q(model)} ${a}` +
-    (where.length ? ` WHERE ${where.join(' AND ')}` : '') +
-    (order.length ? ` ORDER BY ${order.join(', ')}` : '');
+  const f = filterSql(model, a, args, st, (x) => x, []);
   return {
-    sql,
+    sql: `SELECT ${cols.join(', ')} FROM ${q(model)} ${a}${f.where}${f.order}${f.page}`,
     params: st.params,
     decode: (row) => {
       for (const [k, d] of decoders) row[k] = d(row[k]);
@@ -292,48 +495,66 @@ function plan(model: string, args: RawFindManyArgs): Plan {
   };
 }
 
-/** What decides a statement's text: the arguments with their filter values left out. */
+/** The shape of a `where`: what decides its SQL text (operators, nesting, null), not its values. */
+function whereShape(where: unknown): string {
+  if (Array.isArray(where)) return `[${where.map(whereShape).join(',')}]`;
+  if (where === null) return 'null';
+  if (where === undefined) return 'u';
+  if (!isPlainObject(where)) return '=';
+  let key = '{';
+  for (const [k, v] of Object.entries(where))
+    key += k === 'mode' ? `mode:${String(v)};` : `${k}:${whereShape(v)};`;
+  return `${key}}`;
+}
+
+/** What decides a statement's text: the arguments with their values left out. */
 function shapeKey(args: RelationArgs): string {
   let key = '';
   for (const [k, v] of Object.entries(args)) {
-    if (k === 'where') {
-      key += 'w(';
-      for (const [name, value] of Object.entries(v as Where)) {
-        const kind =
-          value === null
-            ? 'null'
-            : typeof value === 'object' && !(value instanceof Date)
-              ? Object.keys(value)
-              : '=';
-        key += `${name}:${kind};`;
-      }
-      key += ')';
-    } else if (k === 'select' || k === 'include') {
+    if (k === 'where' || k === 'cursor') key += `${k}${whereShape(v)}`;
+    else if (k === 'take' || k === 'skip')
+      key += `${k}:${v === undefined ? 'u' : v === 0 && k === 'skip' ? '0' : Number.isInteger(v) && (v as number) >= 0 ? 'n' : String(v)};`;
+    else if (k === 'select' || k === 'include') {
       key += `${k}(`;
       for (const [name, sub] of Object.entries(v as Selection))
-        key += `${name}:${typeof sub === 'object' && sub !== null ? shapeKey(sub) : String(sub)};`;
+        key +=
+          name === '_count'
+            ? `_count${whereShape(sub)};`
+            : `${name}:${typeof sub === 'object' && sub !== null ? shapeKey(sub) : String(sub)};`;
       key += ')';
     } else key += `${k}:${JSON.stringify(v)};`;
   }
   return key;
 }
 
-// One plan per call site's shape (a handful), so a request only fills in its values.
-const plans = new Map<string, Plan>();
+// One plan per call site's shape (a handful), so a request only fills in its values; a shape this
+// reader cannot translate is remembered too (null), so Prisma takes it at once next time.
+const plans = new Map<string, Plan | null>();
 const MAX_PLANS = 1000;
+
+function planFor(model: string, args: RawFindManyArgs): Plan | null {
+  const key = `${model}|${shapeKey(args)}`;
+  let p = plans.get(key);
+  if (p === undefined) {
+    try {
+      p = plan(model, args);
+    } catch (err) {
+      if (!(err instanceof UnsupportedArgs)) throw err;
+      p = null;
+    }
+    if (plans.size >= MAX_PLANS) plans.clear();
+    plans.set(key, p);
+  }
+  return p;
+}
 
 /** The statement of a findMany on `model`, its parameters and the decoding its rows still need. */
 export function rawFindManySql(
   model: string,
   args: RawFindManyArgs,
 ): { sql: string; params: unknown[]; decode: (row: Record<string, unknown>) => void } {
-  const key = `${model}|${shapeKey(args)}`;
-  let p = plans.get(key);
-  if (!p) {
-    p = plan(model, args);
-    if (plans.size >= MAX_PLANS) plans.clear();
-    plans.set(key, p);
-  }
+  const p = planFor(model, args);
+  if (!p) return plan(model, args); // throws the UnsupportedArgs that says why
   return { sql: p.sql, params: p.params.map((get) => get(args)), decode: p.decode };
 }
 
@@ -345,5 +566,31 @@ export async function rawFindMany<T>(prisma: Prisma, model: string, args: RawFin
   const { sql, params, decode } = rawFindManySql(model, args);
   const rows = await rawRowsOf(prisma)<Record<string, unknown>>(sql, params);
   for (const row of rows) decode(row);
+  return rows as T[];
+}
+
+type Delegate = { findMany(args: unknown): Promise<unknown[]> };
+
+/**
+ * `prisma.<model>.findMany(args)`: in one raw statement when this reader translates the arguments,
+ * else by Prisma. For reads outside a transaction (the raw statement takes a pool connection).
+ */
+export async function findManyRows<T>(prisma: Prisma, model: string, prismaArgs: object): Promise<T[]> {
+  // Prisma's own argument type for the model; anything this reader does not know makes it unsupported.
+  const args = prismaArgs as RawFindManyArgs;
+  const p = planFor(model, { ...args, where: args.where ?? {} });
+  if (!p) {
+    const delegate = (prisma as unknown as Record<string, Delegate>)[
+      model.charAt(0).toLowerCase() + model.slice(1)
+    ];
+    if (!delegate) throw new Error(`Unknown model ${model}.`);
+    return (await delegate.findMany(args)) as T[];
+  }
+  const full = { ...args, where: args.where ?? {} };
+  const rows = await rawRowsOf(prisma)<Record<string, unknown>>(
+    p.sql,
+    p.params.map((get) => get(full)),
+  );
+  for (const row of rows) p.decode(row);
   return rows as T[];
 }

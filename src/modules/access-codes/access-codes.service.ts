@@ -2,6 +2,7 @@
 import { randomInt } from 'node:crypto';
 import { authorize } from '../../auth/permissions.js';
 import type { AppContext } from '../../context.js';
+import { findManyRows } from '../../db/raw-rows.js';
 import { scoped } from '../../db/scope.js';
 import { textSearch } from '../../db/text-search.js';
 import { AppError } from '../../errors.js';
@@ -89,7 +90,7 @@ export type AccessCodeWithNames = Awaited<ReturnType<typeof listAccessCodes>>[nu
 /** GraphQL: the selection decides what is loaded. */
 export async function queryAccessCodes(ctx: AppContext, filters: Record<string, unknown>, page: Page) {
   const where = await accessCodeWhere(ctx, filters);
-  return ctx.prisma.accessCode.findMany({ ...page, where, orderBy: accessCodeOrder });
+  return findManyRows<AccessCode>(ctx.prisma, 'AccessCode', { ...page, where, orderBy: accessCodeOrder });
 }
 
 export async function countAccessCodes(ctx: AppContext, filters: Record<string, unknown>) {

@@ -1,9 +1,10 @@
 // Advertisements (spec 4.8): tenant-scoped list and count, used by both REST and GraphQL.
 import { authorize } from '../../auth/permissions.js';
 import type { AppContext } from '../../context.js';
+import { findManyRows } from '../../db/raw-rows.js';
 import { scoped } from '../../db/scope.js';
 import { textSearch } from '../../db/text-search.js';
-import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
+import type { Advertisement, Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { dayStart, nextDayStart } from '../../shared/dates.js';
 import { validateFilters } from '../../validation/validator.js';
 import { type AdvertisementOrderColumn, advertisementFilterRules } from './advertisements.inputs.js';
@@ -75,7 +76,7 @@ export type AdvertisementWithTags = Awaited<ReturnType<typeof listAdvertisements
 /** GraphQL: the selection decides what is loaded. */
 export async function queryAdvertisements(ctx: AppContext, filters: Record<string, unknown>, page: Page) {
   const { where, orderBy } = await advertisementQuery(ctx, filters);
-  return ctx.prisma.advertisement.findMany({ ...page, where, orderBy });
+  return findManyRows<Advertisement>(ctx.prisma, 'Advertisement', { ...page, where, orderBy });
 }
 
 export async function countAdvertisements(ctx: AppContext, filters: Record<string, unknown>) {

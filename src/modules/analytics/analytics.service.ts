@@ -3,8 +3,10 @@
 import { authorize } from '../../auth/permissions.js';
 import type { Scope } from '../../auth/principal.js';
 import type { AppContext } from '../../context.js';
+import { findManyRows } from '../../db/raw-rows.js';
 import { scoped } from '../../db/scope.js';
 import { AppError } from '../../errors.js';
+import type { LocationLog, LocationSession } from '../../generated/prisma/client.js';
 import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { SingleFlight } from '../../shared/single-flight.js';
 import { validateFilters } from '../../validation/validator.js';
@@ -326,7 +328,11 @@ export async function listLocationSessions(
   page: SessionPage,
 ) {
   const where = await locationSessionWhere(ctx, filters);
-  return ctx.prisma.locationSession.findMany({ where, orderBy: locationSessionOrder, ...page });
+  return findManyRows<LocationSession>(ctx.prisma, 'LocationSession', {
+    where,
+    orderBy: locationSessionOrder,
+    ...page,
+  });
 }
 
 export async function countLocationSessions(ctx: AppContext, filters: Record<string, unknown>) {
@@ -373,7 +379,7 @@ type LogPage = Omit<PrismaNS.LocationLogFindManyArgs, 'where' | 'orderBy'>;
 
 export async function listLocationLogs(ctx: AppContext, filters: Record<string, unknown>, page: LogPage) {
   const where = await locationLogWhere(ctx, filters);
-  return ctx.prisma.locationLog.findMany({ where, orderBy: locationLogOrder, ...page });
+  return findManyRows<LocationLog>(ctx.prisma, 'LocationLog', { where, orderBy: locationLogOrder, ...page });
 }
 
 export async function countLocationLogs(ctx: AppContext, filters: Record<string, unknown>) {

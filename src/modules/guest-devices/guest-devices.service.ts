@@ -4,8 +4,9 @@
 import { authorize } from '../../auth/permissions.js';
 import type { Scope } from '../../auth/principal.js';
 import type { AppContext } from '../../context.js';
+import { findManyRows } from '../../db/raw-rows.js';
 import { inScope, scoped } from '../../db/scope.js';
-import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
+import type { GuestDevice, Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { dayStart } from '../../shared/dates.js';
 import { validateFilters } from '../../validation/validator.js';
 import { deviceFilterRules, deviceListRules, normaliseMac } from './guest-devices.inputs.js';
@@ -74,7 +75,7 @@ type Page = Omit<PrismaNS.GuestDeviceFindManyArgs, 'where' | 'orderBy'>;
 
 export async function listDevices(ctx: AppContext, filters: Record<string, unknown>, page: Page) {
   const q = await deviceQuery(ctx, filters, true);
-  return ctx.prisma.guestDevice.findMany({ ...page, ...q });
+  return findManyRows<GuestDevice>(ctx.prisma, 'GuestDevice', { ...page, ...q });
 }
 
 export async function countDevices(ctx: AppContext, filters: Record<string, unknown>): Promise<number> {

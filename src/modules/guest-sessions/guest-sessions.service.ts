@@ -4,9 +4,9 @@
 import { authorize } from '../../auth/permissions.js';
 import type { Scope } from '../../auth/principal.js';
 import type { AppContext } from '../../context.js';
-import { rawFindMany } from '../../db/raw-rows.js';
+import { findManyRows, rawFindMany } from '../../db/raw-rows.js';
 import { scoped } from '../../db/scope.js';
-import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
+import type { GuestSession, Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { dayStart, nextDayStart } from '../../shared/dates.js';
 import { validateFilters } from '../../validation/validator.js';
 import { normaliseMac } from '../guest-devices/guest-devices.inputs.js';
@@ -74,7 +74,7 @@ type Page = Omit<PrismaNS.GuestSessionFindManyArgs, 'where' | 'orderBy'>;
 
 export async function listSessions(ctx: AppContext, filters: Record<string, unknown>, page: Page) {
   const q = await sessionQuery(ctx, filters);
-  return ctx.prisma.guestSession.findMany({ ...page, ...q });
+  return findManyRows<GuestSession>(ctx.prisma, 'GuestSession', { ...page, ...q });
 }
 
 /** What a REST list item shows besides the session: one statement per relation, not per row. */

@@ -3,10 +3,11 @@ import { randomBytes } from 'node:crypto';
 import { authorize, hasPermission } from '../../auth/permissions.js';
 import type { AppContext } from '../../context.js';
 import { renameFields } from '../../db/columns.js';
-import { rawFindMany } from '../../db/raw-rows.js';
+import { findManyRows, rawFindMany } from '../../db/raw-rows.js';
 import { inScope, scoped } from '../../db/scope.js';
 import { textSearch } from '../../db/text-search.js';
 import { AppError } from '../../errors.js';
+import type { Guest } from '../../generated/prisma/client.js';
 import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { dayStart } from '../../shared/dates.js';
 import { avatarStorage } from '../../storage/storage.js';
@@ -120,7 +121,11 @@ type Page = Omit<PrismaNS.GuestFindManyArgs, 'where' | 'orderBy'>;
 
 export async function listGuests(ctx: AppContext, filters: Record<string, unknown>, page: Page) {
   const { where, f } = await guestQuery(ctx, filters, guestFilterRules);
-  return ctx.prisma.guest.findMany({ ...page, where, orderBy: guestOrder(f.last_guest_first === true) });
+  return findManyRows<Guest>(ctx.prisma, 'Guest', {
+    ...page,
+    where,
+    orderBy: guestOrder(f.last_guest_first === true),
+  });
 }
 
 export async function countGuests(ctx: AppContext, filters: Record<string, unknown>): Promise<number> {
@@ -199,7 +204,12 @@ export async function findGuest(
 ) {
   const scope = authorize(ctx.principal, 'guests.view');
   // The pinned location is its own condition: spread after `id` it would replace the requested id.
-  return ctx.prisma.guest.findFirst({ ...query, where: { ...scoped(scope, 'locationId'), AND: [{ id }] } });
+  const rows = await findManyRows<Guest>(ctx.prisma, 'Guest', {
+    ...query,
+    where: { ...scoped(scope, 'locationId'), AND: [{ id }] },
+    take: 1,
+  });
+  return rows[0] ?? null;
 }
 
 /** REST's detail: the guest with its location name and tags, or 404. */

@@ -2,10 +2,11 @@
 import { authorize } from '../../auth/permissions.js';
 import type { AppContext } from '../../context.js';
 import { renameFields } from '../../db/columns.js';
+import { findManyRows } from '../../db/raw-rows.js';
 import { scoped } from '../../db/scope.js';
 import { textSearch } from '../../db/text-search.js';
 import { AppError } from '../../errors.js';
-import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
+import type { Location, Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { validate, validateFilters } from '../../validation/validator.js';
 import { hierarchyFilterRules, locationFilterRules, locationWriteRules } from './locations.inputs.js';
 
@@ -47,7 +48,7 @@ type Page = Omit<PrismaNS.LocationFindManyArgs, 'where' | 'orderBy'>;
 
 export async function listLocations(ctx: AppContext, filters: Record<string, unknown>, page: Page) {
   const where = await locationWhere(ctx, 'locations.list', filters);
-  return ctx.prisma.location.findMany({ where, orderBy: locationOrder, ...page });
+  return findManyRows<Location>(ctx.prisma, 'Location', { where, orderBy: locationOrder, ...page });
 }
 
 export async function findLocation(
@@ -57,7 +58,12 @@ export async function findLocation(
 ) {
   const scope = authorize(ctx.principal, 'locations.list');
   // The pinned location is its own condition: spread after `id` it would replace the requested id.
-  return ctx.prisma.location.findFirst({ ...query, where: { ...scoped(scope, 'id'), AND: [{ id }] } });
+  const rows = await findManyRows<Location>(ctx.prisma, 'Location', {
+    ...query,
+    where: { ...scoped(scope, 'id'), AND: [{ id }] },
+    take: 1,
+  });
+  return rows[0] ?? null;
 }
 
 export async function countLocations(ctx: AppContext, filters: Record<string, unknown>): Promise<number> {

@@ -2,9 +2,10 @@
 // They are tenant-wide, so pinned users read them too (they need an id to generate access codes).
 import { authorize } from '../../auth/permissions.js';
 import type { AppContext } from '../../context.js';
+import { findManyRows } from '../../db/raw-rows.js';
 import { scoped } from '../../db/scope.js';
 import { textSearch } from '../../db/text-search.js';
-import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
+import type { Prisma as PrismaNS, ServiceProfile } from '../../generated/prisma/client.js';
 import { validateFilters } from '../../validation/validator.js';
 import { serviceProfileFilterRules } from './service-profiles.inputs.js';
 
@@ -35,7 +36,11 @@ type Page = Omit<PrismaNS.ServiceProfileFindManyArgs, 'where' | 'orderBy'>;
 
 export async function listServiceProfiles(ctx: AppContext, filters: Record<string, unknown>, page: Page) {
   const where = await serviceProfileWhere(ctx, filters);
-  return ctx.prisma.serviceProfile.findMany({ ...page, where, orderBy: serviceProfileOrder });
+  return findManyRows<ServiceProfile>(ctx.prisma, 'ServiceProfile', {
+    ...page,
+    where,
+    orderBy: serviceProfileOrder,
+  });
 }
 
 export async function countServiceProfiles(ctx: AppContext, filters: Record<string, unknown>) {

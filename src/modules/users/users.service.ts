@@ -4,10 +4,11 @@ import { hashPassword } from '../../auth/passwords.js';
 import { authorize } from '../../auth/permissions.js';
 import type { Scope } from '../../auth/principal.js';
 import type { AppContext } from '../../context.js';
+import { findManyRows } from '../../db/raw-rows.js';
 import { scoped } from '../../db/scope.js';
 import { textSearch } from '../../db/text-search.js';
 import { AppError } from '../../errors.js';
-import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
+import type { Prisma as PrismaNS, User } from '../../generated/prisma/client.js';
 import { validate, validateFilters } from '../../validation/validator.js';
 import { userFilterRules, userWriteRules } from './users.inputs.js';
 import { pinnedRoles } from './users.roles.js';
@@ -41,7 +42,11 @@ export async function userWhere(
 type Page = Omit<PrismaNS.UserFindManyArgs, 'where' | 'orderBy'>;
 
 export async function listUsers(ctx: AppContext, filters: Record<string, unknown>, page: Page) {
-  return ctx.prisma.user.findMany({ where: await userWhere(ctx, filters), orderBy: userOrder, ...page });
+  return findManyRows<User>(ctx.prisma, 'User', {
+    where: await userWhere(ctx, filters),
+    orderBy: userOrder,
+    ...page,
+  });
 }
 
 /** The list with the tenant and location names the REST shape carries. */
