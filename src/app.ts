@@ -181,7 +181,7 @@ export async function buildApp(deps: {
   });
 
   mountHealth(fastify, { db, redis });
-  mountMedia(fastify, config);
+  mountMedia(fastify, config, prisma);
 
   await fastify.ready();
   return {

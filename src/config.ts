@@ -26,6 +26,24 @@ export interface Config {
   tenantDbConcurrency: number;
   /** On SIGTERM/SIGINT, how long in-flight requests may run before the process gives up and exits 1. */
   shutdownTimeoutSeconds: number;
+  /** Where uploaded files (guest avatars) live; see src/storage/storage.ts. */
+  mediaStorage: MediaStorage;
+  /** The bucket's settings when mediaStorage is `s3`. */
+  s3: S3Settings | undefined;
+}
+
+export type MediaStorage = 'local' | 'database' | 's3';
+
+export interface S3Settings {
+  bucket: string;
+  region: string;
+  /** An S3-compatible server (MinIO, …); undefined: AWS S3. */
+  endpoint: string | undefined;
+  /** Both or neither; neither: the AWS SDK's default credentials (AWS_* variables, instance role). */
+  credentials: { accessKeyId: string; secretAccessKey: string } | undefined;
+  forcePathStyle: boolean;
+  /** Prepended to every object key: `''` or a folder ending in `/`. */
+  prefix: string;
 }
 
 export class ConfigError extends Error {}
@@ -62,6 +80,89 @@ function trustedProxies(env: NodeJS.ProcessEnv): string[] {
   return entries;
 }
 
+function bool(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (/^(true|1)$/i.test(raw)) return true;
+  if (/^(false|0)$/i.test(raw)) return false;
+  throw new ConfigError(`${name} must be true or false; got "${raw}".`);
+}
+
+/** Bucket names as S3 allows them today: 3-63 lowercase letters, digits, dots and hyphens. */
+const BUCKET = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
+/** A folder of the bucket: segments of letters, digits, `.`, `_`, `-`, none of them `.` or `..`. */
+const PREFIX_SEGMENT = /^(?!\.{1,2}$)[A-Za-z0-9._-]+$/;
+
+function s3Settings(env: NodeJS.ProcessEnv): S3Settings {
+  const bucket = env.S3_BUCKET || '';
+  if (!bucket) throw new ConfigError('S3_BUCKET is required when MEDIA_STORAGE=s3.');
+  if (!BUCKET.test(bucket)) {
+    throw new ConfigError(
+      `S3_BUCKET must be a bucket name (3 to 63 lowercase letters, digits, dots and hyphens); got "${bucket}".`,
+    );
+  }
+  const region = env.S3_REGION || 'us-east-1';
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(region)) {
+    throw new ConfigError(`S3_REGION must be a region name such as eu-west-1; got "${region}".`);
+  }
+  const endpoint = env.S3_ENDPOINT || undefined;
+  if (endpoint !== undefined) {
+    let url: URL | undefined;
+    try {
+      url = new URL(endpoint);
+    } catch {}
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+      throw new ConfigError(`S3_ENDPOINT must be an http:// or https:// URL; got "${endpoint}".`);
+    }
+    // Not echoed: the value holds a secret.
+    if (url.username || url.password) {
+      throw new ConfigError(
+        'S3_ENDPOINT must not carry credentials; set S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY.',
+      );
+    }
+  }
+  const accessKeyId = env.S3_ACCESS_KEY_ID || '';
+  const secretAccessKey = env.S3_SECRET_ACCESS_KEY || '';
+  if (Boolean(accessKeyId) !== Boolean(secretAccessKey)) {
+    throw new ConfigError(
+      `${accessKeyId ? 'S3_SECRET_ACCESS_KEY' : 'S3_ACCESS_KEY_ID'} is missing: set S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY together, or neither for the AWS SDK's default credentials.`,
+    );
+  }
+  const prefixRaw = env.S3_PREFIX || '';
+  const segments = prefixRaw.split('/').filter((s) => s !== '');
+  if (prefixRaw.length > 200 || !segments.every((s) => PREFIX_SEGMENT.test(s))) {
+    throw new ConfigError(
+      `S3_PREFIX must be a folder such as gateway/media (letters, digits, ".", "_", "-" between slashes); got "${prefixRaw}".`,
+    );
+  }
+  return {
+    bucket,
+    region,
+    endpoint,
+    credentials: accessKeyId ? { accessKeyId, secretAccessKey } : undefined,
+    // S3-compatible servers (MinIO) commonly answer path-style requests only.
+    forcePathStyle: bool(env, 'S3_FORCE_PATH_STYLE', endpoint !== undefined),
+    prefix: segments.length ? `${segments.join('/')}/` : '',
+  };
+}
+
+function mediaStorage(env: NodeJS.ProcessEnv, databaseUrl: string | undefined): MediaStorage {
+  const raw = env.MEDIA_STORAGE || '';
+  if (raw === '') {
+    // A bucket configured without choosing it is most likely a forgotten MEDIA_STORAGE=s3.
+    if (env.S3_BUCKET) {
+      throw new ConfigError(
+        'S3_BUCKET is set but MEDIA_STORAGE is not: set MEDIA_STORAGE=s3 to use the bucket.',
+      );
+    }
+    return databaseUrl ? 'database' : 'local';
+  }
+  if (raw !== 'local' && raw !== 'database' && raw !== 's3') {
+    throw new ConfigError(`MEDIA_STORAGE must be local, database or s3; got "${raw}".`);
+  }
+  return raw;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = int(env, 'PORT', 4000, 0, 65535);
   const host = env.HOST || '127.0.0.1';
@@ -90,6 +191,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`APP_URL must be an absolute URL; got "${appUrl}".`);
   }
   const dbPoolSize = int(env, 'DB_POOL_SIZE', 10, 1, 1000);
+  const media = mediaStorage(env, databaseUrl);
   return {
     port,
     host,
@@ -108,6 +210,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // Two connections stay free for other tenants (and for a pool of 1 or 2, one request at a time).
     tenantDbConcurrency: int(env, 'TENANT_DB_CONCURRENCY', Math.max(1, dbPoolSize - 2), 1, 10_000),
     shutdownTimeoutSeconds: int(env, 'SHUTDOWN_TIMEOUT_SECONDS', 25, 1, 3600),
+    mediaStorage: media,
+    s3: media === 's3' ? s3Settings(env) : undefined,
   };
 }
 

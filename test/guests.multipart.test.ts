@@ -1,12 +1,12 @@
 // PUT /guests/:id as multipart/form-data: the avatar as a file part (decisions, "Resource details"),
 // judged by the same rule as a data URL; fields and `tags[]` read as a JSON body would be.
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from './helpers/app.js';
 import { addGuest, newTenant } from './helpers/fixtures.js';
+import { form, type Part } from './helpers/multipart.js';
 
 let t: TestApp;
 const dataDir = mkdtempSync(path.join(tmpdir(), 'guests-multipart-'));
@@ -20,24 +20,6 @@ afterAll(async () => {
 
 const PNG_HEAD = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 const png = (size: number): Buffer => Buffer.concat([PNG_HEAD, Buffer.alloc(size - PNG_HEAD.length, 7)]);
-
-type Part = { name: string; value: string } | { name: string; file: Buffer; type: string; filename: string };
-
-function form(parts: Part[]): { body: Buffer; contentType: string } {
-  const boundary = `----gateway${randomBytes(8).toString('hex')}`;
-  const chunks: Buffer[] = [];
-  for (const p of parts) {
-    const head =
-      'file' in p
-        ? `Content-Disposition: form-data; name="${p.name}"; filename="${p.filename}"\r\nContent-Type: ${p.type}`
-        : `Content-Disposition: form-data; name="${p.name}"`;
-    chunks.push(Buffer.from(`--${boundary}\r\n${head}\r\n\r\n`));
-    chunks.push('file' in p ? p.file : Buffer.from(p.value));
-    chunks.push(Buffer.from('\r\n'));
-  }
-  chunks.push(Buffer.from(`--${boundary}--\r\n`));
-  return { body: Buffer.concat(chunks), contentType: `multipart/form-data; boundary=${boundary}` };
-}
 
 async function put(token: string, id: string, parts: Part[]) {
   const { body, contentType } = form(parts);

@@ -1,11 +1,13 @@
-// Serves stored avatars at GET /media/avatars/<file>, outside /api/v1: no token is needed (the file
-// names are random, as with a public object-store URL), and nothing else of DATA_DIR is reachable.
+// Serves stored avatars at GET /media/avatars/<file>, outside /api/v1, from whichever backend
+// MEDIA_STORAGE names: no token is needed (the file names are random, as with a public
+// object-store URL), and nothing but a key of our shape reaches the backend.
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
+import type { Prisma } from '../db/database.js';
 import { AVATAR_PATH, avatarStorage } from './storage.js';
 
-export function mountMedia(app: FastifyInstance, config: Config): void {
-  const storage = avatarStorage(config);
+export function mountMedia(app: FastifyInstance, config: Config, prisma: Prisma): void {
+  const storage = avatarStorage({ config, prisma });
   app.get<{ Params: { file: string } }>(`${AVATAR_PATH}/:file`, async (request, reply) => {
     const file = await storage.get(request.params.file);
     if (!file)

@@ -1,9 +1,13 @@
-// A small storage interface for uploaded files (guest avatars), so another backend (an object
-// store) can replace the local folder without touching the services.
-import { randomBytes } from 'node:crypto';
+// A small storage interface for uploaded files (guest avatars), with three backends chosen by
+// MEDIA_STORAGE: a local folder (the embedded default), the database (the default with
+// DATABASE_URL: every instance of a fleet serves every file) or an S3 bucket.
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { Config } from '../config.js';
+import type { Config, S3Settings } from '../config.js';
+import type { Prisma } from '../db/database.js';
+import { contentTypeOf, newKey } from './keys.js';
+import { PostgresStorage } from './postgres-storage.js';
+import { S3Storage } from './s3-storage.js';
 
 export interface StoredFile {
   bytes: Buffer;
@@ -13,51 +17,56 @@ export interface StoredFile {
 export interface FileStorage {
   /** Stores `bytes` under a new unguessable key ending in `.ext` and returns the key. */
   put(prefix: string, bytes: Buffer, ext: string): Promise<string>;
+  /** The file, or null for an unknown key or one not of our shape (src/storage/keys.ts). */
   get(key: string): Promise<StoredFile | null>;
-  /** Best effort: a missing file is not an error. */
+  /** A missing file is not an error. */
   remove(key: string): Promise<void>;
 }
-
-const CONTENT_TYPES: Record<string, string> = {
-  png: 'image/png',
-  jpg: 'image/jpeg',
-  gif: 'image/gif',
-  webp: 'image/webp',
-};
-
-/** Keys are flat file names we generated: `<prefix>-<random>.<ext>`; anything else is refused. */
-const KEY = /^[A-Za-z0-9_-]{1,64}\.(png|jpg|gif|webp)$/;
 
 export class LocalFolderStorage implements FileStorage {
   constructor(readonly dir: string) {}
 
   async put(prefix: string, bytes: Buffer, ext: string): Promise<string> {
-    const key = `${prefix.replace(/[^A-Za-z0-9_-]/g, '').slice(0, 32)}-${randomBytes(12).toString('hex')}.${ext}`;
+    const key = newKey(prefix, ext);
     await mkdir(this.dir, { recursive: true });
     await writeFile(path.join(this.dir, key), bytes);
     return key;
   }
 
   async get(key: string): Promise<StoredFile | null> {
-    const match = KEY.exec(key);
-    if (!match) return null;
+    const contentType = contentTypeOf(key);
+    if (contentType === null) return null;
     try {
-      const bytes = await readFile(path.join(this.dir, key));
-      return { bytes, contentType: CONTENT_TYPES[match[1] ?? ''] ?? 'application/octet-stream' };
+      return { bytes: await readFile(path.join(this.dir, key)), contentType };
     } catch {
       return null;
     }
   }
 
   async remove(key: string): Promise<void> {
-    if (!KEY.test(key)) return;
+    if (contentTypeOf(key) === null) return;
     await rm(path.join(this.dir, key), { force: true });
   }
 }
 
-/** Where guest avatars live: `DATA_DIR/avatars`. */
-export function avatarStorage(config: Pick<Config, 'dataDir'>): FileStorage {
-  return new LocalFolderStorage(path.join(config.dataDir, 'avatars'));
+const AVATARS = 'avatars';
+// One S3 client per configuration (it keeps its connections), not one per request.
+const buckets = new WeakMap<S3Settings, S3Storage>();
+
+/** Where guest avatars live: `DATA_DIR/avatars`, `avatars/…` rows of StoredFile, or `<S3_PREFIX>avatars/…`. */
+export function avatarStorage(deps: { config: Config; prisma: Prisma }): FileStorage {
+  const { config } = deps;
+  if (config.mediaStorage === 'database') return new PostgresStorage(deps.prisma, AVATARS);
+  if (config.mediaStorage === 's3') {
+    if (!config.s3) throw new Error('MEDIA_STORAGE=s3 needs the S3 settings (loadConfig reads them).');
+    let storage = buckets.get(config.s3);
+    if (!storage) {
+      storage = new S3Storage(config.s3, AVATARS);
+      buckets.set(config.s3, storage);
+    }
+    return storage;
+  }
+  return new LocalFolderStorage(path.join(config.dataDir, AVATARS));
 }
 
 /** Public path of an avatar, served by the media route outside /api/v1. */

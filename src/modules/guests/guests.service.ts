@@ -325,7 +325,7 @@ async function storeAvatar(
 ): Promise<string | null | undefined> {
   if (!('avatar' in valid)) return undefined;
   const avatar = valid.avatar as Avatar | null;
-  return avatar === null ? null : avatarStorage(ctx.config).put('avatar', avatar.bytes, avatar.ext);
+  return avatar === null ? null : avatarStorage(ctx).put('avatar', avatar.bytes, avatar.ext);
 }
 
 async function withAvatar<T>(
@@ -337,7 +337,7 @@ async function withAvatar<T>(
   try {
     return await write(stored);
   } catch (err) {
-    if (stored) await avatarStorage(ctx.config).remove(stored);
+    if (stored) await avatarStorage(ctx).remove(stored);
     if (emailTaken(err)) throw takenError();
     throw err;
   }
@@ -414,6 +414,6 @@ export async function updateGuest(
       }
     }),
   );
-  if ('avatar' in valid && existing.imagePath) await avatarStorage(ctx.config).remove(existing.imagePath);
+  if ('avatar' in valid && existing.imagePath) await avatarStorage(ctx).remove(existing.imagePath);
   return guestDetail(ctx, id);
 }
