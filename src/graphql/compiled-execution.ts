@@ -100,7 +100,9 @@ function asGraphqlJsErrors(result: ExecutionResult, source: Source | undefined):
       ...(e.extensions ? { extensions: e.extensions } : {}),
     });
   });
-  return { ...result, errors };
+  // graphql-js writes `errors` before `data`.
+  const { data, extensions } = result;
+  return { errors, ...(data !== undefined ? { data } : {}), ...(extensions ? { extensions } : {}) };
 }
 
 /**
@@ -126,6 +128,7 @@ export function compiledQueries(schema: GraphQLSchema): Plugin {
     const key = operationName ?? '';
     let c = byName.get(key);
     if (c === undefined) {
+      // Not customJSONSerializer: it refuses custom scalars (DateTime).
       const result = compileQuery(fast, document, operationName, { disablingCapturingStackErrors: true });
       c = isCompiledQuery(result) ? result : null;
       byName.set(key, c);

@@ -145,7 +145,7 @@ export function createGraphqlHandler(deps: {
       // After max-tokens: it wraps that parser, so nesting is checked before the parser recurses.
       nestingLimit({ maxNesting: GRAPHQL_LIMITS.nesting, maxTokens: GRAPHQL_LIMITS.tokens }),
       queryCostLimit(GRAPHQL_LIMITS.cost),
-      compiledQueries(schema),
+      ...(deps.config.graphqlCompiledQueries ? [compiledQueries(schema)] : []),
     ],
   });
 }

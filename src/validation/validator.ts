@@ -277,8 +277,20 @@ function phpStringsEqual(a: string, b: string): boolean {
   return isNumeric(a) && isNumeric(b) ? Number(a) === Number(b) : a === b;
 }
 
+// Field names come from the rule tables, a bounded set: each is worked out once.
+const displayNames = new Map<string, string>();
+
 /** Laravel's getDisplayableAttribute(): Str::snake, then underscores to spaces. */
 function displayName(field: string): string {
+  let shown = displayNames.get(field);
+  if (shown === undefined) {
+    shown = snakeDisplayName(field);
+    if (displayNames.size < 10_000) displayNames.set(field, shown);
+  }
+  return shown;
+}
+
+function snakeDisplayName(field: string): string {
   let name = field;
   if (!/^[a-z]+$/.test(name)) {
     name = name
