@@ -26,6 +26,10 @@ export interface Config {
   tenantDbConcurrency: number;
   /** On SIGTERM/SIGINT, how long in-flight requests may run before the process gives up and exits 1. */
   shutdownTimeoutSeconds: number;
+  /** `Authorization: Bearer …` that GET /metrics asks for on PORT; unset: not served there. */
+  metricsToken: string | undefined;
+  /** A second listener on HOST serving only GET /metrics, without a token; unset: none. */
+  metricsPort: number | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -60,6 +64,24 @@ function trustedProxies(env: NodeJS.ProcessEnv): string[] {
     );
   }
   return entries;
+}
+
+function metricsToken(env: NodeJS.ProcessEnv): string | undefined {
+  const token = env.METRICS_TOKEN || undefined;
+  // Visible ASCII only: it travels in a header, and a short one could be guessed.
+  if (token !== undefined && !/^[\x21-\x7e]{16,}$/.test(token)) {
+    throw new ConfigError(
+      'METRICS_TOKEN must be at least 16 characters, without spaces or non-ASCII characters.',
+    );
+  }
+  return token;
+}
+
+function metricsPort(env: NodeJS.ProcessEnv, port: number): number | undefined {
+  if (!env.METRICS_PORT) return undefined;
+  const metrics = int(env, 'METRICS_PORT', 0, 1, 65535);
+  if (metrics === port) throw new ConfigError(`METRICS_PORT must differ from PORT (${port}).`);
+  return metrics;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -108,6 +130,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // Two connections stay free for other tenants (and for a pool of 1 or 2, one request at a time).
     tenantDbConcurrency: int(env, 'TENANT_DB_CONCURRENCY', Math.max(1, dbPoolSize - 2), 1, 10_000),
     shutdownTimeoutSeconds: int(env, 'SHUTDOWN_TIMEOUT_SECONDS', 25, 1, 3600),
+    metricsToken: metricsToken(env),
+    metricsPort: metricsPort(env, port),
   };
 }
 
