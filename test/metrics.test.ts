@@ -198,26 +198,33 @@ describe('series match the requests sent', () => {
       // Request errors answer 200 under application/json (GraphQL over HTTP), 400 under graphql-response+json.
       ['query Broken { locations(first: 1) { nope } }', 200],
       ['query Cut { locations(first: 1) {', 200],
+      // Stopped by the cost limit before any field runs: an execution error all the same.
+      [
+        'query Costly { guests(first: 100) { edges { node { sessions(first: 100) { edges { node { id device { mac } } } } } } } }',
+        200,
+      ],
     ];
     for (const [query, status] of queries) {
       const res = await t.graphql(token, query);
       expect(res.status, query).toBe(status);
-      expect(res.json.errors === undefined, query).toBe(!/AddPlace|Broken|Cut/.test(query));
+      expect(res.json.errors === undefined, query).toBe(!/AddPlace|Broken|Cut|Costly/.test(query));
     }
     const text = await scrape(t);
     expect(samplesOf(text, 'graphql_operations_total')).toEqual({
       'operation_name=Places,operation_type=query': 2,
       'operation_name=anonymous,operation_type=query': 1,
       'operation_name=AddPlace,operation_type=mutation': 1,
+      'operation_name=Costly,operation_type=query': 1,
     });
     expect(samplesOf(text, 'graphql_errors_total')).toEqual({
       'operation_name=AddPlace,operation_type=mutation,phase=execute': 1,
+      'operation_name=Costly,operation_type=query,phase=execute': 1,
       'operation_name=Broken,operation_type=query,phase=validate': 1,
       'operation_name=unknown,operation_type=unknown,phase=parse': 1,
     });
     expect(
       sample(text, 'http_requests_total', { method: 'POST', route: '/graphql', status_code: '200' }),
-    ).toBe(6);
+    ).toBe(7);
   });
 
   it('times every SQL statement that answered', async () => {
