@@ -12,6 +12,8 @@ import { mountHealth } from './http/health.js';
 import { acceptMultipart, unreadableForm } from './http/multipart.js';
 import { parsePhpQuery } from './http/query-string.js';
 import { requestGate, tenantTurns } from './http/request-gate.js';
+import { mountMetrics } from './metrics/endpoint.js';
+import { createMetrics, type Metrics } from './metrics/metrics.js';
 import { createPresencePubSub } from './modules/presence/presence.pubsub.js';
 import { createRateLimiter, type RateLimiter } from './rate-limit/rate-limiter.js';
 import { connectRedis } from './redis/redis.js';
@@ -25,6 +27,8 @@ export const BODY_LIMIT = 1024 * 1024;
 export interface App {
   fastify: FastifyInstance;
   limiter: RateLimiter;
+  /** Its Prometheus registry and series (served by GET /metrics, or on METRICS_PORT by the server). */
+  metrics: Metrics;
   /** The requests being answered now (method, URL, id, seconds running): what a timed-out shutdown waits for. */
   running(): { method: string; url: string; id: string; seconds: number }[];
   /**
@@ -78,6 +82,8 @@ export async function buildApp(deps: {
   // One Redis connection (plus a subscriber) for the rate limit, the field limits and presence.
   const redis = config.redisUrl ? connectRedis(config.redisUrl, fastify.log) : undefined;
   const limiter = deps.limiter ?? createRateLimiter({ perMinute: config.rateLimitPerMinute, redis });
+  const metrics = createMetrics({ db, redis });
+  metrics.instrument(fastify);
 
   // JSON bodies: an empty body is no input (Laravel reads it as such); anything unparsable is a 400.
   fastify.removeContentTypeParser(['application/json']);
@@ -108,8 +114,8 @@ export async function buildApp(deps: {
   registerCors(fastify);
   const gate = requestGate(
     prisma,
-    limiter,
-    tenantTurns(config.tenantDbConcurrency, config.dbConnectTimeoutMs),
+    metrics.watchLimiter(limiter),
+    metrics.watchTurns(tenantTurns(config.tenantDbConcurrency, config.dbConnectTimeoutMs)),
   );
   // The tenant's turn ends once the answer is ready: a streamed body (a subscription) does not keep it.
   fastify.addHook('onSend', async (request, _reply, payload) => {
@@ -158,13 +164,14 @@ export async function buildApp(deps: {
   mountRest(fastify, { routes: routeTable, config, prisma, pubsub: presence.pubsub });
   mountDocs(fastify, routeTable);
 
-  const fieldGuard = createFieldGuard(redis);
+  const fieldGuard = metrics.watchFieldGuard(createFieldGuard(redis));
   const yoga = createGraphqlHandler({
     prisma,
     config,
     log: fastify.log,
     fieldGuard,
     pubsub: presence.pubsub,
+    metrics: metrics.graphqlPlugin,
   });
   fastify.route({
     url: '/graphql',
@@ -182,11 +189,13 @@ export async function buildApp(deps: {
 
   mountHealth(fastify, { db, redis });
   mountMedia(fastify, config, prisma);
+  mountMetrics(fastify, metrics, config.metricsToken);
 
   await fastify.ready();
   return {
     fastify,
     limiter,
+    metrics,
     running: () =>
       [...inFlight].map(([request, since]) => ({
         method: request.method,
@@ -207,6 +216,7 @@ export async function buildApp(deps: {
       await serverClosed.finally(() => clearInterval(idle));
       if (!deps.limiter) await limiter.close();
       await redis?.close();
+      metrics.close();
     },
   };
 }

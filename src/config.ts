@@ -32,6 +32,10 @@ export interface Config {
   mediaStorage: MediaStorage;
   /** The bucket's settings when mediaStorage is `s3`. */
   s3: S3Settings | undefined;
+  /** `Authorization: Bearer …` that GET /metrics asks for on PORT; unset: not served there. */
+  metricsToken: string | undefined;
+  /** A second listener on HOST serving only GET /metrics, without a token; unset: none. */
+  metricsPort: number | undefined;
 }
 
 export type MediaStorage = 'local' | 'database' | 's3';
@@ -165,6 +169,24 @@ function mediaStorage(env: NodeJS.ProcessEnv, databaseUrl: string | undefined): 
   return raw;
 }
 
+function metricsToken(env: NodeJS.ProcessEnv): string | undefined {
+  const token = env.METRICS_TOKEN || undefined;
+  // Visible ASCII only: it travels in a header, and a short one could be guessed.
+  if (token !== undefined && !/^[\x21-\x7e]{16,}$/.test(token)) {
+    throw new ConfigError(
+      'METRICS_TOKEN must be at least 16 characters, without spaces or non-ASCII characters.',
+    );
+  }
+  return token;
+}
+
+function metricsPort(env: NodeJS.ProcessEnv, port: number): number | undefined {
+  if (!env.METRICS_PORT) return undefined;
+  const metrics = int(env, 'METRICS_PORT', 0, 1, 65535);
+  if (metrics === port) throw new ConfigError(`METRICS_PORT must differ from PORT (${port}).`);
+  return metrics;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = int(env, 'PORT', 4000, 0, 65535);
   const host = env.HOST || '127.0.0.1';
@@ -215,6 +237,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     graphqlCompiledQueries: bool(env, 'GRAPHQL_COMPILED_QUERIES', true),
     mediaStorage: media,
     s3: media === 's3' ? s3Settings(env) : undefined,
+    metricsToken: metricsToken(env),
+    metricsPort: metricsPort(env, port),
   };
 }
 

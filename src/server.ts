@@ -2,6 +2,7 @@
 import { buildApp } from './app.js';
 import { ConfigError, databaseOptions, loadConfig } from './config.js';
 import { DatabaseLockedError, openDatabase } from './db/database.js';
+import { listenMetrics } from './metrics/endpoint.js';
 
 const SIGNAL_NUMBERS = { SIGINT: 2, SIGTERM: 15 } as const;
 
@@ -10,6 +11,12 @@ async function main(): Promise<void> {
   const db = await openDatabase(databaseOptions(config));
   const app = await buildApp({ config, db });
   const log = app.fastify.log;
+  // Before PORT: a METRICS_PORT in use stops the start before anything was served. It stays open
+  // while the server drains, so the shutdown can be watched.
+  const metricsListener =
+    config.metricsPort === undefined
+      ? undefined
+      : await listenMetrics(app.metrics, { host: config.host, port: config.metricsPort });
   let stopping = false;
   // First signal: stop taking requests, end subscriptions, let in-flight requests finish within
   // SHUTDOWN_TIMEOUT_SECONDS, then close the database (only once every answer is written) and exit 0.
@@ -33,6 +40,7 @@ async function main(): Promise<void> {
     try {
       await app.close();
       await db.close();
+      await metricsListener?.close();
     } catch (err) {
       log.error({ err }, 'shutdown failed');
       process.exit(1);

@@ -18,8 +18,11 @@ export type RawRows = <T>(sql: string, params: readonly unknown[]) => Promise<T[
 export interface Database {
   prisma: PrismaClient;
   kind: 'pglite' | 'postgresql';
-  /** Calls `listener` for every SQL statement sent (used by tests that pin statement counts). */
-  onQuery(listener: (sql: string) => void): () => void;
+  /**
+   * Calls `listener` for every SQL statement once it has answered (a failed one is not reported),
+   * with how long it took: tests that pin statement counts, and the statement-duration metric.
+   */
+  onQuery(listener: (sql: string, durationMs: number) => void): () => void;
   /** A raw read on the same pool (src/db/raw-rows.ts builds the statements). */
   rows: RawRows;
   /**
@@ -27,7 +30,19 @@ export interface Database {
    * does not queue behind a flood of requests; rejects when the database does not answer.
    */
   ping(): Promise<void>;
+  /** The request pool's connections now (PostgreSQL; undefined on PGlite, which has none). */
+  poolStats(): PoolStats | undefined;
   close(): Promise<void>;
+}
+
+export interface PoolStats {
+  /** Connections open, busy or idle. */
+  total: number;
+  idle: number;
+  /** Queries waiting for a connection. */
+  waiting: number;
+  /** The pool's size (DB_POOL_SIZE). */
+  max: number;
 }
 
 export { DatabaseLockedError };
@@ -48,17 +63,25 @@ export interface DatabaseOptions {
 
 export const DEFAULT_POOL = { poolSize: 10, statementTimeoutMs: 10_000, connectTimeoutMs: 5_000 } as const;
 
+type QueryListener = Parameters<Database['onQuery']>[0];
+
 function withQueryEvents(prisma: PrismaClient): {
   onQuery: Database['onQuery'];
-  emit: (sql: string) => void;
+  /** Runs a raw statement, reporting it as Prisma reports its own once it answers. */
+  timed: <T>(sql: string, run: () => Promise<T>) => Promise<T>;
 } {
-  const listeners = new Set<(sql: string) => void>();
-  const emit = (sql: string) => {
-    for (const l of listeners) l(sql);
+  const listeners = new Set<QueryListener>();
+  const emit = (sql: string, durationMs: number) => {
+    for (const l of listeners) l(sql, durationMs);
   };
-  prisma.$on('query' as never, (e: { query: string }) => emit(e.query));
+  prisma.$on('query' as never, (e: { query: string; duration: number }) => emit(e.query, e.duration));
   return {
-    emit,
+    async timed(sql, run) {
+      const start = performance.now();
+      const result = await run();
+      emit(sql, performance.now() - start);
+      return result;
+    },
     onQuery: (listener) => {
       listeners.add(listener);
       return () => listeners.delete(listener);
@@ -123,11 +146,9 @@ export function pgliteDatabase(pglite: PGlite, release?: () => void): Database {
     adapter: new PrismaPGlite(pglite),
     log: [{ emit: 'event', level: 'query' }],
   });
-  const { onQuery, emit } = withQueryEvents(prisma);
-  const rows: RawRows = async <T>(sql: string, params: readonly unknown[]) => {
-    emit(sql);
-    return (await pglite.query<T>(sql, [...params], { parsers: PARSERS })).rows;
-  };
+  const { onQuery, timed } = withQueryEvents(prisma);
+  const rows: RawRows = async <T>(sql: string, params: readonly unknown[]) =>
+    (await timed(sql, () => pglite.query<T>(sql, [...params], { parsers: PARSERS }))).rows;
   rawReaders.set(prisma, rows);
   return {
     prisma,
@@ -137,6 +158,7 @@ export function pgliteDatabase(pglite: PGlite, release?: () => void): Database {
     async ping() {
       await prisma.$queryRaw`SELECT 1`;
     },
+    poolStats: () => undefined,
     async close() {
       await prisma.$disconnect();
       await pglite.close();
@@ -171,15 +193,13 @@ async function openPostgres(url: string, migrate: boolean, opts: DatabaseOptions
     log: [{ emit: 'event', level: 'query' }],
   });
   pool.on('error', () => {}); // an idle connection lost: the pool replaces it
-  const { onQuery, emit } = withQueryEvents(prisma);
+  const { onQuery, timed } = withQueryEvents(prisma);
   const types: pg.CustomTypesConfig = {
     getTypeParser: ((oid: number, format?: string) =>
       PARSERS[oid] ?? pg.types.getTypeParser(oid, format as 'text')) as pg.CustomTypesConfig['getTypeParser'],
   };
-  const rows: RawRows = async <T>(sql: string, params: readonly unknown[]) => {
-    emit(sql);
-    return (await pool.query({ text: sql, values: [...params], types })).rows as T[];
-  };
+  const rows: RawRows = async <T>(sql: string, params: readonly unknown[]) =>
+    (await timed(sql, () => pool.query({ text: sql, values: [...params], types }))).rows as T[];
   rawReaders.set(prisma, rows);
   // The health check's own connection: two seconds at most, whatever the settings above.
   const health = new pg.Pool({ connectionString: url, max: 1, ...timeouts(2_000, 2_000) });
@@ -192,6 +212,12 @@ async function openPostgres(url: string, migrate: boolean, opts: DatabaseOptions
     async ping() {
       await health.query('SELECT 1');
     },
+    poolStats: () => ({
+      total: pool.totalCount,
+      idle: pool.idleCount,
+      waiting: pool.waitingCount,
+      max: pool.options.max,
+    }),
     async close() {
       await prisma.$disconnect();
       await pool.end(); // handed to the adapter, which leaves it open

@@ -6,7 +6,7 @@ import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import { GraphQLError, type GraphQLErrorOptions, Kind } from 'graphql';
-import { createYoga } from 'graphql-yoga';
+import { createYoga, type Plugin } from 'graphql-yoga';
 import type { Config } from '../config.js';
 import type { AppContext } from '../context.js';
 import type { Prisma } from '../db/database.js';
@@ -96,6 +96,8 @@ export function createGraphqlHandler(deps: {
   log: FastifyBaseLogger;
   fieldGuard: FieldGuard;
   pubsub?: PresencePubSub;
+  /** Counts operations and errors (src/metrics/graphql.ts). */
+  metrics?: Plugin;
 }) {
   return createYoga<{ req: FastifyRequest; reply: FastifyReply }, AppContext>({
     schema,
@@ -139,6 +141,8 @@ export function createGraphqlHandler(deps: {
       },
     },
     plugins: [
+      // First, so it also sees the answers of the limits below that stop an operation.
+      ...(deps.metrics ? [deps.metrics] : []),
       maxDepthPlugin({ n: GRAPHQL_LIMITS.depth, exposeLimits: true, flattenFragments: true }),
       maxAliasesPlugin({ n: GRAPHQL_LIMITS.aliases, exposeLimits: true }),
       maxTokensPlugin({ n: GRAPHQL_LIMITS.tokens, exposeLimits: true }),
