@@ -4,8 +4,11 @@
 // SIGKILL in the middle of a stream of writes loses no write any of them acknowledged.
 // The database is a fresh one created on TEST_DATABASE_URL's server and dropped at the end.
 // Loopback only; every wait is bounded; the processes are killed in afterAll whatever happened.
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -20,6 +23,7 @@ import { subscribe } from './helpers/sse.js';
 const PG_URL = process.env.TEST_DATABASE_URL;
 const REDIS_URL = process.env.REDIS_URL;
 const BUDGET = 60;
+const hasHaproxy = spawnSync('haproxy', ['-v'], { stdio: 'ignore' }).status === 0;
 
 /** The URL of database `name` on the server of `url`. */
 function onServer(url: string, name: string): string {
@@ -78,6 +82,7 @@ describe.skipIf(!PG_URL || !REDIS_URL)(
           HOST: '127.0.0.1',
           DATA_DIR: dataDir,
           LOG_LEVEL: 'warn',
+          TRUSTED_PROXIES: '127.0.0.1', // the balancer of the last tests
         };
         return { child: startServer(env), base: `http://127.0.0.1:${port}` };
       });
@@ -238,5 +243,143 @@ describe.skipIf(!PG_URL || !REDIS_URL)(
       const byEmail = new Map(stored.map((r) => [r.email, r.id]));
       expect(acked.filter((w) => byEmail.get(w.email) !== w.id)).toEqual([]);
     });
+
+    // The committed balancer config, its servers pointed at these instances (the third is dead
+    // since the test above): what compose.yaml runs, short of Docker.
+    describe.skipIf(!hasHaproxy)(
+      'behind HAProxy with deploy/haproxy.cfg (skipped where haproxy is not installed)',
+      () => {
+        let balancer: ChildProcess | undefined;
+        let front = '';
+        let ready = false;
+
+        beforeAll(async () => {
+          // The balancer checks /health/ready; a build without that endpoint cannot be balanced.
+          ready = (await fetch(`${(instances[0] as Instance).base}/health/ready`)).status === 200;
+          if (!ready) return;
+          const port = await freePort();
+          const cfg = path.join(dataDir, 'haproxy.cfg');
+          await writeFile(
+            cfg,
+            localBalancerConfig(
+              port,
+              instances.map((i) => Number(new URL(i.base).port)),
+            ),
+          );
+          balancer = spawn('haproxy', ['-db', '-f', cfg], { stdio: 'ignore' });
+          front = `http://127.0.0.1:${port}`;
+          const until = Date.now() + 20_000;
+          while (Date.now() < until) {
+            const up = await fetch(`${front}/health`).then(
+              (r) => r.status === 200,
+              () => false,
+            );
+            if (up) return;
+            await new Promise((r) => setTimeout(r, 200));
+          }
+          throw new Error('HAProxy did not start serving within 20 s');
+        }, 30_000);
+
+        afterAll(() => {
+          balancer?.kill('SIGKILL');
+        });
+
+        it('passes the client address on: each caller has its own budget, a forged X-Forwarded-For changes nothing', async (ctx) => {
+          if (!ready) ctx.skip('this build serves no /health/ready');
+          // Two callers on loopback addresses of their own (fresh per run: the budget lives in Redis).
+          const octet = () => 1 + Math.floor(Math.random() * 250);
+          const [a, b] = [`127.${octet()}.${octet()}.${octet()}`, `127.${octet()}.${octet()}.${octet()}`];
+          const statuses: number[] = [];
+          for (let n = 0; n <= BUDGET; n++) {
+            statuses.push(await badTokenFrom(a, `${front}/api/v1/locations`, `198.51.100.${n % 250}`));
+          }
+          expect(statuses).toEqual([...Array.from({ length: BUDGET }, () => 401), 429]);
+          expect(await badTokenFrom(b, `${front}/api/v1/locations`)).toBe(401);
+        });
+
+        it('answers every write while one instance is dead and another stops (SIGTERM) under load', async (ctx) => {
+          if (!ready) ctx.skip('this build serves no /health/ready');
+          const stopping = instances[1] as Instance;
+          const WRITERS = 4;
+          const PER_WRITER = 40;
+          const tokens = await Promise.all(
+            Array.from(
+              { length: WRITERS },
+              async () => (await issueToken((db as Database).prisma, tenant.user_id)).token,
+            ),
+          );
+          const answers: { email: string; status: number | string }[] = [];
+          let stopped = false;
+          const writer = async (w: number) => {
+            for (let j = 0; j < PER_WRITER; j++) {
+              if (!stopped && answers.length >= (WRITERS * PER_WRITER) / 3) {
+                stopped = true;
+                stopping.child.process.kill('SIGTERM');
+              }
+              const email = `lb${w}-${j}@${dbName.replace(/_/g, '-')}.test`;
+              const status = await call(front, 'POST', '/api/v1/guests', tokens[w] as string, {
+                location_id: tenant.location_id,
+                name: `Balanced writer ${w}-${j}`,
+                email,
+              }).then(
+                async (res) => {
+                  await res.arrayBuffer();
+                  return res.status;
+                },
+                (err: Error) => err.message,
+              );
+              answers.push({ email, status });
+            }
+          };
+          await Promise.all(Array.from({ length: WRITERS }, (_, w) => writer(w)));
+          // The stopped instance drained and exited cleanly; the balancer sent its share elsewhere.
+          expect((await stopping.child.exited(30_000)).code).toBe(0);
+          const answered = answers.filter((a) => typeof a.status === 'number');
+          expect(answered.filter((a) => a.status !== 201)).toEqual([]);
+          // A request can still meet a keep-alive connection the stopping instance closes as it
+          // arrives: HAProxy then closes the client's connection unanswered, so that the client may
+          // send it again (as HTTP allows on a closed keep-alive connection). Such a request was not
+          // processed: exactly the answered writes are stored.
+          const stored = await (db as Database).rows<{ email: string }>(
+            `SELECT email FROM "Guest" WHERE "tenantId" = $1 AND email = ANY($2::text[]) ORDER BY email`,
+            [tenant.tenant_id, answers.map((a) => a.email)],
+          );
+          expect(stored.map((r) => r.email)).toEqual(answered.map((a) => a.email).sort());
+        });
+      },
+    );
   },
 );
+
+/** deploy/haproxy.cfg with its front on `port` and its servers on these loopback ports (no Docker DNS). */
+function localBalancerConfig(port: number, ports: number[]): string {
+  const committed = readFileSync(path.join(import.meta.dirname, '../deploy/haproxy.cfg'), 'utf8');
+  let server = 0;
+  return committed
+    .replace(/^resolvers docker\n(?:[ \t]+.*\n)*/m, '')
+    .replace(/ resolvers docker init-addr \S+/, '')
+    .replace(/^(\s*)bind :\d+$/m, `$1bind 127.0.0.1:${port}`)
+    .replace(/^(\s*server (\S+)) \S+$/gm, (_, head: string) => `${head} 127.0.0.1:${ports[server++]}`);
+}
+
+/** GET `url` with a token nobody has, from local address `from`, optionally with a forged X-Forwarded-For. */
+function badTokenFrom(from: string, url: string, forged?: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      url,
+      {
+        localAddress: from,
+        agent: false,
+        timeout: 15_000,
+        headers: { authorization: 'Bearer not-a-token', ...(forged ? { 'x-forwarded-for': forged } : {}) },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error('no answer in 15 s')));
+    req.on('error', reject);
+    req.end();
+  });
+}
