@@ -42,7 +42,7 @@ COPY --from=prisma-client /app/src/generated ./src/generated
 RUN mkdir -p /app/data && chown node:node /app/data
 USER node
 EXPOSE 4000
-# Ready: the database answers and the instance is not shutting down. The slim image has no curl.
+# Readiness, as the balancer of compose.yaml checks it (deploy/haproxy.cfg). The slim image has no curl.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PORT}/health/ready`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # `npm start` without npm in between: SIGTERM reaches the server itself, which drains and exits

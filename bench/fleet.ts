@@ -205,7 +205,7 @@ async function spread(
   const rps = results.reduce((sum, r) => sum + r.rps, 0);
   return {
     rps,
-    // The median weighted by each instance's share; the p99 of the slowest instance.
+    // The instances' medians weighted by their throughput (an approximation); the slowest instance's p99.
     p50: results.reduce((sum, r) => sum + r.p50 * r.rps, 0) / (rps || 1),
     p99: Math.max(...results.map((r) => r.p99)),
     errors: results.reduce((sum, r) => sum + r.errors, 0),
