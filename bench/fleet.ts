@@ -266,15 +266,23 @@ function fleetReport(rows: FleetRow[], opts: FleetOptions): string {
   const most = Math.max(...opts.instances);
   lines.push('');
   // Each instance, PostgreSQL and the load generator would need a core of their own to add up.
+  const busy = (r: FleetRow) =>
+    r.cpu ? r.cpu.gateways + r.cpu.postgres + r.cpu.redis + r.cpu.loadGenerator + r.cpu.others : 0;
+  const full = rows.filter((r) => busy(r) >= 0.9 * cores).length;
   if (cores < most + 2) {
     lines.push(
       `**${cores} cores** shared by ${most} instance(s), PostgreSQL, Redis and the load generator: an added ` +
-        'instance competes with PostgreSQL (and the load generator) for the same cores, so throughput is not ' +
-        'expected to grow with the instances here; the CPU columns show where the cores went. A fleet adds ' +
-        'capacity where each instance has cores of its own and PostgreSQL has headroom.',
+        'instance competes with PostgreSQL (and the load generator) for the same cores. It can add ' +
+        'throughput only while cores are left (a Node process runs its JavaScript on one core); ' +
+        `the cores were full (90 % busy or more) in ${full} of ${rows.length} rows, where an instance ` +
+        'can only take CPU from the others. A fleet adds capacity in proportion where each instance has ' +
+        'cores of its own and PostgreSQL has headroom.',
     );
   } else {
-    lines.push(`${cores} cores: at least one for each instance, PostgreSQL and the load generator.`);
+    lines.push(
+      `${cores} cores: at least one for each instance, PostgreSQL and the load generator; ` +
+        `the cores were full (90 % busy or more) in ${full} of ${rows.length} rows.`,
+    );
   }
   const others = Math.max(0, ...rows.map((r) => r.cpu?.others ?? 0));
   if (others > 0.2) {
