@@ -5,6 +5,8 @@
 //   npm run bench -- [--tenants 10] [--guests 100000] [--devices 300000] [--sessions 1000000]
 //                    [--present 50000] [--pglite-guests 5000] [--duration 5] [--connections 10]
 //                    [--only pg|pglite] [--rows guests,graphql] [--out file.md]
+//   npm run bench -- --instances 1,2 [--duration 5] [--connections 10]: the guest page and the
+//                    dashboard against 1, then 2 server processes on PostgreSQL + Redis (bench/fleet.ts)
 //   BENCH_DATABASE_URL (default postgresql://root@127.0.0.1:5432/bench, created if absent; the
 //   database is the benchmark's: a dataset of other sizes in it is dropped and regenerated).
 import { writeFileSync } from 'node:fs';
@@ -13,6 +15,7 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
+import { redisAnswers } from '../test/helpers/redis.js';
 import { type BenchDatabase, openPgliteBench, openPostgresBench } from './databases.js';
 import {
   type Dataset,
@@ -22,6 +25,7 @@ import {
   type Sizes,
   sizesKey,
 } from './dataset.js';
+import { runFleet } from './fleet.js';
 import * as floor from './floor.js';
 
 const { values: flags } = parseArgs({
@@ -37,6 +41,7 @@ const { values: flags } = parseArgs({
     only: { type: 'string' },
     rows: { type: 'string' },
     out: { type: 'string' },
+    instances: { type: 'string' },
   },
 });
 
@@ -429,16 +434,18 @@ async function prepare(bench: BenchDatabase, sizes: Sizes, name: string): Promis
 const out: string[] = [];
 const only = flags.only;
 
-if (!only || only === 'pg') {
-  const sizes: Sizes = {
-    tenants: num('tenants'),
-    guests: num('guests'),
-    devices: num('devices'),
-    sessions: num('sessions'),
-    present: num('present'),
-  };
-  const url = process.env.BENCH_DATABASE_URL ?? 'postgresql://root@127.0.0.1:5432/bench';
-  const bench = await openPostgresBench(url, {
+const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://root@127.0.0.1:5432/bench';
+const pgSizes = (): Sizes => ({
+  tenants: num('tenants'),
+  guests: num('guests'),
+  devices: num('devices'),
+  sessions: num('sessions'),
+  present: num('present'),
+});
+
+/** The benchmark's PostgreSQL database with the dataset of `sizes` (reused, or generated). */
+async function openPgDataset(sizes: Sizes): Promise<{ bench: BenchDatabase; ds: Dataset }> {
+  const bench = await openPostgresBench(PG_URL, {
     // Only a benchmark dataset (marker table) of other sizes is dropped; foreign data is refused below.
     reset: async (pool) => {
       const marker = await pool.query(`SELECT to_regclass('bench_dataset')::text AS t`);
@@ -453,10 +460,57 @@ if (!only || only === 'pg') {
         'the benchmark database holds other data; point BENCH_DATABASE_URL at a database of its own',
       );
     }
-    const ds = await prepare(bench, sizes, 'postgresql');
+    return { bench, ds: await prepare(bench, sizes, 'postgresql') };
+  } catch (err) {
+    await bench.close();
+    throw err;
+  }
+}
+
+// --instances: the fleet benchmark instead of the others.
+const instances = flags.instances?.split(',').map(Number);
+if (instances && (instances.length === 0 || !instances.every((n) => Number.isInteger(n) && n >= 1))) {
+  throw new Error('--instances must be a comma-separated list of whole numbers from 1 (e.g. 1,2)');
+}
+
+if (instances) {
+  const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+  if (!(await redisAnswers(redisUrl))) throw new Error(`no Redis answers at ${redisUrl} (set REDIS_URL)`);
+  const sizes = pgSizes();
+  const { bench, ds } = await openPgDataset(sizes);
+  await bench.close(); // the instances open their own pools
+  const wanted = flags.rows?.split(',');
+  const fleetRows = scenarios(ds).filter((s) =>
+    wanted ? wanted.some((w) => s.id.startsWith(w)) : s.id === 'guests' || s.id === 'graphql',
+  );
+  const report = await runFleet({
+    instances,
+    scenarios: fleetRows,
+    databaseUrl: PG_URL,
+    redisUrl,
+    token: ds.tenants[0]?.token ?? '',
+    connections: CONNECTIONS,
+    duration: DURATION,
+    load,
+    log,
+  });
+  out.push(
+    `## Fleet: ${instances.join(', ')} instance(s) on PostgreSQL (${PG_URL.replace(/\/\/[^@]*@/, '//')}) and Redis`,
+    '',
+    `Dataset ${sizesKey(sizes)}; requests as tenant 0.`,
+    '',
+    report,
+    '',
+  );
+}
+
+if (!instances && (!only || only === 'pg')) {
+  const sizes = pgSizes();
+  const { bench, ds } = await openPgDataset(sizes);
+  try {
     const rows = await runOn('postgresql', bench, ds);
     out.push(
-      `## PostgreSQL (${url.replace(/\/\/[^@]*@/, '//')})`,
+      `## PostgreSQL (${PG_URL.replace(/\/\/[^@]*@/, '//')})`,
       '',
       `${sizes.tenants} tenants, ${sizes.guests} guests, ${sizes.devices} devices, ${sizes.sessions} sessions, ` +
         `${sizes.present} present devices (requests as tenant 0: ${sizes.guests / sizes.tenants} guests, ` +
@@ -470,7 +524,7 @@ if (!only || only === 'pg') {
   }
 }
 
-if (!only || only === 'pglite') {
+if (!instances && (!only || only === 'pglite')) {
   const g = num('pglite-guests');
   const sizes: Sizes = {
     tenants: 2,
