@@ -9,6 +9,7 @@
 // wrapper, which loads it as before: the copy changes the cost, never the answer.
 // Mutations and subscriptions keep graphql-js: they run once per request and carry side effects.
 import { MapperKind, mapSchema } from '@graphql-tools/utils';
+import { encodeBase64, encodeCursorChunk, getConnectionPageSize } from '@pothos/core';
 import {
   type DocumentNode,
   type ExecutionResult,
@@ -30,6 +31,85 @@ interface PothosFieldExtensions {
   pothosExposedField?: string;
   pothosPrismaSelect?: unknown;
   pothosPrismaLoaded?: (parent: unknown, info: unknown, ctx: unknown) => boolean;
+  pothosPrismaRelationField?: { name: string; isList: boolean };
+  pothosOptions?: { cursor?: unknown; maxSize?: unknown; defaultSize?: unknown };
+}
+
+type Row = Record<string, unknown>;
+
+/** An edge whose cursor is written only if the document asks for it. */
+class LoadedEdge {
+  constructor(
+    readonly connection: LoadedConnection,
+    readonly node: Row,
+  ) {}
+  get cursor(): string {
+    return this.connection.cursorOf(this.node);
+  }
+}
+
+/** plugin-prisma's connection of a relation (wrapConnectionResult), for a forward page already loaded. */
+class LoadedConnection {
+  readonly edges: LoadedEdge[];
+  readonly pageInfo: {
+    hasNextPage: boolean;
+    hasPreviousPage: boolean;
+    startCursor: string | null;
+    endCursor: string | null;
+  };
+  constructor(
+    readonly parent: Row,
+    readonly args: Row,
+    readonly totalCount: number | undefined,
+    nodes: Row[],
+    hasNextPage: boolean,
+    readonly cursorOf: (row: Row) => string,
+  ) {
+    this.edges = nodes.map((n) => new LoadedEdge(this, n));
+    const edges = this.edges;
+    this.pageInfo = {
+      hasNextPage,
+      hasPreviousPage: false,
+      get startCursor() {
+        return edges[0]?.cursor ?? null;
+      },
+      get endCursor() {
+        return edges[edges.length - 1]?.cursor ?? null;
+      },
+    };
+  }
+}
+
+/**
+ * A relation connection (plugin-prisma's relatedConnection) answered from the rows its parent
+ * loaded, as the plugin answers it but without its per-row planning work. Backward pages, cursors
+ * given, and rows that were not loaded take the plugin's own resolver.
+ */
+function loadedConnection(
+  ext: PothosFieldExtensions,
+  original: Resolver,
+  wrapped: Resolver,
+): Resolver | undefined {
+  const relation = ext.pothosPrismaRelationField;
+  const loaded = ext.pothosPrismaLoaded;
+  const { cursor, maxSize, defaultSize } = ext.pothosOptions ?? {};
+  if (!relation?.isList || !loaded || typeof cursor !== 'string') return undefined;
+  if (typeof maxSize !== 'number' || typeof defaultSize !== 'number') return undefined;
+  const name = relation.name;
+  // plugin-prisma's cursor of a single-column cursor field: base64 of `GPC:` and the tagged value.
+  const cursorOf = (row: Row) => encodeBase64(`GPC:${encodeCursorChunk(row[cursor])}`);
+  return (parent, args, ctx, info) => {
+    const rows = parent[name] as Row[] | undefined;
+    const count = (parent._count as Record<string, number> | undefined)?.[name];
+    const simple = rows !== undefined && args.after == null && args.before == null && args.last == null;
+    // Without a count the plugin's check says whether one was asked for (then it must be loaded).
+    if (!simple || (count === undefined && !loaded(parent, info, ctx))) {
+      return loaded(parent, info, ctx) ? original(parent, args, ctx, info) : wrapped(parent, args, ctx, info);
+    }
+    const { limit } = getConnectionPageSize({ args, defaultSize, maxSize });
+    const full = rows.length === limit;
+    return new LoadedConnection(parent, args, count, full ? rows.slice(0, -1) : rows, full, cursorOf);
+  };
 }
 
 /** The resolver of a nested field that answers from the planned row, or the wrapper when it is not there. */
@@ -43,6 +123,8 @@ function fromRow(wrapped: Resolver, ext: PothosFieldExtensions): Resolver | unde
       return value === undefined ? wrapped(parent, args, ctx, info) : value;
     };
   }
+  const connection = loadedConnection(ext, original, wrapped);
+  if (connection) return connection;
   const loaded = ext.pothosPrismaLoaded;
   if (loaded) {
     return (parent, args, ctx, info) =>
