@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
-import { AppError, toAppError } from './errors.js';
+import { AppError, serviceUnavailable, toAppError } from './errors.js';
 import { createFieldGuard } from './graphql/field-rate-limit.js';
 import { createGraphqlHandler } from './graphql/yoga.js';
 import { registerCors } from './http/cors.js';
@@ -72,6 +72,8 @@ export async function buildApp(deps: {
     // could pick its own address and escape the per-address budget on guessed tokens.
     trustProxy: config.trustedProxies.length > 0 ? config.trustedProxies : false,
     requestIdHeader: false,
+    // While draining, requests on connections still open get the contract's 503 (below), not fastify's.
+    return503OnClosing: false,
     genReqId: (req) => {
       const incoming = req.headers['x-request-id'];
       return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
@@ -103,7 +105,14 @@ export async function buildApp(deps: {
   // In-flight requests, until their response is written (or the client left): close() waits for them.
   const inFlight = new Map<FastifyRequest, number>();
   let drained: (() => void) | undefined;
+  let draining = false;
   fastify.addHook('onRequest', async (request, reply) => {
+    if (draining) {
+      // decisions.md: 503 `{"message":"Service Unavailable"}` with Retry-After while draining; the
+      // connection closes so the client's next request goes to another instance.
+      reply.header('Connection', 'close');
+      throw serviceUnavailable();
+    }
     inFlight.set(request, Date.now());
     reply.raw.once('close', () => {
       inFlight.delete(request);
@@ -204,6 +213,7 @@ export async function buildApp(deps: {
         seconds: Math.round((Date.now() - since) / 100) / 10,
       })),
     async close() {
+      draining = true;
       const serverClosed = fastify.close();
       if (inFlight.size > 0) {
         await new Promise<void>((resolve) => {

@@ -346,7 +346,7 @@ describe.skipIf(!hasRedisServer)('Redis outage under load, two server processes'
       const lines = s.output().split('\n');
       // One line per outage, not per reconnect attempt; one when it is over.
       expect(
-        lines.filter((l) => l.includes('Redis unreachable')),
+        lines.filter((l) => l.includes('Redis (REDIS_URL) unreachable')),
         s.name,
       ).toHaveLength(1);
       expect(

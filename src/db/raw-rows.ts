@@ -594,3 +594,50 @@ export async function findManyRows<T>(prisma: Prisma, model: string, prismaArgs:
   for (const row of rows) p.decode(row);
   return rows as T[];
 }
+
+type CountDelegate = { count(args: { where: unknown }): Promise<number> };
+
+// Count statements by model and shape of `where`; null: Prisma counts that shape.
+const countPlans = new Map<string, Plan | null>();
+
+function countPlanFor(model: string, where: Where): Plan | null {
+  const key = `${model}|${whereShape(where)}`;
+  let p = countPlans.get(key);
+  if (p === undefined) {
+    try {
+      const st = new Statement();
+      const a = st.alias();
+      const conds = whereSql(model, a, where, st, (x) => x.where);
+      p = {
+        sql: `SELECT count(*)::int AS n FROM ${q(model)} ${a}${conds.length ? ` WHERE ${conds.join(' AND ')}` : ''}`,
+        params: st.params,
+        decode: () => {},
+      };
+    } catch (err) {
+      if (!(err instanceof UnsupportedArgs)) throw err;
+      p = null;
+    }
+    if (countPlans.size >= MAX_PLANS) countPlans.clear();
+    countPlans.set(key, p);
+  }
+  return p;
+}
+
+/** `prisma.<model>.count({ where })` in one raw statement when the filter translates, else by Prisma. */
+export async function countRows(prisma: Prisma, model: string, prismaWhere: object): Promise<number> {
+  const where = prismaWhere as Where;
+  const p = countPlanFor(model, where);
+  if (!p) {
+    const delegate = (prisma as unknown as Record<string, CountDelegate>)[
+      model.charAt(0).toLowerCase() + model.slice(1)
+    ];
+    if (!delegate) throw new Error(`Unknown model ${model}.`);
+    return delegate.count({ where });
+  }
+  const args = { where };
+  const [row] = await rawRowsOf(prisma)<{ n: number }>(
+    p.sql,
+    p.params.map((get) => get(args)),
+  );
+  return row?.n ?? 0;
+}

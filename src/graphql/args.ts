@@ -30,3 +30,13 @@ export function assertPageSize(args: { first?: number | null; last?: number | nu
   }
   if (Object.keys(fields).length > 0) throw new AppError('VALIDATION', { fields });
 }
+
+/**
+ * A relation connection's paging (plugin-prisma's relatedConnection options): by id, 10 rows unless
+ * `first` says otherwise, at most `maxSize`. The figures also travel in the field's extensions,
+ * where src/graphql/compiled-execution.ts reads them to answer a loaded page itself.
+ */
+export function relationPage(maxSize: number) {
+  const page = { cursor: 'id', maxSize, defaultSize: 10 } as const;
+  return { ...page, extensions: { relationPage: page } };
+}

@@ -15,6 +15,7 @@ import {
   type ExecutionResult,
   GraphQLError,
   type GraphQLFieldResolver,
+  type GraphQLResolveInfo,
   type GraphQLSchema,
   getOperationAST,
   getVariableValues,
@@ -32,7 +33,8 @@ interface PothosFieldExtensions {
   pothosPrismaSelect?: unknown;
   pothosPrismaLoaded?: (parent: unknown, info: unknown, ctx: unknown) => boolean;
   pothosPrismaRelationField?: { name: string; isList: boolean };
-  pothosOptions?: { cursor?: unknown; maxSize?: unknown; defaultSize?: unknown };
+  /** Set by relationPage() (src/graphql/args.ts). */
+  relationPage?: { cursor: string; maxSize: number; defaultSize: number };
 }
 
 type Row = Record<string, unknown>;
@@ -92,18 +94,33 @@ function loadedConnection(
 ): Resolver | undefined {
   const relation = ext.pothosPrismaRelationField;
   const loaded = ext.pothosPrismaLoaded;
-  const { cursor, maxSize, defaultSize } = ext.pothosOptions ?? {};
-  if (!relation?.isList || !loaded || typeof cursor !== 'string') return undefined;
-  if (typeof maxSize !== 'number' || typeof defaultSize !== 'number') return undefined;
-  const name = relation.name;
+  const page = ext.relationPage;
+  if (!relation?.isList || !loaded || !page) return undefined;
+  const { name } = relation;
+  const { cursor, maxSize, defaultSize } = page;
   // plugin-prisma's cursor of a single-column cursor field: base64 of `GPC:` and the tagged value.
   const cursorOf = (row: Row) => encodeBase64(`GPC:${encodeCursorChunk(row[cursor])}`);
+  // Whether the document asks for totalCount here: the plugin's check on a row with the page and
+  // no count, asked once per field of a request (the selection is the same for every row).
+  const countAsked = new WeakMap<object, Map<unknown, boolean>>();
+  const asksCount = (ctx: object, info: GraphQLResolveInfo): boolean => {
+    let byField = countAsked.get(ctx);
+    if (!byField) {
+      byField = new Map();
+      countAsked.set(ctx, byField);
+    }
+    let asked = byField.get(info.fieldNodes);
+    if (asked === undefined) {
+      asked = !loaded({ [name]: [] }, info, ctx);
+      byField.set(info.fieldNodes, asked);
+    }
+    return asked;
+  };
   return (parent, args, ctx, info) => {
     const rows = parent[name] as Row[] | undefined;
     const count = (parent._count as Record<string, number> | undefined)?.[name];
-    const simple = rows !== undefined && args.after == null && args.before == null && args.last == null;
-    // Without a count the plugin's check says whether one was asked for (then it must be loaded).
-    if (!simple || (count === undefined && !loaded(parent, info, ctx))) {
+    const forward = args.after == null && args.before == null && args.last == null;
+    if (rows === undefined || !forward || (count === undefined && asksCount(ctx as object, info))) {
       return loaded(parent, info, ctx) ? original(parent, args, ctx, info) : wrapped(parent, args, ctx, info);
     }
     const { limit } = getConnectionPageSize({ args, defaultSize, maxSize });

@@ -8,7 +8,7 @@
 // - GET /health/ready: 200 while this instance can serve fully: the database answers and, with
 //   REDIS_URL, Redis does too (without it this instance would count the rate limit alone); 503
 //   otherwise. From the moment shutdown begins, every request on a connection still open answers
-//   503 (fastify's own answer while closing) and new connections are refused.
+//   503 `{"message":"Service Unavailable"}` (src/app.ts) and new connections are refused.
 import type { FastifyInstance } from 'fastify';
 import type { Database } from '../db/database.js';
 import type { RedisLink } from '../redis/redis.js';

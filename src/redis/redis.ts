@@ -102,7 +102,7 @@ export function connectRedis(url: string, log: RedisLog = silent): RedisLink {
     // host:port only: the URL may carry a password.
     log.warn(
       { redis: where(client), reason, outages: stats.outages },
-      'Redis unreachable: rate limit on per-instance counters and presence fan-out paused until it returns',
+      'Redis (REDIS_URL) unreachable: rate limit on per-instance counters and presence fan-out paused until it returns',
     );
   };
 

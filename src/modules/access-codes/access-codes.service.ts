@@ -2,7 +2,7 @@
 import { randomInt } from 'node:crypto';
 import { authorize } from '../../auth/permissions.js';
 import type { AppContext } from '../../context.js';
-import { findManyRows } from '../../db/raw-rows.js';
+import { countRows, findManyRows } from '../../db/raw-rows.js';
 import { scoped } from '../../db/scope.js';
 import { textSearch } from '../../db/text-search.js';
 import { AppError } from '../../errors.js';
@@ -72,12 +72,15 @@ export async function listAccessCodes(
   page: { skip: number; take: number },
 ) {
   const where = await accessCodeWhere(ctx, filters);
-  const rows = await ctx.prisma.accessCode.findMany({
-    where,
-    orderBy: accessCodeOrder,
-    ...page,
-    include: { ...accessCodeNames, guest: { select: { name: true, tenantId: true, locationId: true } } },
-  });
+  const include = {
+    ...accessCodeNames,
+    guest: { select: { name: true, tenantId: true, locationId: true } },
+  } satisfies PrismaNS.AccessCodeInclude;
+  const rows = await findManyRows<PrismaNS.AccessCodeGetPayload<{ include: typeof include }>>(
+    ctx.prisma,
+    'AccessCode',
+    { where, orderBy: accessCodeOrder, ...page, include },
+  );
   // A code at a pinned caller's location may name a guest of another one: no name then (as GraphQL).
   return rows.map(({ guest, ...c }) => ({
     ...c,
@@ -94,7 +97,7 @@ export async function queryAccessCodes(ctx: AppContext, filters: Record<string, 
 }
 
 export async function countAccessCodes(ctx: AppContext, filters: Record<string, unknown>) {
-  return ctx.prisma.accessCode.count({ where: await accessCodeWhere(ctx, filters) });
+  return countRows(ctx.prisma, 'AccessCode', await accessCodeWhere(ctx, filters));
 }
 
 // ---------------------------------------------------------------------------------------------

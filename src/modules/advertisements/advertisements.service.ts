@@ -1,7 +1,7 @@
 // Advertisements (spec 4.8): tenant-scoped list and count, used by both REST and GraphQL.
 import { authorize } from '../../auth/permissions.js';
 import type { AppContext } from '../../context.js';
-import { findManyRows } from '../../db/raw-rows.js';
+import { countRows, findManyRows } from '../../db/raw-rows.js';
 import { scoped } from '../../db/scope.js';
 import { textSearch } from '../../db/text-search.js';
 import type { Advertisement, Prisma as PrismaNS } from '../../generated/prisma/client.js';
@@ -63,12 +63,12 @@ export async function listAdvertisements(
   page: { skip: number; take: number },
 ) {
   const { where, orderBy, tenantId } = await advertisementQuery(ctx, filters);
-  return ctx.prisma.advertisement.findMany({
-    where,
-    orderBy,
-    ...page,
-    include: { tags: advertisementTagsInclude(tenantId) },
-  });
+  const include = { tags: advertisementTagsInclude(tenantId) } satisfies PrismaNS.AdvertisementInclude;
+  return findManyRows<PrismaNS.AdvertisementGetPayload<{ include: typeof include }>>(
+    ctx.prisma,
+    'Advertisement',
+    { where, orderBy, ...page, include },
+  );
 }
 
 export type AdvertisementWithTags = Awaited<ReturnType<typeof listAdvertisements>>[number];
@@ -81,5 +81,5 @@ export async function queryAdvertisements(ctx: AppContext, filters: Record<strin
 
 export async function countAdvertisements(ctx: AppContext, filters: Record<string, unknown>) {
   const { where } = await advertisementQuery(ctx, filters);
-  return ctx.prisma.advertisement.count({ where });
+  return countRows(ctx.prisma, 'Advertisement', where);
 }

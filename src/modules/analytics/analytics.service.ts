@@ -3,7 +3,7 @@
 import { authorize } from '../../auth/permissions.js';
 import type { Scope } from '../../auth/principal.js';
 import type { AppContext } from '../../context.js';
-import { findManyRows } from '../../db/raw-rows.js';
+import { countRows, findManyRows } from '../../db/raw-rows.js';
 import { scoped } from '../../db/scope.js';
 import { AppError } from '../../errors.js';
 import type { LocationLog, LocationSession } from '../../generated/prisma/client.js';
@@ -336,7 +336,7 @@ export async function listLocationSessions(
 }
 
 export async function countLocationSessions(ctx: AppContext, filters: Record<string, unknown>) {
-  return ctx.prisma.locationSession.count({ where: await locationSessionWhere(ctx, filters) });
+  return countRows(ctx.prisma, 'LocationSession', await locationSessionWhere(ctx, filters));
 }
 
 /** The location session with that id (the spec calls the path id "a location id"; it is the session's). */
@@ -383,7 +383,7 @@ export async function listLocationLogs(ctx: AppContext, filters: Record<string, 
 }
 
 export async function countLocationLogs(ctx: AppContext, filters: Record<string, unknown>) {
-  return ctx.prisma.locationLog.count({ where: await locationLogWhere(ctx, filters) });
+  return countRows(ctx.prisma, 'LocationLog', await locationLogWhere(ctx, filters));
 }
 
 // ── Real-time presence ────────────────────────────────────────────────────────────────────────

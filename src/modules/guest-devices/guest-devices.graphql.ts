@@ -3,7 +3,7 @@
 // REST. Byte counts are Floats (exact up to 2^53 bytes, 8 PiB) beside their human-readable text.
 
 import { requires } from '../../auth/permissions.js';
-import { assertPageSize, toRestInput } from '../../graphql/args.js';
+import { assertPageSize, relationPage, toRestInput } from '../../graphql/args.js';
 import { builder } from '../../graphql/builder.js';
 import { humanSize } from '../../shared/format.js';
 import { sessionOrder, sessionScopeOf } from '../guest-sessions/guest-sessions.service.js';
@@ -59,9 +59,7 @@ export const GuestDeviceType = builder.prismaObject('GuestDevice', {
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
     guest: t.relation('guest'),
     sessions: t.relatedConnection('sessions', {
-      cursor: 'id',
-      maxSize: MAX_PAGE_SIZE,
-      defaultSize: 10,
+      ...relationPage(MAX_PAGE_SIZE),
       totalCount: true,
       description: "The device's sessions, newest first.",
       query: (args, ctx) => {
@@ -74,9 +72,7 @@ export const GuestDeviceType = builder.prismaObject('GuestDevice', {
 
 builder.prismaObjectFields('Guest', (t) => ({
   devices: t.relatedConnection('devices', {
-    cursor: 'id',
-    maxSize: MAX_PAGE_SIZE,
-    defaultSize: 10,
+    ...relationPage(MAX_PAGE_SIZE),
     totalCount: true,
     description: "The guest's devices, oldest first.",
     query: (args, ctx) => {

@@ -4,7 +4,7 @@
 import { authorize } from '../../auth/permissions.js';
 import type { Scope } from '../../auth/principal.js';
 import type { AppContext } from '../../context.js';
-import { findManyRows } from '../../db/raw-rows.js';
+import { countRows, findManyRows } from '../../db/raw-rows.js';
 import { inScope, scoped } from '../../db/scope.js';
 import type { GuestDevice, Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { dayStart } from '../../shared/dates.js';
@@ -80,5 +80,5 @@ export async function listDevices(ctx: AppContext, filters: Record<string, unkno
 
 export async function countDevices(ctx: AppContext, filters: Record<string, unknown>): Promise<number> {
   const { where } = await deviceQuery(ctx, filters, false);
-  return ctx.prisma.guestDevice.count({ where });
+  return countRows(ctx.prisma, 'GuestDevice', where);
 }

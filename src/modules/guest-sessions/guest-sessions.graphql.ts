@@ -4,7 +4,7 @@
 // human-readable text.
 
 import { requires } from '../../auth/permissions.js';
-import { assertPageSize, toRestInput } from '../../graphql/args.js';
+import { assertPageSize, relationPage, toRestInput } from '../../graphql/args.js';
 import { builder } from '../../graphql/builder.js';
 import { hms, humanSize, localDisplay } from '../../shared/format.js';
 import { GuestDeviceType } from '../guest-devices/guest-devices.graphql.js';
@@ -125,9 +125,7 @@ export const GuestSessionType = builder.prismaObject('GuestSession', {
 
 builder.prismaObjectFields('Guest', (t) => ({
   sessions: t.relatedConnection('sessions', {
-    cursor: 'id',
-    maxSize: MAX_PAGE_SIZE,
-    defaultSize: 10,
+    ...relationPage(MAX_PAGE_SIZE),
     totalCount: true,
     description: "The guest's sessions, newest first.",
     query: (args, ctx) => {

@@ -4,7 +4,7 @@
 import { authorize } from '../../auth/permissions.js';
 import type { Scope } from '../../auth/principal.js';
 import type { AppContext } from '../../context.js';
-import { findManyRows, rawFindMany } from '../../db/raw-rows.js';
+import { countRows, findManyRows, rawFindMany } from '../../db/raw-rows.js';
 import { scoped } from '../../db/scope.js';
 import type { GuestSession, Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { dayStart, nextDayStart } from '../../shared/dates.js';
@@ -96,9 +96,9 @@ export async function listSessionItems(
   const q = await sessionQuery(ctx, filters);
   // The page's ids first, then its rows with their relations: with OFFSET in the same statement,
   // the relations would be joined for every skipped row too (a deep page read them all).
-  const ids = (await ctx.prisma.guestSession.findMany({ ...page, ...q, select: { id: true } })).map(
-    (r) => r.id,
-  );
+  const ids = (
+    await findManyRows<{ id: string }>(ctx.prisma, 'GuestSession', { ...page, ...q, select: { id: true } })
+  ).map((r) => r.id);
   if (ids.length === 0) return [];
   // The rows in one raw statement, as Prisma would return them (src/db/raw-rows.ts).
   const rows = await rawFindMany<SessionItemRow>(ctx.prisma, 'GuestSession', {
@@ -112,7 +112,7 @@ export async function listSessionItems(
 
 export async function countSessions(ctx: AppContext, filters: Record<string, unknown>): Promise<number> {
   const { where } = await sessionQuery(ctx, filters);
-  return ctx.prisma.guestSession.count({ where });
+  return countRows(ctx.prisma, 'GuestSession', where);
 }
 
 export interface SessionByIp {
@@ -147,15 +147,17 @@ export async function sessionsByIp(
       AND "ipAddress" = ANY(${wanted}::text[])
     ORDER BY "ipAddress", "startTime" DESC, "id" DESC`;
   if (latest.length === 0) return [];
-  const rows = await ctx.prisma.guestSession.findMany({
-    where: { ...where, AND: [{ id: { in: latest.map((r) => r.id) } }] },
-    select: {
-      ipAddress: true,
-      startTime: true,
-      endTime: true,
-      guest: { select: { username: true, name: true, email: true } },
-    },
-  });
+  const select = {
+    ipAddress: true,
+    startTime: true,
+    endTime: true,
+    guest: { select: { username: true, name: true, email: true } },
+  } satisfies PrismaNS.GuestSessionSelect;
+  const rows = await findManyRows<PrismaNS.GuestSessionGetPayload<{ select: typeof select }>>(
+    ctx.prisma,
+    'GuestSession',
+    { where: { ...where, AND: [{ id: { in: latest.map((r) => r.id) } }] }, select },
+  );
   const byIp = new Map(rows.map((r) => [r.ipAddress, r]));
   const now = new Date();
   return wanted.flatMap((ip) => {

@@ -5,7 +5,7 @@
 import DataLoader from 'dataloader';
 import { requires } from '../../auth/permissions.js';
 import type { AppContext } from '../../context.js';
-import { assertPageSize, toRestInput } from '../../graphql/args.js';
+import { assertPageSize, relationPage, toRestInput } from '../../graphql/args.js';
 import { builder } from '../../graphql/builder.js';
 import { dateOnly } from '../../shared/format.js';
 import { avatarUrl } from '../../storage/storage.js';
@@ -160,9 +160,7 @@ export const GuestType = builder.prismaObject('Guest', {
 
 builder.prismaObjectFields('Location', (t) => ({
   guests: t.relatedConnection('guests', {
-    cursor: 'id',
-    maxSize: MAX_PAGE_SIZE,
-    defaultSize: 10,
+    ...relationPage(MAX_PAGE_SIZE),
     description: "The location's guests, oldest first (none for a pinned caller at another location).",
     query: (args, ctx) => {
       assertPageSize(args, MAX_PAGE_SIZE);

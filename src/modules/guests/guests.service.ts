@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { authorize, hasPermission } from '../../auth/permissions.js';
 import type { AppContext } from '../../context.js';
 import { renameFields } from '../../db/columns.js';
-import { findManyRows, rawFindMany } from '../../db/raw-rows.js';
+import { countRows, findManyRows, rawFindMany } from '../../db/raw-rows.js';
 import { inScope, scoped } from '../../db/scope.js';
 import { textSearch } from '../../db/text-search.js';
 import { AppError } from '../../errors.js';
@@ -130,7 +130,7 @@ export async function listGuests(ctx: AppContext, filters: Record<string, unknow
 
 export async function countGuests(ctx: AppContext, filters: Record<string, unknown>): Promise<number> {
   const { where } = await guestQuery(ctx, filters, guestFilterRules);
-  return ctx.prisma.guest.count({ where });
+  return countRows(ctx.prisma, 'Guest', where);
 }
 
 export interface Beacon {
@@ -157,9 +157,9 @@ export async function listGuestRows(
   const orderBy = guestOrder(f.last_guest_first === true);
   // The page's ids first, then its rows with their relations: with OFFSET in the same statement,
   // the relations would be joined for every skipped row too (a deep page read them all).
-  const ids = (await ctx.prisma.guest.findMany({ where, orderBy, select: { id: true }, ...page })).map(
-    (r) => r.id,
-  );
+  const ids = (
+    await findManyRows<{ id: string }>(ctx.prisma, 'Guest', { where, orderBy, select: { id: true }, ...page })
+  ).map((r) => r.id);
   // The rows in one raw statement (src/db/raw-rows.ts): what findMany returns, without its decoding cost.
   const rows =
     ids.length === 0

@@ -2,7 +2,7 @@
 import { authorize } from '../../auth/permissions.js';
 import type { AppContext } from '../../context.js';
 import { renameFields } from '../../db/columns.js';
-import { findManyRows } from '../../db/raw-rows.js';
+import { countRows, findManyRows } from '../../db/raw-rows.js';
 import { scoped } from '../../db/scope.js';
 import { textSearch } from '../../db/text-search.js';
 import { AppError } from '../../errors.js';
@@ -67,54 +67,57 @@ export async function findLocation(
 }
 
 export async function countLocations(ctx: AppContext, filters: Record<string, unknown>): Promise<number> {
-  return ctx.prisma.location.count({ where: await locationWhere(ctx, 'locations.list', filters) });
+  return countRows(ctx.prisma, 'Location', await locationWhere(ctx, 'locations.list', filters));
 }
 
-/** Locations with buildings, floors and zones: one statement per level, whatever their number. */
+/** Locations with buildings, floors and zones, in one statement whatever their number. */
 export async function locationHierarchy(ctx: AppContext, filters: Record<string, unknown>) {
   const where = await locationWhere(ctx, 'locations.hierarchy', filters);
   const tenantId = ctx.principal.tenantId;
   // Only the columns the hierarchy shows: each level is built as JSON in the database, so every
   // extra column costs on every row (bench/RESULTS.md).
-  return ctx.prisma.location.findMany({
-    where,
-    orderBy: locationOrder,
-    select: {
-      id: true,
-      name: true,
-      lat: true,
-      lng: true,
-      buildings: {
-        where: { tenantId },
-        orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-        select: {
-          id: true,
-          name: true,
-          lat: true,
-          lng: true,
-          floors: {
-            where: { tenantId },
-            orderBy: [{ level: 'asc' }, { id: 'asc' }],
-            select: {
-              id: true,
-              name: true,
-              imageUrl: true,
-              imageWidth: true,
-              imageHeight: true,
-              width: true,
-              length: true,
-              zones: {
-                where: { tenantId },
-                orderBy: [{ name: 'asc' }, { id: 'asc' }],
-                select: { id: true, name: true, coordinates: true },
-              },
+  return findManyRows<PrismaNS.LocationGetPayload<{ select: ReturnType<typeof hierarchySelect> }>>(
+    ctx.prisma,
+    'Location',
+    { where, orderBy: locationOrder, select: hierarchySelect(tenantId) },
+  );
+}
+
+const hierarchySelect = (tenantId: string) =>
+  ({
+    id: true,
+    name: true,
+    lat: true,
+    lng: true,
+    buildings: {
+      where: { tenantId },
+      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+      select: {
+        id: true,
+        name: true,
+        lat: true,
+        lng: true,
+        floors: {
+          where: { tenantId },
+          orderBy: [{ level: 'asc' }, { id: 'asc' }],
+          select: {
+            id: true,
+            name: true,
+            imageUrl: true,
+            imageWidth: true,
+            imageHeight: true,
+            width: true,
+            length: true,
+            zones: {
+              where: { tenantId },
+              orderBy: [{ name: 'asc' }, { id: 'asc' }],
+              select: { id: true, name: true, coordinates: true },
             },
           },
         },
       },
     },
-  });
-}
+  }) satisfies PrismaNS.LocationSelect;
 
 export type LocationTree = Awaited<ReturnType<typeof locationHierarchy>>[number];
 

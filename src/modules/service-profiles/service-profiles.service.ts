@@ -2,7 +2,7 @@
 // They are tenant-wide, so pinned users read them too (they need an id to generate access codes).
 import { authorize } from '../../auth/permissions.js';
 import type { AppContext } from '../../context.js';
-import { findManyRows } from '../../db/raw-rows.js';
+import { countRows, findManyRows } from '../../db/raw-rows.js';
 import { scoped } from '../../db/scope.js';
 import { textSearch } from '../../db/text-search.js';
 import type { Prisma as PrismaNS, ServiceProfile } from '../../generated/prisma/client.js';
@@ -44,5 +44,5 @@ export async function listServiceProfiles(ctx: AppContext, filters: Record<strin
 }
 
 export async function countServiceProfiles(ctx: AppContext, filters: Record<string, unknown>) {
-  return ctx.prisma.serviceProfile.count({ where: await serviceProfileWhere(ctx, filters) });
+  return countRows(ctx.prisma, 'ServiceProfile', await serviceProfileWhere(ctx, filters));
 }

@@ -3,9 +3,10 @@
 import { authorize } from '../../auth/permissions.js';
 import type { AppContext } from '../../context.js';
 import { renameFields } from '../../db/columns.js';
+import { countRows, findManyRows } from '../../db/raw-rows.js';
 import { sameText, textSearch } from '../../db/text-search.js';
 import { AppError } from '../../errors.js';
-import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
+import type { Prisma as PrismaNS, Tenant } from '../../generated/prisma/client.js';
 import { validate, validateFilters } from '../../validation/validator.js';
 import { tenantFilterRules, tenantStatusRules, tenantWriteRules } from './tenants.inputs.js';
 
@@ -33,7 +34,7 @@ export async function tenantWhere(
 type Page = Omit<PrismaNS.TenantFindManyArgs, 'where' | 'orderBy'>;
 
 export async function listTenants(ctx: AppContext, filters: Record<string, unknown>, page: Page) {
-  return ctx.prisma.tenant.findMany({
+  return findManyRows<Tenant>(ctx.prisma, 'Tenant', {
     where: await tenantWhere(ctx, filters),
     orderBy: tenantOrder,
     ...page,
@@ -46,16 +47,17 @@ export async function listTenantsWithGroup(
   filters: Record<string, unknown>,
   page: { skip: number; take: number },
 ) {
-  return ctx.prisma.tenant.findMany({
+  const include = { group: { select: { name: true } } } satisfies PrismaNS.TenantInclude;
+  return findManyRows<PrismaNS.TenantGetPayload<{ include: typeof include }>>(ctx.prisma, 'Tenant', {
     where: await tenantWhere(ctx, filters),
     orderBy: tenantOrder,
-    include: { group: { select: { name: true } } },
+    include,
     ...page,
   });
 }
 
 export async function countTenants(ctx: AppContext, filters: Record<string, unknown>): Promise<number> {
-  return ctx.prisma.tenant.count({ where: await tenantWhere(ctx, filters) });
+  return countRows(ctx.prisma, 'Tenant', await tenantWhere(ctx, filters));
 }
 
 /** The caller's current tenant (GraphQL `viewer.tenant`). */

@@ -4,7 +4,7 @@ import { hashPassword } from '../../auth/passwords.js';
 import { authorize } from '../../auth/permissions.js';
 import type { Scope } from '../../auth/principal.js';
 import type { AppContext } from '../../context.js';
-import { findManyRows } from '../../db/raw-rows.js';
+import { countRows, findManyRows } from '../../db/raw-rows.js';
 import { scoped } from '../../db/scope.js';
 import { textSearch } from '../../db/text-search.js';
 import { AppError } from '../../errors.js';
@@ -55,7 +55,7 @@ export async function listUsersWithNames(
   filters: Record<string, unknown>,
   page: { skip: number; take: number },
 ): Promise<UserRow[]> {
-  return ctx.prisma.user.findMany({
+  return findManyRows<UserRow>(ctx.prisma, 'User', {
     where: await userWhere(ctx, filters),
     orderBy: userOrder,
     include: userInclude,
@@ -64,7 +64,7 @@ export async function listUsersWithNames(
 }
 
 export async function countUsers(ctx: AppContext, filters: Record<string, unknown>): Promise<number> {
-  return ctx.prisma.user.count({ where: await userWhere(ctx, filters) });
+  return countRows(ctx.prisma, 'User', await userWhere(ctx, filters));
 }
 
 /** The caller itself (GraphQL `viewer`). */
