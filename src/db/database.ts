@@ -13,7 +13,11 @@ import { DatabaseLockedError, lockDataDir } from './pglite-lock.js';
 export type Prisma = PrismaClient;
 
 /** One SQL statement on the client's own connections, its values decoded as Prisma decodes them. */
-export type RawRows = <T>(sql: string, params: readonly unknown[]) => Promise<T[]>;
+/**
+ * A raw read. `prepared`: the statement's name, so PostgreSQL plans it once per connection and
+ * reuses the plan (for the few statement shapes src/db/raw-rows.ts writes; never for ad-hoc text).
+ */
+export type RawRows = <T>(sql: string, params: readonly unknown[], prepared?: string) => Promise<T[]>;
 
 export interface Database {
   prisma: PrismaClient;
@@ -198,8 +202,12 @@ async function openPostgres(url: string, migrate: boolean, opts: DatabaseOptions
     getTypeParser: ((oid: number, format?: string) =>
       PARSERS[oid] ?? pg.types.getTypeParser(oid, format as 'text')) as pg.CustomTypesConfig['getTypeParser'],
   };
-  const rows: RawRows = async <T>(sql: string, params: readonly unknown[]) =>
-    (await timed(sql, () => pool.query({ text: sql, values: [...params], types }))).rows as T[];
+  const rows: RawRows = async <T>(sql: string, params: readonly unknown[], prepared?: string) =>
+    (
+      await timed(sql, () =>
+        pool.query({ text: sql, values: [...params], types, ...(prepared ? { name: prepared } : {}) }),
+      )
+    ).rows as T[];
   rawReaders.set(prisma, rows);
   // The health check's own connection: two seconds at most, whatever the settings above.
   const health = new pg.Pool({ connectionString: url, max: 1, ...timeouts(2_000, 2_000) });

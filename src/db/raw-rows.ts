@@ -7,6 +7,7 @@
 // a scalar of a to-one relation), `take` (not negative), `skip`, `cursor` (on non-null order columns),
 // `include`/`select` (scalars, `_count` of to-many relations, to-one and to-many relations with their
 // own arguments). Anything else throws UnsupportedArgs: findManyRows() then asks Prisma.
+import { createHash } from 'node:crypto';
 import { getDatamodel } from '../generated/prisma/pothos-types.js';
 import { type Prisma, rawRowsOf } from './database.js';
 
@@ -434,8 +435,10 @@ function objectJson(
       sql = r.sql;
       if (r.decode) decoders.push([f.name, r.decode]);
     } else if (f.type === 'DateTime') {
-      // Milliseconds since the epoch: exact for timestamptz, and `date`/`timestamp` read as UTC.
-      sql = `floor(extract(epoch from ${sql}) * 1000)::float8`;
+      // Milliseconds since the epoch (`date`/`timestamp` read as UTC). date_part is float8 and half
+      // the database's cost of extract (numeric); the columns hold whole milliseconds, so rounding
+      // the float's last-digit error gives them back exactly.
+      sql = `round(date_part('epoch', ${sql}) * 1000)`;
       decoders.push([f.name, (v) => (v === null ? null : new Date(v as number))]);
     } else if (f.type === 'BigInt') {
       sql = `${sql}::text`;
@@ -465,7 +468,13 @@ interface Plan {
   sql: string;
   params: Get<unknown>[];
   decode: (row: Record<string, unknown>) => void;
+  /** The prepared statement's name: the same text always gets the same name. */
+  name?: string;
 }
+
+/** A prepared statement's name for `sql` (PostgreSQL keeps its plan per connection). */
+const statementName = (sql: string): string =>
+  `raw_${createHash('sha1').update(sql).digest('hex').slice(0, 24)}`;
 
 /** The statement of a findMany on `model` (values as parameters) and the decoding its rows still need. */
 function plan(model: string, args: RawFindManyArgs): Plan {
@@ -538,6 +547,7 @@ function planFor(model: string, args: RawFindManyArgs): Plan | null {
   if (p === undefined) {
     try {
       p = plan(model, args);
+      p.name = statementName(p.sql);
     } catch (err) {
       if (!(err instanceof UnsupportedArgs)) throw err;
       p = null;
@@ -552,10 +562,10 @@ function planFor(model: string, args: RawFindManyArgs): Plan | null {
 export function rawFindManySql(
   model: string,
   args: RawFindManyArgs,
-): { sql: string; params: unknown[]; decode: (row: Record<string, unknown>) => void } {
+): { sql: string; params: unknown[]; decode: (row: Record<string, unknown>) => void; name?: string } {
   const p = planFor(model, args);
   if (!p) return plan(model, args); // throws the UnsupportedArgs that says why
-  return { sql: p.sql, params: p.params.map((get) => get(args)), decode: p.decode };
+  return { sql: p.sql, params: p.params.map((get) => get(args)), decode: p.decode, name: p.name };
 }
 
 /**
@@ -563,8 +573,8 @@ export function rawFindManySql(
  * (e.g. `Prisma.GuestGetPayload<…>` for the same args); test/raw-rows.test.ts holds it to that.
  */
 export async function rawFindMany<T>(prisma: Prisma, model: string, args: RawFindManyArgs): Promise<T[]> {
-  const { sql, params, decode } = rawFindManySql(model, args);
-  const rows = await rawRowsOf(prisma)<Record<string, unknown>>(sql, params);
+  const { sql, params, decode, name } = rawFindManySql(model, args);
+  const rows = await rawRowsOf(prisma)<Record<string, unknown>>(sql, params, name);
   for (const row of rows) decode(row);
   return rows as T[];
 }
@@ -590,6 +600,7 @@ export async function findManyRows<T>(prisma: Prisma, model: string, prismaArgs:
   const rows = await rawRowsOf(prisma)<Record<string, unknown>>(
     p.sql,
     p.params.map((get) => get(full)),
+    p.name,
   );
   for (const row of rows) p.decode(row);
   return rows as T[];
@@ -608,11 +619,8 @@ function countPlanFor(model: string, where: Where): Plan | null {
       const st = new Statement();
       const a = st.alias();
       const conds = whereSql(model, a, where, st, (x) => x.where);
-      p = {
-        sql: `SELECT count(*)::int AS n FROM ${q(model)} ${a}${conds.length ? ` WHERE ${conds.join(' AND ')}` : ''}`,
-        params: st.params,
-        decode: () => {},
-      };
+      const sql = `SELECT count(*)::int AS n FROM ${q(model)} ${a}${conds.length ? ` WHERE ${conds.join(' AND ')}` : ''}`;
+      p = { sql, params: st.params, decode: () => {}, name: statementName(sql) };
     } catch (err) {
       if (!(err instanceof UnsupportedArgs)) throw err;
       p = null;
@@ -638,6 +646,7 @@ export async function countRows(prisma: Prisma, model: string, prismaWhere: obje
   const [row] = await rawRowsOf(prisma)<{ n: number }>(
     p.sql,
     p.params.map((get) => get(args)),
+    p.name,
   );
   return row?.n ?? 0;
 }
