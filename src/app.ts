@@ -194,7 +194,8 @@ export async function buildApp(deps: {
       // A streamed answer (subscriptions over SSE, incremental delivery) streams; any other is one
       // string, written at once rather than piped through a web stream.
       const type = response.headers.get('content-type') ?? '';
-      if (type.startsWith('text/event-stream') || type.startsWith('multipart/mixed')) reply.send(response.body);
+      if (type.startsWith('text/event-stream') || type.startsWith('multipart/mixed'))
+        reply.send(response.body);
       else reply.send(await response.text());
       return reply;
     },

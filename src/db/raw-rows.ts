@@ -482,7 +482,9 @@ function plan(model: string, args: RawFindManyArgs): Plan {
   const a = st.alias();
   const cols: string[] = [];
   const decoders: [string, Decode][] = [];
+  let relations = false;
   for (const [f, rel, sub] of selected(model, args, (x) => x)) {
+    if (f.kind === 'object' || f === COUNT_FIELD) relations = true;
     if (f === COUNT_FIELD) {
       cols.push(`${countJson(model, rel as unknown as CountSelection, a, st, sub)} AS "_count"`);
     } else if (f.kind !== 'object') {
@@ -494,9 +496,20 @@ function plan(model: string, args: RawFindManyArgs): Plan {
       if (r.decode) decoders.push([f.name, r.decode]);
     }
   }
-  const f = filterSql(model, a, args, st, (x) => x, []);
+  let from: string;
+  if (args.skip && relations) {
+    // Skipped rows would have their relations built too (the select list is computed below OFFSET):
+    // the page is cut first, in a subquery, and only its rows get their relations.
+    const b = st.alias();
+    const f = filterSql(model, b, args, st, (x) => x, []);
+    const order = args.orderBy ? ` ORDER BY ${orderSql(model, a, args.orderBy, st).join(', ')}` : '';
+    from = `(SELECT ${b}.* FROM ${q(model)} ${b}${f.where}${f.order}${f.page}) ${a}${order}`;
+  } else {
+    const f = filterSql(model, a, args, st, (x) => x, []);
+    from = `${q(model)} ${a}${f.where}${f.order}${f.page}`;
+  }
   return {
-    sql: `SELECT ${cols.join(', ')} FROM ${q(model)} ${a}${f.where}${f.order}${f.page}`,
+    sql: `SELECT ${cols.join(', ')} FROM ${from}`,
     params: st.params,
     decode: (row) => {
       for (const [k, d] of decoders) row[k] = d(row[k]);

@@ -4,7 +4,7 @@
 import { authorize } from '../../auth/permissions.js';
 import type { Scope } from '../../auth/principal.js';
 import type { AppContext } from '../../context.js';
-import { countRows, findManyRows, rawFindMany } from '../../db/raw-rows.js';
+import { countRows, findManyRows } from '../../db/raw-rows.js';
 import { scoped } from '../../db/scope.js';
 import type { GuestSession, Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { dayStart, nextDayStart } from '../../shared/dates.js';
@@ -94,16 +94,10 @@ export async function listSessionItems(
   page: { skip: number; take: number },
 ): Promise<SessionItemRow[]> {
   const q = await sessionQuery(ctx, filters);
-  // The page's ids first, then its rows with their relations: with OFFSET in the same statement,
-  // the relations would be joined for every skipped row too (a deep page read them all).
-  const ids = (
-    await findManyRows<{ id: string }>(ctx.prisma, 'GuestSession', { ...page, ...q, select: { id: true } })
-  ).map((r) => r.id);
-  if (ids.length === 0) return [];
-  // The rows in one raw statement, as Prisma would return them (src/db/raw-rows.ts).
-  const rows = await rawFindMany<SessionItemRow>(ctx.prisma, 'GuestSession', {
-    where: { tenantId: ctx.principal.tenantId, id: { in: ids } },
-    orderBy: q.orderBy,
+  // One raw statement (src/db/raw-rows.ts): the page is cut before the relations are built.
+  const rows = await findManyRows<SessionItemRow>(ctx.prisma, 'GuestSession', {
+    ...q,
+    ...page,
     include: sessionItemInclude,
   });
   // A session at a pinned caller's location may be a guest's of another one: no partner id then.

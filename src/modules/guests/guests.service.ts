@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { authorize, hasPermission } from '../../auth/permissions.js';
 import type { AppContext } from '../../context.js';
 import { renameFields } from '../../db/columns.js';
-import { countRows, findManyRows, rawFindMany } from '../../db/raw-rows.js';
+import { countRows, findManyRows } from '../../db/raw-rows.js';
 import { inScope, scoped } from '../../db/scope.js';
 import { textSearch } from '../../db/text-search.js';
 import { AppError } from '../../errors.js';
@@ -154,21 +154,14 @@ export async function listGuestRows(
   page: { skip: number; take: number },
 ): Promise<GuestListRow[]> {
   const { where, f } = await guestQuery(ctx, filters, guestListRules);
-  const orderBy = guestOrder(f.last_guest_first === true);
-  // The page's ids first, then its rows with their relations: with OFFSET in the same statement,
-  // the relations would be joined for every skipped row too (a deep page read them all).
-  const ids = (
-    await findManyRows<{ id: string }>(ctx.prisma, 'Guest', { where, orderBy, select: { id: true }, ...page })
-  ).map((r) => r.id);
-  // The rows in one raw statement (src/db/raw-rows.ts): what findMany returns, without its decoding cost.
-  const rows =
-    ids.length === 0
-      ? []
-      : await rawFindMany<GuestRow>(ctx.prisma, 'Guest', {
-          where: { tenantId: ctx.principal.tenantId, id: { in: ids } },
-          orderBy,
-          include: guestInclude(ctx.principal.tenantId),
-        });
+  // One raw statement (src/db/raw-rows.ts): the page is cut before the relations are built, so a
+  // deep page does not join the rows it skips.
+  const rows = await findManyRows<GuestRow>(ctx.prisma, 'Guest', {
+    where,
+    orderBy: guestOrder(f.last_guest_first === true),
+    ...page,
+    include: guestInclude(ctx.principal.tenantId),
+  });
   if (f.withBeacon !== true) return rows;
   const beacons = await latestBeacons(
     ctx,
