@@ -1,9 +1,45 @@
 /** Pure formatting helpers matching the legacy Laravel output. */
 
+const PAD2 = Array.from({ length: 100 }, (_, i) => String(i).padStart(2, '0'));
+const PAD3 = Array.from({ length: 1000 }, (_, i) => String(i).padStart(3, '0'));
+/** 0000-01-01T00:00:00.000Z and 9999-12-31T23:59:59.999Z: the years toISOString writes with 4 digits. */
+const FIRST_MS = -62_167_219_200_000;
+const LAST_MS = 253_402_300_799_999;
+
+/**
+ * `yyyy-mm-ddThh:mm:ss.mmm` of a UTC time, by arithmetic (days to a civil date, H. Hinnant's
+ * algorithm): a page of sessions writes thousands, and toISOString was most of their cost.
+ */
+function utcIso(ms: number): string {
+  const days = Math.floor(ms / 86_400_000);
+  let rest = ms - days * 86_400_000;
+  const z = days + 719_468;
+  const era = Math.floor(z / 146_097);
+  const doe = z - era * 146_097;
+  const yoe = Math.floor(
+    (doe - Math.floor(doe / 1460) + Math.floor(doe / 36_524) - Math.floor(doe / 146_096)) / 365,
+  );
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153);
+  const day = doy - Math.floor((153 * mp + 2) / 5) + 1;
+  const month = mp < 10 ? mp + 3 : mp - 9;
+  const year = yoe + era * 400 + (month <= 2 ? 1 : 0);
+  const h = Math.floor(rest / 3_600_000);
+  rest -= h * 3_600_000;
+  const m = Math.floor(rest / 60_000);
+  rest -= m * 60_000;
+  const sec = Math.floor(rest / 1000);
+  const y = year < 1000 ? String(year).padStart(4, '0') : String(year);
+  return `${y}-${PAD2[month]}-${PAD2[day]}T${PAD2[h]}:${PAD2[m]}:${PAD2[sec]}.${PAD3[rest - sec * 1000]}`;
+}
+
 /** `2026-11-21T09:05:03.123000Z`: Laravel/Carbon's default JSON date (microseconds). */
 export function isoMicros(d: Date | null | undefined): string | null {
   if (!d) return null;
-  return `${d.toISOString().slice(0, 23)}000Z`;
+  const ms = d.getTime();
+  // Outside four-digit years (and for an invalid date, which throws) toISOString decides.
+  if (!(ms >= FIRST_MS && ms <= LAST_MS)) return `${d.toISOString().slice(0, 23)}000Z`;
+  return `${utcIso(ms)}000Z`;
 }
 
 /** `2026-11-21T09:05:03+00:00` (UTC, no fraction). */

@@ -4,6 +4,31 @@ import { dateOnly, hms, humanSize, isoMicros, isoOffset, localDisplay } from '..
 const d = new Date('2026-11-21T09:05:03.123Z');
 
 describe('ISO date formats', () => {
+  it('isoMicros writes what toISOString writes, for any time of years 0000 to 9999 and beyond', () => {
+    const viaIso = (d: Date) => `${d.toISOString().slice(0, 23)}000Z`;
+    const edges = [
+      -62_167_219_200_000, // 0000-01-01T00:00:00.000Z
+      253_402_300_799_999, // 9999-12-31T23:59:59.999Z
+      -1,
+      0,
+      1,
+      951_782_400_000,
+      951_868_799_999, // around 1970 and 2000-02-29
+      Date.UTC(1900, 1, 28, 23, 59, 59, 999),
+      Date.UTC(2100, 2, 1),
+      Date.UTC(2026, 11, 31, 23, 59, 59, 999),
+    ];
+    const random = Array.from({ length: 20_000 }, () =>
+      Math.floor(-62_167_219_200_000 + Math.random() * (253_402_300_799_999 + 62_167_219_200_000)),
+    );
+    for (const ms of [...edges, ...random])
+      expect(isoMicros(new Date(ms)), String(ms)).toBe(viaIso(new Date(ms)));
+    // Past four-digit years toISOString's own form stays, as before.
+    const later = new Date(253_402_300_800_000);
+    expect(isoMicros(later)).toBe(viaIso(later));
+    expect(() => isoMicros(new Date(Number.NaN))).toThrow(RangeError);
+  });
+
   it('isoMicros writes six fraction digits in UTC', () => {
     expect(isoMicros(d)).toBe('2026-11-21T09:05:03.123000Z');
     expect(isoMicros(new Date('2026-01-02T00:00:00Z'))).toBe('2026-01-02T00:00:00.000000Z');
