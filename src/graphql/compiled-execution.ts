@@ -50,15 +50,25 @@ class LoadedEdge {
   }
 }
 
+/** A forward page's PageInfo; its cursors are written only if asked for. */
+class LoadedPageInfo {
+  readonly hasPreviousPage = false;
+  constructor(
+    private readonly edges: LoadedEdge[],
+    readonly hasNextPage: boolean,
+  ) {}
+  get startCursor(): string | null {
+    return this.edges[0]?.cursor ?? null;
+  }
+  get endCursor(): string | null {
+    return this.edges[this.edges.length - 1]?.cursor ?? null;
+  }
+}
+
 /** plugin-prisma's connection of a relation (wrapConnectionResult), for a forward page already loaded. */
 class LoadedConnection {
   readonly edges: LoadedEdge[];
-  readonly pageInfo: {
-    hasNextPage: boolean;
-    hasPreviousPage: boolean;
-    startCursor: string | null;
-    endCursor: string | null;
-  };
+  readonly pageInfo: LoadedPageInfo;
   constructor(
     readonly parent: Row,
     readonly args: Row,
@@ -68,17 +78,7 @@ class LoadedConnection {
     readonly cursorOf: (row: Row) => string,
   ) {
     this.edges = nodes.map((n) => new LoadedEdge(this, n));
-    const edges = this.edges;
-    this.pageInfo = {
-      hasNextPage,
-      hasPreviousPage: false,
-      get startCursor() {
-        return edges[0]?.cursor ?? null;
-      },
-      get endCursor() {
-        return edges[edges.length - 1]?.cursor ?? null;
-      },
-    };
+    this.pageInfo = new LoadedPageInfo(this.edges, hasNextPage);
   }
 }
 
