@@ -499,11 +499,15 @@ function plan(model: string, args: RawFindManyArgs): Plan {
   let from: string;
   if (args.skip && relations) {
     // Skipped rows would have their relations built too (the select list is computed below OFFSET):
-    // the page is cut first, in a subquery, and only its rows get their relations.
+    // the page's ids are cut first, in a subquery an index can answer alone, and only the page's
+    // rows are read and get their relations.
     const b = st.alias();
+    const id = q(idField(model));
     const f = filterSql(model, b, args, st, (x) => x, []);
     const order = args.orderBy ? ` ORDER BY ${orderSql(model, a, args.orderBy, st).join(', ')}` : '';
-    from = `(SELECT ${b}.* FROM ${q(model)} ${b}${f.where}${f.order}${f.page}) ${a}${order}`;
+    from =
+      `(SELECT ${b}.${id} FROM ${q(model)} ${b}${f.where}${f.order}${f.page}) ${b}_page` +
+      ` JOIN ${q(model)} ${a} ON ${a}.${id} = ${b}_page.${id}${order}`;
   } else {
     const f = filterSql(model, a, args, st, (x) => x, []);
     from = `${q(model)} ${a}${f.where}${f.order}${f.page}`;
