@@ -4,7 +4,7 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../src/db/database.js';
 import { openTestDatabase, startApp, type TestApp } from './helpers/app.js';
@@ -117,12 +117,7 @@ describe.each(['local', 'database', 's3'] as const)('MEDIA_STORAGE=%s: a replace
     const dataDir = dirs.three;
     if (kind === 's3') {
       s3 = await ownS3();
-      raw = new S3Client({
-        region: 'us-east-1',
-        endpoint: s3.endpoint,
-        forcePathStyle: true,
-        credentials: s3.credentials,
-      });
+      raw = s3.client();
     }
     t = await startApp({ DATA_DIR: dataDir, ...(s3 ? s3.env() : { MEDIA_STORAGE: kind }) }, { db });
     stored = {

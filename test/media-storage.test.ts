@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Config, loadConfig, type MediaStorage } from '../src/config.js';
 import type { Database } from '../src/db/database.js';
@@ -24,12 +24,7 @@ const configs = {} as Record<MediaStorage, Config>;
 beforeAll(async () => {
   db = await openTestDatabase();
   s3 = await ownS3();
-  raw = new S3Client({
-    region: 'us-east-1',
-    endpoint: s3.endpoint,
-    forcePathStyle: true,
-    credentials: s3.credentials,
-  });
+  raw = s3.client();
   configs.local = loadConfig({ DATA_DIR: dataDir, MEDIA_STORAGE: 'local' });
   configs.database = loadConfig({ DATA_DIR: dataDir, MEDIA_STORAGE: 'database' });
   configs.s3 = loadConfig({ DATA_DIR: dataDir, ...s3.env({ S3_PREFIX: '/fleet/one/' }) });

@@ -7,7 +7,7 @@ import { openDatabase } from '../src/db/database.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { newTenant } from './helpers/fixtures.js';
 import { sample } from './helpers/metrics.js';
-import { hasRedisServer, type OwnRedis, ownRedis } from './helpers/redis-server.js';
+import { hasRedisServer, ownRedisForSuite } from './helpers/redis-server.js';
 
 if (!hasRedisServer)
   console.warn('probes.test.ts: the Redis cases are skipped: redis-server is not installed');
@@ -100,14 +100,7 @@ describe('ready when the database does not answer', () => {
 });
 
 describe.skipIf(!hasRedisServer)('ready with REDIS_URL', () => {
-  let redis: OwnRedis;
-  beforeAll(async () => {
-    redis = await ownRedis();
-    await redis.start();
-  });
-  afterAll(async () => {
-    await redis?.kill();
-  });
+  const redis = ownRedisForSuite();
 
   it('is 503 while Redis is away (/health stays 200), 200 again when it returns', async () => {
     const own = await startApp({ REDIS_URL: redis.url, METRICS_TOKEN: 'metrics-token-0123456789abcdef' });

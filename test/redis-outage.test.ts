@@ -10,7 +10,13 @@ import { openDatabase } from '../src/db/database.js';
 import { issueToken } from '../src/modules/tenants/bootstrap.service.js';
 import { startApp } from './helpers/app.js';
 import { addHierarchy, addUser, newTenant } from './helpers/fixtures.js';
-import { freePort, hasRedisServer, type OwnRedis, ownRedis } from './helpers/redis-server.js';
+import {
+  freePort,
+  hasRedisServer,
+  type OwnRedis,
+  ownRedis,
+  ownRedisForSuite,
+} from './helpers/redis-server.js';
 import { type Subscriber, subscribe } from './helpers/sse.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -359,14 +365,7 @@ describe.skipIf(!hasRedisServer)('Redis outage under load, two server processes'
 });
 
 describe.skipIf(!hasRedisServer)('/health with REDIS_URL (in process)', () => {
-  let redis: OwnRedis;
-  beforeAll(async () => {
-    redis = await ownRedis();
-    await redis.start();
-  });
-  afterAll(async () => {
-    await redis?.kill();
-  });
+  const redis = ownRedisForSuite();
 
   it('names Redis beside the database; a database down is still a 503', async () => {
     const own = await startApp(

@@ -556,23 +556,28 @@ function shapeKey(args: RelationArgs): string {
 // One plan per call site's shape (a handful), so a request only fills in its values; a shape this
 // reader cannot translate is remembered too (null), so Prisma takes it at once next time.
 const plans = new Map<string, Plan | null>();
+const countPlans = new Map<string, Plan | null>();
 const MAX_PLANS = 1000;
 
-function planFor(model: string, args: RawFindManyArgs): Plan | null {
-  const key = `${model}|${shapeKey(args)}`;
-  let p = plans.get(key);
+/** The cached plan of `key`, built (and named) on first use; null when the reader cannot translate it. */
+function cachedPlan(cache: Map<string, Plan | null>, key: string, build: () => Plan): Plan | null {
+  let p = cache.get(key);
   if (p === undefined) {
     try {
-      p = plan(model, args);
+      p = build();
       p.name = statementName(p.sql);
     } catch (err) {
       if (!(err instanceof UnsupportedArgs)) throw err;
       p = null;
     }
-    if (plans.size >= MAX_PLANS) plans.clear();
-    plans.set(key, p);
+    if (cache.size >= MAX_PLANS) cache.clear();
+    cache.set(key, p);
   }
   return p;
+}
+
+function planFor(model: string, args: RawFindManyArgs): Plan | null {
+  return cachedPlan(plans, `${model}|${shapeKey(args)}`, () => plan(model, args));
 }
 
 /** The statement of a findMany on `model`, its parameters and the decoding its rows still need. */
@@ -596,7 +601,19 @@ export async function rawFindMany<T>(prisma: Prisma, model: string, args: RawFin
   return rows as T[];
 }
 
-type Delegate = { findMany(args: unknown): Promise<unknown[]> };
+type Delegate = {
+  findMany(args: unknown): Promise<unknown[]>;
+  count(args: { where: unknown }): Promise<number>;
+};
+
+/** `prisma.guest` for `Guest`: where the reader hands over what it cannot translate. */
+function delegateOf(prisma: Prisma, model: string): Delegate {
+  const delegate = (prisma as unknown as Record<string, Delegate | undefined>)[
+    model.charAt(0).toLowerCase() + model.slice(1)
+  ];
+  if (!delegate) throw new Error(`Unknown model ${model}.`);
+  return delegate;
+}
 
 /**
  * `prisma.<model>.findMany(args)`: in one raw statement when this reader translates the arguments,
@@ -605,15 +622,9 @@ type Delegate = { findMany(args: unknown): Promise<unknown[]> };
 export async function findManyRows<T>(prisma: Prisma, model: string, prismaArgs: object): Promise<T[]> {
   // Prisma's own argument type for the model; anything this reader does not know makes it unsupported.
   const args = prismaArgs as RawFindManyArgs;
-  const p = planFor(model, { ...args, where: args.where ?? {} });
-  if (!p) {
-    const delegate = (prisma as unknown as Record<string, Delegate>)[
-      model.charAt(0).toLowerCase() + model.slice(1)
-    ];
-    if (!delegate) throw new Error(`Unknown model ${model}.`);
-    return (await delegate.findMany(args)) as T[];
-  }
   const full = { ...args, where: args.where ?? {} };
+  const p = planFor(model, full);
+  if (!p) return (await delegateOf(prisma, model).findMany(args)) as T[];
   const rows = await rawRowsOf(prisma)<Record<string, unknown>>(
     p.sql,
     p.params.map((get) => get(full)),
@@ -623,42 +634,21 @@ export async function findManyRows<T>(prisma: Prisma, model: string, prismaArgs:
   return rows as T[];
 }
 
-type CountDelegate = { count(args: { where: unknown }): Promise<number> };
-
-// Count statements by model and shape of `where`; null: Prisma counts that shape.
-const countPlans = new Map<string, Plan | null>();
-
 function countPlanFor(model: string, where: Where): Plan | null {
-  const key = `${model}|${whereShape(where)}`;
-  let p = countPlans.get(key);
-  if (p === undefined) {
-    try {
-      const st = new Statement();
-      const a = st.alias();
-      const conds = whereSql(model, a, where, st, (x) => x.where);
-      const sql = `SELECT count(*)::int AS n FROM ${q(model)} ${a}${conds.length ? ` WHERE ${conds.join(' AND ')}` : ''}`;
-      p = { sql, params: st.params, decode: () => {}, name: statementName(sql) };
-    } catch (err) {
-      if (!(err instanceof UnsupportedArgs)) throw err;
-      p = null;
-    }
-    if (countPlans.size >= MAX_PLANS) countPlans.clear();
-    countPlans.set(key, p);
-  }
-  return p;
+  return cachedPlan(countPlans, `${model}|${whereShape(where)}`, () => {
+    const st = new Statement();
+    const a = st.alias();
+    const conds = whereSql(model, a, where, st, (x) => x.where);
+    const sql = `SELECT count(*)::int AS n FROM ${q(model)} ${a}${conds.length ? ` WHERE ${conds.join(' AND ')}` : ''}`;
+    return { sql, params: st.params, decode: () => {} };
+  });
 }
 
 /** `prisma.<model>.count({ where })` in one raw statement when the filter translates, else by Prisma. */
 export async function countRows(prisma: Prisma, model: string, prismaWhere: object): Promise<number> {
   const where = prismaWhere as Where;
   const p = countPlanFor(model, where);
-  if (!p) {
-    const delegate = (prisma as unknown as Record<string, CountDelegate>)[
-      model.charAt(0).toLowerCase() + model.slice(1)
-    ];
-    if (!delegate) throw new Error(`Unknown model ${model}.`);
-    return delegate.count({ where });
-  }
+  if (!p) return delegateOf(prisma, model).count({ where });
   const args = { where };
   const [row] = await rawRowsOf(prisma)<{ n: number }>(
     p.sql,

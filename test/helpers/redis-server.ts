@@ -1,6 +1,7 @@
 // A redis-server of the test's own on a free loopback port, to kill and restart at will (the
 // machine's shared Redis on 6379 is never touched). No persistence: a restart starts empty.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { afterAll, beforeAll } from 'vitest';
 import { freePort } from './processes.js';
 import { redisAnswers } from './redis.js';
 
@@ -58,4 +59,35 @@ export async function ownRedis(): Promise<OwnRedis> {
     },
   };
   return self;
+}
+
+/**
+ * An own Redis started before the suite's tests and killed after them (call inside a describe). The
+ * object stands for the started server, so tests use it as they would ownRedis()'s.
+ */
+export function ownRedisForSuite(): OwnRedis {
+  let redis: OwnRedis | undefined;
+  beforeAll(async () => {
+    redis = await ownRedis();
+    await redis.start();
+  });
+  afterAll(async () => {
+    await redis?.kill();
+  });
+  const started = (): OwnRedis => {
+    if (!redis) throw new Error("The suite's Redis has not started.");
+    return redis;
+  };
+  return {
+    get url() {
+      return started().url;
+    },
+    get port() {
+      return started().port;
+    },
+    start: () => started().start(),
+    kill: () => started().kill(),
+    pause: () => started().pause(),
+    resume: () => started().resume(),
+  };
 }

@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { S3Client } from '@aws-sdk/client-s3';
 
 // The package ships no types: the part of its API the tests use.
 interface S3rverInstance {
@@ -27,6 +28,8 @@ export interface OwnS3 {
   endpoint: string;
   bucket: string;
   credentials: typeof CREDENTIALS;
+  /** An AWS SDK client of this server, to look at the bucket behind the gateway's back. */
+  client(): S3Client;
   /** The settings of a gateway that keeps its media in this bucket. */
   env(extra?: Record<string, string>): Record<string, string>;
   close(): Promise<void>;
@@ -49,6 +52,8 @@ export async function ownS3(bucket = 'gateway-media'): Promise<OwnS3> {
     endpoint,
     bucket,
     credentials: CREDENTIALS,
+    client: () =>
+      new S3Client({ region: 'us-east-1', endpoint, forcePathStyle: true, credentials: CREDENTIALS }),
     env: (extra = {}) => ({
       MEDIA_STORAGE: 's3',
       S3_BUCKET: bucket,
