@@ -408,7 +408,14 @@ function relationJson(
   const f = filterSql(rel.type, c, args, st, get, [joinCondition(model, rel, parent, c)]);
   const from = `FROM ${q(rel.type)} ${c}${f.where}`;
   const one = obj.decode;
-  const decode = one && ((v: unknown) => (v as unknown[]).map(one));
+  // In place: the parsed array is the caller's already.
+  const decode =
+    one &&
+    ((v: unknown) => {
+      const list = v as unknown[];
+      for (let i = 0; i < list.length; i++) list[i] = one(list[i]);
+      return list;
+    });
   // A page is cut in a subquery whose order json_agg keeps.
   const sql = f.page
     ? `COALESCE((SELECT json_agg(p.j) FROM (SELECT ${obj.sql} AS j ${from}${f.order}${f.page}) p), '[]'::json)`

@@ -73,11 +73,15 @@ class LoadedConnection {
     readonly parent: Row,
     readonly args: Row,
     readonly totalCount: number | undefined,
-    nodes: Row[],
+    rows: Row[],
+    size: number,
     hasNextPage: boolean,
     readonly cursorOf: (row: Row) => string,
   ) {
-    this.edges = nodes.map((n) => new LoadedEdge(this, n));
+    // The first `size` rows (the extra row that tells a next page exists is left out).
+    const edges = new Array<LoadedEdge>(size);
+    for (let i = 0; i < size; i++) edges[i] = new LoadedEdge(this, rows[i] as Row);
+    this.edges = edges;
     this.pageInfo = new LoadedPageInfo(this.edges, hasNextPage);
   }
 }
@@ -125,7 +129,15 @@ function loadedConnection(
     }
     const { limit } = getConnectionPageSize({ args, defaultSize, maxSize });
     const full = rows.length === limit;
-    return new LoadedConnection(parent, args, count, full ? rows.slice(0, -1) : rows, full, cursorOf);
+    return new LoadedConnection(
+      parent,
+      args,
+      count,
+      rows,
+      full ? rows.length - 1 : rows.length,
+      full,
+      cursorOf,
+    );
   };
 }
 

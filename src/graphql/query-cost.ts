@@ -34,7 +34,14 @@ export const itemsEstimator: ComplexityEstimator = ({ type, field, args, childCo
   return 1 + items * childComplexity;
 };
 
+/** Costs already worked out, by document and by operation name and variables (small ones only). */
+const MAX_KEY = 1024;
+const MAX_PER_DOCUMENT = 100;
+
 export function queryCostLimit(maxCost: number): Plugin {
+  // Yoga's parser cache hands back the same document for the same text; a cost depends on nothing
+  // else than the document, the operation and the variables' values.
+  const known = new WeakMap<object, Map<string, number>>();
   return {
     onExecute({ args, setResultAndStopExecution }) {
       // No such operation, or variables that do not coerce: execution refuses them itself, every
@@ -43,13 +50,23 @@ export function queryCostLimit(maxCost: number): Plugin {
       if (!operation) return;
       const inputs = (args.variableValues ?? {}) as Record<string, unknown>;
       if (getVariableValues(args.schema, operation.variableDefinitions ?? [], inputs).errors) return;
-      const cost = getComplexity({
-        schema: args.schema,
-        query: args.document,
-        variables: (args.variableValues ?? {}) as Record<string, unknown>,
-        operationName: args.operationName ?? undefined,
-        estimators: [itemsEstimator],
-      });
+      const key = `${args.operationName ?? ''}\u0000${JSON.stringify(inputs)}`;
+      let byInputs = known.get(args.document);
+      let cost = byInputs?.get(key);
+      if (cost === undefined) {
+        cost = getComplexity({
+          schema: args.schema,
+          query: args.document,
+          variables: inputs,
+          operationName: args.operationName ?? undefined,
+          estimators: [itemsEstimator],
+        });
+        if (key.length <= MAX_KEY) {
+          if (!byInputs) known.set(args.document, (byInputs = new Map()));
+          if (byInputs.size >= MAX_PER_DOCUMENT) byInputs.clear();
+          byInputs.set(key, cost);
+        }
+      }
       if (cost > maxCost) {
         setResultAndStopExecution({
           errors: [
