@@ -566,8 +566,11 @@ describe.concurrent('limits', () => {
     expect(viaVariable.json.data, viaVariable.text).toBeUndefined();
     expect(viaVariable.json.errors[0].message).toMatch(refused);
     expect(viaVariable.json.errors[0].extensions).toMatchObject({ code: 'QUERY_TOO_COSTLY', limit: 50_000 });
-    // A tenth of it is fine.
+    // A tenth of it is fine; the same document with 100 again is refused again (costs are
+    // remembered per document and variables, never across them).
     data(await t.graphql(a.token, `query ($n: Int) { guests(first: $n) { ${tree} } }`, { n: 10 }));
+    const again = await t.graphql(a.token, `query ($n: Int) { guests(first: $n) { ${tree} } }`, { n: 100 });
+    expect(again.json.errors[0].message).toMatch(refused);
   });
 
   it('lets the dashboard query through: 100 guests with their devices and latest 5 sessions', async () => {
