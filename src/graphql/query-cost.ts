@@ -62,7 +62,10 @@ export function queryCostLimit(maxCost: number): Plugin {
           estimators: [itemsEstimator],
         });
         if (key.length <= MAX_KEY) {
-          if (!byInputs) known.set(args.document, (byInputs = new Map()));
+          if (!byInputs) {
+            byInputs = new Map();
+            known.set(args.document, byInputs);
+          }
           if (byInputs.size >= MAX_PER_DOCUMENT) byInputs.clear();
           byInputs.set(key, cost);
         }
