@@ -21,6 +21,9 @@ interface Holder {
   since: string;
 }
 
+/** How long a start waits for another process that is taking over a dead lock. */
+const TAKEOVER_WAIT_MS = 10_000;
+
 export class DatabaseLockedError extends Error {
   constructor(
     readonly dataDir: string,
@@ -130,7 +133,10 @@ export async function lockDataDir(dataDir: string): Promise<() => void> {
   const guard = `${file}.takeover`;
   const me: Holder = { pid: process.pid, hostname: hostname(), since: new Date().toISOString() };
   const content = JSON.stringify(me);
-  for (let attempt = 0; attempt < 50; attempt++) {
+  // Bounded by time, not by tries: on a busy machine the process taking over a dead lock may need
+  // a while, and the others should then name it rather than give up on "another process".
+  const deadline = Date.now() + TAKEOVER_WAIT_MS;
+  while (Date.now() < deadline) {
     if (createExclusive(file, content)) return holdLock(file, me);
     const found = readHolder(file);
     if (!found) continue;
