@@ -263,8 +263,13 @@ describe.concurrent('GET /guest-devices', () => {
       data: { tenantId: a.tenant_id, name: 'Elsewhere' },
     });
     const away = await addGuest(t.db.prisma, a.tenant_id, elsewhere.id);
-    const home = await addDevice(t.db.prisma, a.tenant_id, guest.id);
-    const other = await addDevice(t.db.prisma, a.tenant_id, away.id);
+    // A minute apart: created in the same millisecond, their order would be their random ids'.
+    const home = await addDevice(t.db.prisma, a.tenant_id, guest.id, {
+      createdAt: new Date(Date.UTC(2026, 0, 1, 10, 0)),
+    });
+    const other = await addDevice(t.db.prisma, a.tenant_id, away.id, {
+      createdAt: new Date(Date.UTC(2026, 0, 1, 10, 1)),
+    });
     for (const role of ['venue', 'front-desk'] as const) {
       const u = await addUser(t.db.prisma, a.tenant_id, role, { locationId: a.location_id });
       expect(await ids(u.token, '')).toEqual([home.id]);
