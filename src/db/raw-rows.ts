@@ -587,25 +587,25 @@ function planFor(model: string, args: RawFindManyArgs): Plan | null {
   return cachedPlan(plans, `${model}|${shapeKey(args)}`, () => plan(model, args));
 }
 
-/** The statement of a findMany on `model`, its parameters and the decoding its rows still need. */
-export function rawFindManySql(
-  model: string,
-  args: RawFindManyArgs,
-): { sql: string; params: unknown[]; decode: (row: Record<string, unknown>) => void; name?: string } {
-  const p = planFor(model, args);
-  if (!p) return plan(model, args); // throws the UnsupportedArgs that says why
-  return { sql: p.sql, params: p.params.map((get) => get(args)), decode: p.decode, name: p.name };
+/** Runs a plan with the values of `args` and decodes its rows. */
+async function runPlan<T>(prisma: Prisma, p: Plan, args: RawFindManyArgs): Promise<T[]> {
+  const rows = await rawRowsOf(prisma)<Record<string, unknown>>(
+    p.sql,
+    p.params.map((get) => get(args)),
+    p.name,
+  );
+  for (const row of rows) p.decode(row);
+  return rows as T[];
 }
 
 /**
- * Prisma's `findMany(args)` on `model` in one raw statement. `T` is the caller's Prisma payload type
- * (e.g. `Prisma.GuestGetPayload<…>` for the same args); test/raw-rows.test.ts holds it to that.
+ * Prisma's `findMany(args)` on `model` in one raw statement, or UnsupportedArgs saying why not. `T` is
+ * the caller's Prisma payload type (e.g. `Prisma.GuestGetPayload<…>` for the same args);
+ * test/raw-rows.test.ts holds it to that.
  */
 export async function rawFindMany<T>(prisma: Prisma, model: string, args: RawFindManyArgs): Promise<T[]> {
-  const { sql, params, decode, name } = rawFindManySql(model, args);
-  const rows = await rawRowsOf(prisma)<Record<string, unknown>>(sql, params, name);
-  for (const row of rows) decode(row);
-  return rows as T[];
+  // A shape remembered as untranslatable is planned again, to throw the error that says why.
+  return runPlan<T>(prisma, planFor(model, args) ?? plan(model, args), args);
 }
 
 type Delegate = {
@@ -632,13 +632,13 @@ export async function findManyRows<T>(prisma: Prisma, model: string, prismaArgs:
   const full = { ...args, where: args.where ?? {} };
   const p = planFor(model, full);
   if (!p) return (await delegateOf(prisma, model).findMany(args)) as T[];
-  const rows = await rawRowsOf(prisma)<Record<string, unknown>>(
-    p.sql,
-    p.params.map((get) => get(full)),
-    p.name,
-  );
-  for (const row of rows) p.decode(row);
-  return rows as T[];
+  return runPlan<T>(prisma, p, full);
+}
+
+/** `prisma.<model>.findFirst(args)`: findManyRows with `take: 1`, the row or null. */
+export async function findFirstRow<T>(prisma: Prisma, model: string, prismaArgs: object): Promise<T | null> {
+  const [row] = await findManyRows<T>(prisma, model, { ...prismaArgs, take: 1 });
+  return row ?? null;
 }
 
 function countPlanFor(model: string, where: Where): Plan | null {
@@ -656,11 +656,6 @@ export async function countRows(prisma: Prisma, model: string, prismaWhere: obje
   const where = prismaWhere as Where;
   const p = countPlanFor(model, where);
   if (!p) return delegateOf(prisma, model).count({ where });
-  const args = { where };
-  const [row] = await rawRowsOf(prisma)<{ n: number }>(
-    p.sql,
-    p.params.map((get) => get(args)),
-    p.name,
-  );
+  const [row] = await runPlan<{ n: number }>(prisma, p, { where });
   return row?.n ?? 0;
 }

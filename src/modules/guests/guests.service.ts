@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { authorize, hasPermission } from '../../auth/permissions.js';
 import type { AppContext } from '../../context.js';
 import { renameFields } from '../../db/columns.js';
-import { countRows, findManyRows } from '../../db/raw-rows.js';
+import { countRows, findFirstRow, findManyRows } from '../../db/raw-rows.js';
 import { inScope, scoped } from '../../db/scope.js';
 import { textSearch } from '../../db/text-search.js';
 import { AppError } from '../../errors.js';
@@ -197,12 +197,10 @@ export async function findGuest(
 ) {
   const scope = authorize(ctx.principal, 'guests.view');
   // The pinned location is its own condition: spread after `id` it would replace the requested id.
-  const rows = await findManyRows<Guest>(ctx.prisma, 'Guest', {
+  return findFirstRow<Guest>(ctx.prisma, 'Guest', {
     ...query,
     where: { ...scoped(scope, 'locationId'), AND: [{ id }] },
-    take: 1,
   });
-  return rows[0] ?? null;
 }
 
 /** REST's detail: the guest with its location name and tags, or 404. */

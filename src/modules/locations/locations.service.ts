@@ -2,7 +2,7 @@
 import { authorize } from '../../auth/permissions.js';
 import type { AppContext } from '../../context.js';
 import { renameFields } from '../../db/columns.js';
-import { countRows, findManyRows } from '../../db/raw-rows.js';
+import { countRows, findFirstRow, findManyRows } from '../../db/raw-rows.js';
 import { scoped } from '../../db/scope.js';
 import { textSearch } from '../../db/text-search.js';
 import { AppError } from '../../errors.js';
@@ -58,12 +58,10 @@ export async function findLocation(
 ) {
   const scope = authorize(ctx.principal, 'locations.list');
   // The pinned location is its own condition: spread after `id` it would replace the requested id.
-  const rows = await findManyRows<Location>(ctx.prisma, 'Location', {
+  return findFirstRow<Location>(ctx.prisma, 'Location', {
     ...query,
     where: { ...scoped(scope, 'id'), AND: [{ id }] },
-    take: 1,
   });
-  return rows[0] ?? null;
 }
 
 export async function countLocations(ctx: AppContext, filters: Record<string, unknown>): Promise<number> {
