@@ -7,6 +7,7 @@ import pg from 'pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { applyMigrations, migrateDatabaseUrl } from './migrate.js';
+import { parseDate, parseTimestamp, parseTimestampTz } from './pg-dates.js';
 import { newPglite } from './pglite.js';
 import { DatabaseLockedError, lockDataDir } from './pglite-lock.js';
 
@@ -105,15 +106,14 @@ export function rawRowsOf(prisma: PrismaClient): RawRows {
 
 /**
  * Values as Prisma returns them: BigInt as bigint, and `date`/`timestamp` (no time zone) as UTC
- * (both drivers would read them in the process's local time). Other types keep the drivers' own
- * parsers (timestamptz, numbers, booleans, arrays, json).
+ * (both drivers would read them in the process's local time); dates by src/db/pg-dates.ts. Other
+ * types keep the drivers' own parsers (numbers, booleans, arrays, json).
  */
-const utcDate = (s: string) => new Date(`${s}T00:00:00Z`);
-const utcTimestamp = (s: string) => new Date(`${s.replace(' ', 'T')}Z`);
 const PARSERS: Record<number, (s: string) => unknown> = {
   20: (s) => BigInt(s),
-  1082: utcDate,
-  1114: utcTimestamp,
+  1082: parseDate,
+  1114: parseTimestamp,
+  1184: parseTimestampTz,
 };
 
 async function openPglite(dataDir: string, migrate: boolean): Promise<Database> {

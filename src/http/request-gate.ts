@@ -111,10 +111,18 @@ export function requestGate(prisma: Prisma, limiter: RateLimiter, turns: TenantT
     request.principal = principal;
     if (principal) {
       // The turn ends when the answer is sent (see app.ts) or the connection closes, on every path.
+      // A connection closing after the answer aborts nothing (an abort builds a DOMException).
       const gone = new AbortController();
-      reply.raw.once('close', () => gone.abort());
+      let answered = false;
+      reply.raw.once('close', () => {
+        if (!answered) gone.abort();
+      });
       if (reply.raw.destroyed) gone.abort();
-      request.releaseTurn = await turns.acquire(principal.tenantId, gone.signal);
+      const release = await turns.acquire(principal.tenantId, gone.signal);
+      request.releaseTurn = () => {
+        answered = true;
+        release();
+      };
     }
   };
 }
