@@ -197,17 +197,15 @@ const placeholderPattern = new RegExp(
   'g',
 );
 
-const NON_ASCII = /[\u0080-\uffff]/;
-const NON_ASCII_ALL = /[\u0080-\uffff]/g;
-const escapeCodeUnit = (c: string): string => HEX4(c.charCodeAt(0));
+const SLASH_OR_NON_ASCII = /[/\u0080-\uffff]/g;
+const phpEscape = (c: string): string => (c === '/' ? '\\/' : HEX4(c.charCodeAt(0)));
 
 /**
  * JSON.stringify's text with PHP's escapes: `/` as `\/`, every non-ASCII code unit as `\uXXXX`.
- * Native scans (replaceAll, a regex test) do the work; only non-ASCII characters call back.
+ * One native scan: a page's text is copied once, not once per kind of escape.
  */
 function phpEscapes(json: string): string {
-  const slashed = json.includes('/') ? json.replaceAll('/', '\\/') : json;
-  return NON_ASCII.test(slashed) ? slashed.replace(NON_ASCII_ALL, escapeCodeUnit) : slashed;
+  return json.replace(SLASH_OR_NON_ASCII, phpEscape);
 }
 
 /** Encodes like PHP's json_encode($value) with default flags (plus `.0` on whole PhpFloats). */

@@ -6,13 +6,8 @@ const PAD3 = Array.from({ length: 1000 }, (_, i) => String(i).padStart(3, '0'));
 const FIRST_MS = -62_167_219_200_000;
 const LAST_MS = 253_402_300_799_999;
 
-/**
- * `yyyy-mm-ddThh:mm:ss.mmm` of a UTC time, by arithmetic (days to a civil date, H. Hinnant's
- * algorithm): a page of sessions writes thousands, and toISOString was most of their cost.
- */
-function utcIso(ms: number): string {
-  const days = Math.floor(ms / 86_400_000);
-  let rest = ms - days * 86_400_000;
+/** `yyyy-mm-ddT` of a day since the epoch, by arithmetic (days to a civil date, H. Hinnant's algorithm). */
+function civilDay(days: number): string {
   const z = days + 719_468;
   const era = Math.floor(z / 146_097);
   const doe = z - era * 146_097;
@@ -24,13 +19,38 @@ function utcIso(ms: number): string {
   const day = doy - Math.floor((153 * mp + 2) / 5) + 1;
   const month = mp < 10 ? mp + 3 : mp - 9;
   const year = yoe + era * 400 + (month <= 2 ? 1 : 0);
+  const y = year < 1000 ? String(year).padStart(4, '0') : String(year);
+  return `${y}-${PAD2[month]}-${PAD2[day]}T`;
+}
+
+// The days of a page repeat (a session's start and end, a guest's visits): each is written once.
+const dayTexts = new Map<number, { prefix: string; date: string }>();
+const MAX_CACHED_DAYS = 4096;
+
+function dayText(days: number): { prefix: string; date: string } {
+  let text = dayTexts.get(days);
+  if (text === undefined) {
+    const prefix = civilDay(days);
+    text = { prefix, date: prefix.slice(0, -1) };
+    if (dayTexts.size >= MAX_CACHED_DAYS) dayTexts.clear();
+    dayTexts.set(days, text);
+  }
+  return text;
+}
+
+/**
+ * `yyyy-mm-ddThh:mm:ss.mmm` of a UTC time by arithmetic: a page of sessions writes thousands, and
+ * toISOString was most of their cost.
+ */
+function utcIso(ms: number): string {
+  const days = Math.floor(ms / 86_400_000);
+  let rest = ms - days * 86_400_000;
   const h = Math.floor(rest / 3_600_000);
   rest -= h * 3_600_000;
   const m = Math.floor(rest / 60_000);
   rest -= m * 60_000;
   const sec = Math.floor(rest / 1000);
-  const y = year < 1000 ? String(year).padStart(4, '0') : String(year);
-  return `${y}-${PAD2[month]}-${PAD2[day]}T${PAD2[h]}:${PAD2[m]}:${PAD2[sec]}.${PAD3[rest - sec * 1000]}`;
+  return `${dayText(days).prefix}${PAD2[h]}:${PAD2[m]}:${PAD2[sec]}.${PAD3[rest - sec * 1000]}`;
 }
 
 /** `2026-11-21T09:05:03.123000Z`: Laravel/Carbon's default JSON date (microseconds). */
@@ -51,7 +71,9 @@ export function isoOffset(d: Date | null | undefined): string | null {
 /** `2026-11-21` (UTC date part). */
 export function dateOnly(d: Date | null | undefined): string | null {
   if (!d) return null;
-  return d.toISOString().slice(0, 10);
+  const ms = d.getTime();
+  if (!(ms >= FIRST_MS && ms <= LAST_MS)) return d.toISOString().slice(0, 10);
+  return dayText(Math.floor(ms / 86_400_000)).date;
 }
 
 // Building Intl formatters is expensive, so keep one per zone. Zone names come from

@@ -43,6 +43,17 @@ describe('ISO date formats', () => {
     expect(dateOnly(new Date('2026-11-21T23:59:59.999Z'))).toBe('2026-11-21');
   });
 
+  it('dateOnly writes what toISOString writes, the same day twice alike (its texts are cached)', () => {
+    const random = Array.from({ length: 20_000 }, () =>
+      Math.floor(-62_167_219_200_000 + Math.random() * (253_402_300_799_999 + 62_167_219_200_000)),
+    );
+    for (const ms of [-62_167_219_200_000, 253_402_300_799_999, -1, 0, 253_402_300_800_000, ...random]) {
+      const expected = new Date(ms).toISOString().slice(0, 10);
+      expect(dateOnly(new Date(ms)), String(ms)).toBe(expected);
+      expect(dateOnly(new Date(ms)), String(ms)).toBe(expected);
+    }
+  });
+
   it('passes null and undefined through as null', () => {
     for (const fn of [isoMicros, isoOffset, dateOnly]) {
       expect(fn(null)).toBeNull();
