@@ -13,13 +13,15 @@ const digit = (s: string, i: number): number => {
 };
 const two = (s: string, i: number): number => digit(s, i) * 10 + digit(s, i + 1);
 
-/** `yyyy-mm-dd` at the start of `s` as [year, month 1–12, day], or null for another shape. */
-function ymd(s: string): [number, number, number] | null {
-  if (s.charCodeAt(4) !== 45 || s.charCodeAt(7) !== 45) return null;
+/**
+ * Milliseconds since the epoch of midnight UTC of the `yyyy-mm-dd` at the start of `s`, or NaN for
+ * another shape. Date.UTC reads years 0–99 as 19xx: those are NaN here and take the general path.
+ */
+function dayMillis(s: string): number {
+  if (s.charCodeAt(4) !== 45 || s.charCodeAt(7) !== 45) return Number.NaN;
   const year = two(s, 0) * 100 + two(s, 2);
-  // Date.UTC reads years 0–99 as 19xx: those take the general path.
-  if (!(year >= 1000)) return null;
-  return [year, two(s, 5), two(s, 8)];
+  if (!(year >= 1000)) return Number.NaN;
+  return Date.UTC(year, two(s, 5) - 1, two(s, 8));
 }
 
 /**
@@ -27,8 +29,7 @@ function ymd(s: string): [number, number, number] | null {
  * or NaN for anything else. Digits past the third of the fraction are dropped, as Date does.
  */
 function utcMillis(s: string, suffix: string): number {
-  const d = ymd(s);
-  if (!d || s.charCodeAt(10) !== 32 || s.charCodeAt(13) !== 58 || s.charCodeAt(16) !== 58) return Number.NaN;
+  if (s.charCodeAt(10) !== 32 || s.charCodeAt(13) !== 58 || s.charCodeAt(16) !== 58) return Number.NaN;
   let i = 19;
   let ms = 0;
   if (s.charCodeAt(19) === 46) {
@@ -44,13 +45,12 @@ function utcMillis(s: string, suffix: string): number {
     ms = Math.floor(ms);
   }
   if (s.length - i !== suffix.length || (suffix && !s.endsWith(suffix))) return Number.NaN;
-  return Date.UTC(d[0], d[1] - 1, d[2], two(s, 11), two(s, 14), two(s, 17), ms);
+  return dayMillis(s) + ((two(s, 11) * 60 + two(s, 14)) * 60 + two(s, 17)) * 1000 + ms;
 }
 
 /** `date` as midnight UTC. */
 export function parseDate(s: string): Date {
-  const d = s.length === 10 ? ymd(s) : null;
-  const t = d ? Date.UTC(d[0], d[1] - 1, d[2]) : Number.NaN;
+  const t = s.length === 10 ? dayMillis(s) : Number.NaN;
   return Number.isNaN(t) ? new Date(`${s}T00:00:00Z`) : new Date(t);
 }
 

@@ -5,20 +5,27 @@
 // rows arrive with every relation and column the document asks for. What remained per field was the
 // wrapper that looks up a loader mapping for every leaf of every row, and graphql-js's own walk; for
 // the dashboard (100 guests × 10 devices × 5 sessions, ~10 000 fields) that was most of the CPU.
-// A field whose data is not on the row (a row some other path returned) still goes through the
-// wrapper, which loads it as before: the copy changes the cost, never the answer.
+// Fields that only read a column or property have no resolver in the copy, so graphql-jit inlines
+// the read. A resolver returning rows checks that they carry what the document reads that way; a
+// row some other path returned without it sends the operation to graphql-js, whose plugin-prisma
+// wrapper loads it as before: the copy changes the cost, never the answer.
 // Mutations and subscriptions keep graphql-js: they run once per request and carry side effects.
-import { MapperKind, mapSchema } from '@graphql-tools/utils';
+import { collectSubFields, MapperKind, mapSchema, type VariableValues } from '@graphql-tools/utils';
 import { encodeBase64, encodeCursorChunk, getConnectionPageSize } from '@pothos/core';
 import {
   type DocumentNode,
   type ExecutionResult,
+  type FieldNode,
   GraphQLError,
+  type GraphQLFieldConfig,
   type GraphQLFieldResolver,
+  type GraphQLObjectType,
   type GraphQLResolveInfo,
   type GraphQLSchema,
+  getNamedType,
   getOperationAST,
   getVariableValues,
+  isObjectType,
   type OperationDefinitionNode,
   type Source,
 } from 'graphql';
@@ -171,18 +178,158 @@ function fromRow(wrapped: Resolver, ext: PothosFieldExtensions): Resolver | unde
   return undefined;
 }
 
-/** The schema the compiled queries run on: the same types, nested prisma fields read from the row. */
+/**
+ * A field graphql-jit may read as a plain property (`parent[name]`, inlined, no resolver call): an
+ * exposed column of the same name, or a resolver that only reads the property of its own name
+ * (the relay plugin's `edges`, `pageInfo`, `node`). Reading a property costs nothing; a resolver
+ * call costs an info object and an arguments object, for each of ~10 000 fields of a dashboard.
+ */
+function readsOwnProperty(name: string, field: GraphQLFieldConfig<unknown, unknown>): boolean {
+  const ext = (field.extensions ?? {}) as PothosFieldExtensions;
+  if (ext.pothosExposedField !== undefined) return ext.pothosExposedField === name;
+  const resolve = field.resolve;
+  // Only an unwrapped resolver of the parent alone can be probed without effects.
+  if (!resolve || resolve !== ext.pothosOriginalResolve || resolve.length > 1) return false;
+  if (Object.keys(field.args ?? {}).length > 0) return false;
+  try {
+    const probe = {};
+    return resolve({ [name]: probe }, {}, {}, {} as GraphQLResolveInfo) === probe;
+  } catch {
+    return false;
+  }
+}
+
+/** A row lacks a column the document asks for: the operation runs on graphql-js instead. */
+class IncompleteRow extends Error {}
+
+/**
+ * What a value returned by a resolver must carry before graphql-jit reads it by property: the
+ * columns asked of it (read without plugin-prisma's wrapper, which would load a missing one) and,
+ * through fields read by property, of the objects inside it.
+ */
+interface RowCheck {
+  columns: string[];
+  nested: [string, RowCheck][];
+}
+
+function checkOf(
+  schema: GraphQLSchema,
+  info: GraphQLResolveInfo,
+  type: GraphQLObjectType,
+  nodes: FieldNode[],
+  wrappedColumns: Map<GraphQLObjectType, Set<string>>,
+  propertyFields: Map<GraphQLObjectType, Set<string>>,
+): RowCheck | null {
+  // graphql 16 reads @skip/@include from the plain variables object (the type is graphql 17's).
+  const variables = info.variableValues as unknown as VariableValues;
+  const { fields } = collectSubFields(schema, info.fragments, variables, type, nodes);
+  const check: RowCheck = { columns: [], nested: [] };
+  for (const subNodes of fields.values()) {
+    const name = (subNodes[0] as FieldNode).name.value;
+    if (wrappedColumns.get(type)?.has(name)) check.columns.push(name);
+    else if (propertyFields.get(type)?.has(name)) {
+      const sub = getNamedType(type.getFields()[name]?.type);
+      if (!isObjectType(sub)) continue;
+      const inner = checkOf(schema, info, sub, subNodes, wrappedColumns, propertyFields);
+      if (inner) check.nested.push([name, inner]);
+    }
+  }
+  return check.columns.length || check.nested.length ? check : null;
+}
+
+function assertComplete(value: unknown, check: RowCheck): void {
+  if (value === null || value === undefined || typeof value !== 'object') return;
+  if (Array.isArray(value)) {
+    for (const item of value) assertComplete(item, check);
+    return;
+  }
+  const row = value as Row;
+  for (const c of check.columns) if (row[c] === undefined) throw new IncompleteRow(c);
+  for (const [name, inner] of check.nested) assertComplete(row[name], inner);
+}
+
+/**
+ * The schema the compiled queries run on: the same types; nested prisma fields read the row, and
+ * fields that only read a property have no resolver. A resolver returning objects checks that they
+ * carry every column the document reads from them without a resolver.
+ */
 export function rowReadingSchema(schema: GraphQLSchema): GraphQLSchema {
   const roots = new Set(
     [schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()].map((t) => t?.name),
   );
-  return mapSchema(schema, {
-    [MapperKind.OBJECT_FIELD]: (field, _name, typeName) => {
-      if (roots.has(typeName) || !field.resolve) return field;
-      const resolve = fromRow(field.resolve as Resolver, field.extensions as PothosFieldExtensions);
-      return resolve ? { ...field, resolve } : field;
+  // Per type: fields read by property, and among them the columns plugin-prisma's wrapper guarded.
+  const propertyFields = new Map<GraphQLObjectType, Set<string>>();
+  const wrappedColumns = new Map<GraphQLObjectType, Set<string>>();
+  const typeNames = new Map<string, GraphQLObjectType>();
+  const add = (m: Map<GraphQLObjectType, Set<string>>, t: GraphQLObjectType, f: string) => {
+    const set = m.get(t) ?? new Set<string>();
+    set.add(f);
+    m.set(t, set);
+  };
+  // Checks are built per document (its fields and fragments) and variables (@skip, @include).
+  const checks = new WeakMap<readonly FieldNode[], { variables: unknown; check: RowCheck | null }>();
+  const checked =
+    (resolve: Resolver): Resolver =>
+    (parent, args, ctx, info) => {
+      let entry = checks.get(info.fieldNodes);
+      if (!entry || entry.variables !== info.variableValues) {
+        const type = getNamedType(info.returnType);
+        const own = isObjectType(type) ? typeNames.get(type.name) : undefined;
+        entry = {
+          variables: info.variableValues,
+          check: own
+            ? checkOf(fastSchema, info, own, [...info.fieldNodes], wrappedColumns, propertyFields)
+            : null,
+        };
+        checks.set(info.fieldNodes, entry);
+      }
+      const check = entry.check;
+      const result = resolve(parent, args, ctx, info);
+      if (!check) return result;
+      if (result instanceof Promise)
+        return result.then((v) => {
+          assertComplete(v, check);
+          return v;
+        });
+      assertComplete(result, check);
+      return result;
+    };
+  const fastSchema: GraphQLSchema = mapSchema(schema, {
+    [MapperKind.OBJECT_FIELD]: (field, name, typeName) => {
+      if (!field.resolve) return field;
+      const rootField = roots.has(typeName);
+      if (!rootField && readsOwnProperty(name, field)) {
+        const { resolve, ...plain } = field;
+        const ext = field.extensions as PothosFieldExtensions;
+        (plain.extensions as Record<string, unknown>) = {
+          ...field.extensions,
+          rowReading: { property: true, wrapped: resolve !== ext.pothosOriginalResolve },
+        };
+        return plain;
+      }
+      const own = rootField
+        ? undefined
+        : fromRow(field.resolve as Resolver, field.extensions as PothosFieldExtensions);
+      const resolve = own ?? (field.resolve as Resolver);
+      const type = getNamedType(field.type);
+      return isObjectType(type)
+        ? { ...field, resolve: checked(resolve) }
+        : own
+          ? { ...field, resolve }
+          : field;
     },
   });
+  for (const type of Object.values(fastSchema.getTypeMap())) {
+    if (!isObjectType(type)) continue;
+    typeNames.set(type.name, type);
+    for (const field of Object.values(type.getFields())) {
+      const mark = (field.extensions as { rowReading?: { property: boolean; wrapped: boolean } }).rowReading;
+      if (!mark) continue;
+      add(propertyFields, type, field.name);
+      if (mark.wrapped) add(wrappedColumns, type, field.name);
+    }
+  }
+  return fastSchema;
 }
 
 const MAX_COMPILED = 500;
@@ -248,8 +395,13 @@ export function compiledQueries(schema: GraphQLSchema): Plugin {
     return c;
   }
 
+  /** A document that met a row without a column it reads: graphql-js answers it from now on. */
+  const forget = (document: DocumentNode, operationName: string | undefined): void => {
+    compiled.get(document)?.set(operationName ?? '', null);
+  };
+
   return {
-    onExecute({ args, setExecuteFn }) {
+    onExecute({ args, executeFn, setExecuteFn }) {
       const operation: OperationDefinitionNode | null | undefined = getOperationAST(
         args.document,
         args.operationName ?? undefined,
@@ -263,12 +415,19 @@ export function compiledQueries(schema: GraphQLSchema): Plugin {
       const c = compiledFor(args.document, args.operationName ?? undefined);
       if (!c) return;
       const source = args.document.loc?.source;
-      setExecuteFn(async () =>
-        asGraphqlJsErrors(
-          (await c.query(args.rootValue, args.contextValue, variables)) as ExecutionResult,
-          source,
-        ),
-      );
+      setExecuteFn(async (executeArgs) => {
+        const result = (await c.query(args.rootValue, args.contextValue, variables)) as ExecutionResult;
+        // A row some other path returned lacks a column: plugin-prisma's wrappers (graphql-js) load it.
+        if (
+          result.errors?.some(
+            (e) => (e as { originalError?: unknown }).originalError instanceof IncompleteRow,
+          )
+        ) {
+          forget(args.document, args.operationName ?? undefined);
+          return executeFn(executeArgs);
+        }
+        return asGraphqlJsErrors(result, source);
+      });
     },
   };
 }

@@ -38,19 +38,21 @@ function dayText(days: number): { prefix: string; date: string } {
   return text;
 }
 
+/** `hh:mm:` of each minute of a day, and `.mmm000Z` of each millisecond: a date is four pieces. */
+const MINUTES = Array.from({ length: 1440 }, (_, i) => `${PAD2[Math.floor(i / 60)]}:${PAD2[i % 60]}:`);
+const MILLIS_MICROS_Z = PAD3.map((ms) => `.${ms}000Z`);
+
 /**
- * `yyyy-mm-ddThh:mm:ss.mmm` of a UTC time by arithmetic: a page of sessions writes thousands, and
- * toISOString was most of their cost.
+ * `yyyy-mm-ddThh:mm:ss.mmm000Z` of a UTC time by arithmetic: a page of sessions writes thousands,
+ * and toISOString was most of their cost.
  */
-function utcIso(ms: number): string {
+function utcIsoMicros(ms: number): string {
   const days = Math.floor(ms / 86_400_000);
-  let rest = ms - days * 86_400_000;
-  const h = Math.floor(rest / 3_600_000);
-  rest -= h * 3_600_000;
-  const m = Math.floor(rest / 60_000);
-  rest -= m * 60_000;
+  const inDay = ms - days * 86_400_000;
+  const minute = Math.floor(inDay / 60_000);
+  const rest = inDay - minute * 60_000;
   const sec = Math.floor(rest / 1000);
-  return `${dayText(days).prefix}${PAD2[h]}:${PAD2[m]}:${PAD2[sec]}.${PAD3[rest - sec * 1000]}`;
+  return `${dayText(days).prefix}${MINUTES[minute]}${PAD2[sec]}${MILLIS_MICROS_Z[rest - sec * 1000]}`;
 }
 
 /** `2026-11-21T09:05:03.123000Z`: Laravel/Carbon's default JSON date (microseconds). */
@@ -59,7 +61,7 @@ export function isoMicros(d: Date | null | undefined): string | null {
   const ms = d.getTime();
   // Outside four-digit years (and for an invalid date, which throws) toISOString decides.
   if (!(ms >= FIRST_MS && ms <= LAST_MS)) return `${d.toISOString().slice(0, 23)}000Z`;
-  return `${utcIso(ms)}000Z`;
+  return utcIsoMicros(ms);
 }
 
 /** `2026-11-21T09:05:03+00:00` (UTC, no fraction). */

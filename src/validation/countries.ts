@@ -9,7 +9,10 @@ export function isCountryCode(code: string): boolean {
   return /^[A-Z]{2}$/.test(code) && ALPHA2.has(code);
 }
 
+// Every code's name once: a page of guests names two countries per row.
+const NAMES = new Map([...ALPHA2].map((code) => [code, countries.getName(code, 'en') ?? null]));
+
 /** English short name (`US` -> `United States of America`), or null for anything `isCountryCode` rejects. */
 export function countryName(code: string): string | null {
-  return isCountryCode(code) ? (countries.getName(code, 'en') ?? null) : null;
+  return NAMES.get(code) ?? null;
 }
