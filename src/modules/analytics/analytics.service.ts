@@ -6,7 +6,7 @@ import type { AppContext } from '../../context.js';
 import { countRows, findManyRows } from '../../db/raw-rows.js';
 import { scoped } from '../../db/scope.js';
 import { AppError } from '../../errors.js';
-import type { LocationLog, LocationSession } from '../../generated/prisma/client.js';
+import type { LocationSession } from '../../generated/prisma/client.js';
 import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { SingleFlight } from '../../shared/single-flight.js';
 import { validateFilters } from '../../validation/validator.js';
@@ -375,11 +375,35 @@ async function locationLogWhere(
   return { ...scoped(scope, 'locationId'), ...(and.length ? { AND: and } : {}) };
 }
 
-type LogPage = Omit<PrismaNS.LocationLogFindManyArgs, 'where' | 'orderBy'>;
+/**
+ * What the REST list item (analytics.serializer.ts locationLogItem) reads, and only that: not the
+ * row's own id, tenantId and locationId. The item's parameter type is derived from this, so a column
+ * it reads but this omits does not compile.
+ */
+export const locationLogSelect = {
+  guestId: true,
+  guestMac: true,
+  sessionId: true,
+  zoneId: true,
+  timestamp: true,
+  duration: true,
+} satisfies PrismaNS.LocationLogSelect;
 
-export async function listLocationLogs(ctx: AppContext, filters: Record<string, unknown>, page: LogPage) {
+export type LocationLogRow = PrismaNS.LocationLogGetPayload<{ select: typeof locationLogSelect }>;
+
+/** REST's list (GraphQL has none). */
+export async function listLocationLogs(
+  ctx: AppContext,
+  filters: Record<string, unknown>,
+  page: { skip: number; take: number },
+) {
   const where = await locationLogWhere(ctx, filters);
-  return findManyRows<LocationLog>(ctx.prisma, 'LocationLog', { where, orderBy: locationLogOrder, ...page });
+  return findManyRows<LocationLogRow>(ctx.prisma, 'LocationLog', {
+    where,
+    orderBy: locationLogOrder,
+    ...page,
+    select: locationLogSelect,
+  });
 }
 
 export async function countLocationLogs(ctx: AppContext, filters: Record<string, unknown>) {
