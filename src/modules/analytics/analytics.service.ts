@@ -6,7 +6,6 @@ import type { AppContext } from '../../context.js';
 import { countRows, findManyRows } from '../../db/raw-rows.js';
 import { scoped } from '../../db/scope.js';
 import { AppError } from '../../errors.js';
-import type { LocationSession } from '../../generated/prisma/client.js';
 import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { SingleFlight } from '../../shared/single-flight.js';
 import { validateFilters } from '../../validation/validator.js';
@@ -320,18 +319,36 @@ async function locationSessionWhere(
   return { ...scoped(scope, 'locationId'), ...(and.length ? { AND: and } : {}) };
 }
 
-type SessionPage = Omit<PrismaNS.LocationSessionFindManyArgs, 'where' | 'orderBy'>;
+/**
+ * What the REST item (analytics.serializer.ts locationSessionItem) reads, and only that: not tenantId
+ * and deviceId. The item's parameter type is derived from this, so a column it reads but this omits
+ * does not compile.
+ */
+export const locationSessionSelect = {
+  id: true,
+  guestId: true,
+  locationId: true,
+  mac: true,
+  startedAt: true,
+  endedAt: true,
+  duration: true,
+  visitType: true,
+} satisfies PrismaNS.LocationSessionSelect;
 
+export type LocationSessionRow = PrismaNS.LocationSessionGetPayload<{ select: typeof locationSessionSelect }>;
+
+/** REST's list (GraphQL has no such list). */
 export async function listLocationSessions(
   ctx: AppContext,
   filters: Record<string, unknown>,
-  page: SessionPage,
+  page: { skip: number; take: number },
 ) {
   const where = await locationSessionWhere(ctx, filters);
-  return findManyRows<LocationSession>(ctx.prisma, 'LocationSession', {
+  return findManyRows<LocationSessionRow>(ctx.prisma, 'LocationSession', {
     where,
     orderBy: locationSessionOrder,
     ...page,
+    select: locationSessionSelect,
   });
 }
 
