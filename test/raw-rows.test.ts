@@ -15,7 +15,7 @@ import { likeLiteral } from '../src/db/text-search.js';
 import { toAppError } from '../src/errors.js';
 import { Prisma as PrismaNS } from '../src/generated/prisma/client.js';
 import { getDatamodel } from '../src/generated/prisma/pothos-types.js';
-import { sessionItemInclude, sessionOrder } from '../src/modules/guest-sessions/guest-sessions.service.js';
+import { sessionItemSelect, sessionOrder } from '../src/modules/guest-sessions/guest-sessions.service.js';
 import { guestInclude, guestOrder } from '../src/modules/guests/guests.service.js';
 import { openTestDatabase, recordStatements } from './helpers/app.js';
 import { addDevice, addGuest, addSession, newTenant } from './helpers/fixtures.js';
@@ -156,7 +156,7 @@ describe('raw rows', () => {
       const list = {
         where: { tenantId, id: { in: [full.id, bare.id, foreign.id] } },
         orderBy: sessionOrder(newestFirst),
-        include: sessionItemInclude,
+        select: sessionItemSelect,
       };
       const prisma = await db.prisma.guestSession.findMany(list);
       expect(prisma).toHaveLength(2);

@@ -48,30 +48,59 @@ async function advertisementQuery(ctx: AppContext, raw: Record<string, unknown>)
 /** Paging and (from GraphQL) the relations the selection needs. */
 type Page = Omit<PrismaNS.AdvertisementFindManyArgs, 'where' | 'orderBy'>;
 
-/** The tags of an advertisement, by name, as REST shows them. */
-export const advertisementTagsInclude = (tenantId: string) =>
+/** The tags of an advertisement, by name. */
+const tagsByName = (tenantId: string) =>
   ({
     where: { tenantId },
     orderBy: [{ tag: { name: 'asc' } }, { tagId: 'asc' }],
-    include: { tag: { select: { id: true, name: true, groupName: true } } },
   }) satisfies PrismaNS.Advertisement$tagsArgs;
 
-/** REST: one statement for the advertisements and one for all their tags. */
+const tagColumns = {
+  tag: { select: { id: true, name: true, groupName: true } },
+} satisfies PrismaNS.AdvertisementTagInclude;
+
+/** The tags as GraphQL's `tags` field loads them. */
+export const advertisementTagsInclude = (tenantId: string) =>
+  ({ ...tagsByName(tenantId), include: tagColumns }) satisfies PrismaNS.Advertisement$tagsArgs;
+
+/**
+ * What the REST list item (advertisements.serializer.ts advertisementItem) reads, and only that: not
+ * the url, createdAt and updatedAt, nor the link rows' own columns. The item's parameter type is
+ * derived from this, so a column it reads but this omits does not compile.
+ */
+export const advertisementListSelect = (tenantId: string) =>
+  ({
+    id: true,
+    title: true,
+    type: true,
+    method: true,
+    conditionValue: true,
+    impressionCount: true,
+    clickCount: true,
+    status: true,
+    startDate: true,
+    endDate: true,
+    tags: { ...tagsByName(tenantId), select: tagColumns },
+  }) satisfies PrismaNS.AdvertisementSelect;
+
+export type AdvertisementWithTags = PrismaNS.AdvertisementGetPayload<{
+  select: ReturnType<typeof advertisementListSelect>;
+}>;
+
+/** REST: one statement for the advertisements and their tags. */
 export async function listAdvertisements(
   ctx: AppContext,
   filters: Record<string, unknown>,
   page: { skip: number; take: number },
 ) {
   const { where, orderBy, tenantId } = await advertisementQuery(ctx, filters);
-  const include = { tags: advertisementTagsInclude(tenantId) } satisfies PrismaNS.AdvertisementInclude;
-  return findManyRows<PrismaNS.AdvertisementGetPayload<{ include: typeof include }>>(
-    ctx.prisma,
-    'Advertisement',
-    { where, orderBy, ...page, include },
-  );
+  return findManyRows<AdvertisementWithTags>(ctx.prisma, 'Advertisement', {
+    where,
+    orderBy,
+    ...page,
+    select: advertisementListSelect(tenantId),
+  });
 }
-
-export type AdvertisementWithTags = Awaited<ReturnType<typeof listAdvertisements>>[number];
 
 /** GraphQL: the selection decides what is loaded. */
 export async function queryAdvertisements(ctx: AppContext, filters: Record<string, unknown>, page: Page) {

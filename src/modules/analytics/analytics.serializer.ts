@@ -1,10 +1,9 @@
 // The exact shapes of spec 2.7, 2.8 and 2.9, keys in the spec's order.
 import { Type } from '@sinclair/typebox';
-import type { LocationLog, LocationSession } from '../../generated/prisma/client.js';
 import { phpFloat } from '../../rest/php-json.js';
 import { Float, Id, Int, IntEnum, IsoMicros, Nullable, Obj, Str, StrEnum } from '../../rest/schemas.js';
 import { isoMicros } from '../../shared/format.js';
-import type { ActiveSession } from './analytics.service.js';
+import type { ActiveSession, LocationLogRow, LocationSessionRow } from './analytics.service.js';
 
 export const GENDER_NAMES = ['Unknown', 'Male', 'Female'] as const;
 
@@ -35,7 +34,7 @@ export function activeSessionItem(s: ActiveSession) {
   };
 }
 
-export function locationSessionItem(s: LocationSession) {
+export function locationSessionItem(s: LocationSessionRow) {
   return {
     id: s.id,
     guest_id: s.guestId,
@@ -48,7 +47,7 @@ export function locationSessionItem(s: LocationSession) {
   };
 }
 
-export function locationLogItem(l: LocationLog) {
+export function locationLogItem(l: LocationLogRow) {
   return {
     guest_id: l.guestId,
     guest_mac: l.guestMac,

@@ -6,7 +6,6 @@ import type { AppContext } from '../../context.js';
 import { countRows, findManyRows } from '../../db/raw-rows.js';
 import { scoped } from '../../db/scope.js';
 import { AppError } from '../../errors.js';
-import type { LocationLog, LocationSession } from '../../generated/prisma/client.js';
 import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { SingleFlight } from '../../shared/single-flight.js';
 import { validateFilters } from '../../validation/validator.js';
@@ -320,18 +319,36 @@ async function locationSessionWhere(
   return { ...scoped(scope, 'locationId'), ...(and.length ? { AND: and } : {}) };
 }
 
-type SessionPage = Omit<PrismaNS.LocationSessionFindManyArgs, 'where' | 'orderBy'>;
+/**
+ * What the REST item (analytics.serializer.ts locationSessionItem) reads, and only that: not tenantId
+ * and deviceId. The item's parameter type is derived from this, so a column it reads but this omits
+ * does not compile.
+ */
+export const locationSessionSelect = {
+  id: true,
+  guestId: true,
+  locationId: true,
+  mac: true,
+  startedAt: true,
+  endedAt: true,
+  duration: true,
+  visitType: true,
+} satisfies PrismaNS.LocationSessionSelect;
 
+export type LocationSessionRow = PrismaNS.LocationSessionGetPayload<{ select: typeof locationSessionSelect }>;
+
+/** REST's list (GraphQL has no such list). */
 export async function listLocationSessions(
   ctx: AppContext,
   filters: Record<string, unknown>,
-  page: SessionPage,
+  page: { skip: number; take: number },
 ) {
   const where = await locationSessionWhere(ctx, filters);
-  return findManyRows<LocationSession>(ctx.prisma, 'LocationSession', {
+  return findManyRows<LocationSessionRow>(ctx.prisma, 'LocationSession', {
     where,
     orderBy: locationSessionOrder,
     ...page,
+    select: locationSessionSelect,
   });
 }
 
@@ -375,11 +392,35 @@ async function locationLogWhere(
   return { ...scoped(scope, 'locationId'), ...(and.length ? { AND: and } : {}) };
 }
 
-type LogPage = Omit<PrismaNS.LocationLogFindManyArgs, 'where' | 'orderBy'>;
+/**
+ * What the REST list item (analytics.serializer.ts locationLogItem) reads, and only that: not the
+ * row's own id, tenantId and locationId. The item's parameter type is derived from this, so a column
+ * it reads but this omits does not compile.
+ */
+export const locationLogSelect = {
+  guestId: true,
+  guestMac: true,
+  sessionId: true,
+  zoneId: true,
+  timestamp: true,
+  duration: true,
+} satisfies PrismaNS.LocationLogSelect;
 
-export async function listLocationLogs(ctx: AppContext, filters: Record<string, unknown>, page: LogPage) {
+export type LocationLogRow = PrismaNS.LocationLogGetPayload<{ select: typeof locationLogSelect }>;
+
+/** REST's list (GraphQL has none). */
+export async function listLocationLogs(
+  ctx: AppContext,
+  filters: Record<string, unknown>,
+  page: { skip: number; take: number },
+) {
   const where = await locationLogWhere(ctx, filters);
-  return findManyRows<LocationLog>(ctx.prisma, 'LocationLog', { where, orderBy: locationLogOrder, ...page });
+  return findManyRows<LocationLogRow>(ctx.prisma, 'LocationLog', {
+    where,
+    orderBy: locationLogOrder,
+    ...page,
+    select: locationLogSelect,
+  });
 }
 
 export async function countLocationLogs(ctx: AppContext, filters: Record<string, unknown>) {

@@ -2,7 +2,7 @@
 import { countEndpoint, listEndpoint } from '../../rest/endpoint.js';
 import { deviceFilterRules, deviceListRules } from './guest-devices.inputs.js';
 import { DeviceItemSchema, deviceItem } from './guest-devices.serializer.js';
-import { countDevices, listDevices } from './guest-devices.service.js';
+import { countDevices, listDeviceRows } from './guest-devices.service.js';
 
 export const list = listEndpoint({
   action: 'guestDevices.list',
@@ -10,7 +10,7 @@ export const list = listEndpoint({
     'List guest devices (guest_id, mac, online, created_at, updated_at, partner_id, last_guest_device_first, page, per_page)',
   item: DeviceItemSchema,
   filters: deviceListRules,
-  list: listDevices,
+  list: listDeviceRows,
   serialize: deviceItem,
 });
 

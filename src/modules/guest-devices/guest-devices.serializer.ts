@@ -1,12 +1,12 @@
 // The exact shape of spec 2.4, keys in the spec's order; dates in the offset form.
-import type { GuestDevice } from '../../generated/prisma/client.js';
 import { HumanSize, Id, IntEnum, IsoOffset, Nullable, Obj, Str, StrEnum } from '../../rest/schemas.js';
 import { humanSize, isoOffset } from '../../shared/format.js';
+import type { DeviceListRow } from './guest-devices.service.js';
 
 /** `connection_status` text of a 0/1 value. */
 export const connectionStatusName = (value: number): string => (value === 1 ? 'Online' : 'Offline');
 
-export function deviceItem(d: GuestDevice) {
+export function deviceItem(d: DeviceListRow) {
   return {
     id: d.id,
     guest_id: d.guestId,

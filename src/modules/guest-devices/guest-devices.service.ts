@@ -78,6 +78,42 @@ export async function listDevices(ctx: AppContext, filters: Record<string, unkno
   return findManyRows<GuestDevice>(ctx.prisma, 'GuestDevice', { ...page, ...q });
 }
 
+/**
+ * What the REST list item (guest-devices.serializer.ts deviceItem) reads, and only that: not tenantId
+ * and online. The item's parameter type is derived from this, so a column it reads but this omits
+ * does not compile.
+ */
+export const deviceListSelect = {
+  id: true,
+  guestId: true,
+  partnerId: true,
+  typeName: true,
+  mac: true,
+  ip: true,
+  userAgent: true,
+  description: true,
+  platform: true,
+  browser: true,
+  connectionStatus: true,
+  totalDownloadedData: true,
+  totalUploadedData: true,
+  lastSeenTime: true,
+  createdAt: true,
+  updatedAt: true,
+} satisfies PrismaNS.GuestDeviceSelect;
+
+export type DeviceListRow = PrismaNS.GuestDeviceGetPayload<{ select: typeof deviceListSelect }>;
+
+/** REST's list (GraphQL's, listDevices, reads what its selection needs). */
+export async function listDeviceRows(
+  ctx: AppContext,
+  filters: Record<string, unknown>,
+  page: { skip: number; take: number },
+) {
+  const q = await deviceQuery(ctx, filters, true);
+  return findManyRows<DeviceListRow>(ctx.prisma, 'GuestDevice', { ...page, ...q, select: deviceListSelect });
+}
+
 export async function countDevices(ctx: AppContext, filters: Record<string, unknown>): Promise<number> {
   const { where } = await deviceQuery(ctx, filters, false);
   return countRows(ctx.prisma, 'GuestDevice', where);

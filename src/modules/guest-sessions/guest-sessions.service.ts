@@ -77,16 +77,32 @@ export async function listSessions(ctx: AppContext, filters: Record<string, unkn
   return findManyRows<GuestSession>(ctx.prisma, 'GuestSession', { ...page, ...q });
 }
 
-/** What a REST list item shows besides the session: one statement per relation, not per row. */
-export const sessionItemInclude = {
+/**
+ * What the REST list item (guest-sessions.serializer.ts sessionItem) reads, and only that: not the
+ * ids of the device, code and profile, nor the two timestamps. Its relations load in the same
+ * statement. The item's parameter type is derived from this, so a column it reads but this omits
+ * does not compile.
+ */
+export const sessionItemSelect = {
+  id: true,
+  locationId: true,
+  guestId: true,
+  ipAddress: true,
+  loginType: true,
+  downloadedData: true,
+  uploadedData: true,
+  startTime: true,
+  endTime: true,
+  connectionStatus: true,
   location: { select: { name: true, timezone: true } },
   device: { select: { description: true, mac: true } },
+  // tenantId and locationId: guestVisible() decides whether the partner id is shown.
   guest: { select: { partnerId: true, tenantId: true, locationId: true } },
   accessCode: { select: { code: true } },
   serviceProfile: { select: { name: true } },
-} satisfies PrismaNS.GuestSessionInclude;
+} satisfies PrismaNS.GuestSessionSelect;
 
-export type SessionItemRow = PrismaNS.GuestSessionGetPayload<{ include: typeof sessionItemInclude }>;
+export type SessionItemRow = PrismaNS.GuestSessionGetPayload<{ select: typeof sessionItemSelect }>;
 
 export async function listSessionItems(
   ctx: AppContext,
@@ -98,7 +114,7 @@ export async function listSessionItems(
   const rows = await findManyRows<SessionItemRow>(ctx.prisma, 'GuestSession', {
     ...q,
     ...page,
-    include: sessionItemInclude,
+    select: sessionItemSelect,
   });
   // A session at a pinned caller's location may be a guest's of another one: no partner id then.
   return rows.map((s) => (guestVisible(ctx, s.guest) ? s : { ...s, guest: { ...s.guest, partnerId: null } }));

@@ -14,7 +14,7 @@ import {
 import {
   countLocations,
   createLocation,
-  listLocations,
+  listLocationRows,
   locationHierarchy,
   updateLocation,
 } from './locations.service.js';
@@ -24,7 +24,7 @@ export const list = listEndpoint({
   action: 'locations.list',
   item: LocationListItemSchema,
   filters: locationFilterRules,
-  list: listLocations,
+  list: listLocationRows,
   serialize: locationListItem,
 });
 

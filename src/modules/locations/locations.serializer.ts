@@ -3,9 +3,9 @@ import { Type } from '@sinclair/typebox';
 import type { Location } from '../../generated/prisma/client.js';
 import { phpFloat } from '../../rest/php-json.js';
 import { Bool, Float, Id, Nullable, Obj, Str } from '../../rest/schemas.js';
-import type { LocationTree } from './locations.service.js';
+import type { LocationListRow, LocationTree } from './locations.service.js';
 
-export function locationListItem(l: Location) {
+export function locationListItem(l: LocationListRow) {
   return {
     id: l.id,
     name: l.name,

@@ -2,9 +2,12 @@
 import type { Tenant } from '../../generated/prisma/client.js';
 import { Bool, Id, Nullable, Obj, Str } from '../../rest/schemas.js';
 import { countryName } from '../../validation/countries.js';
+import type { TenantListRow } from './tenants.service.js';
 
 /** Create and update responses. */
-export function tenantDetail(t: Tenant) {
+export function tenantDetail(
+  t: Pick<Tenant, 'id' | 'name' | 'address' | 'city' | 'countryCode' | 'description' | 'isTrashed'>,
+) {
   return {
     id: t.id,
     name: t.name,
@@ -18,7 +21,7 @@ export function tenantDetail(t: Tenant) {
 }
 
 /** List items add the group. */
-export function tenantListItem(t: Tenant & { group: { name: string } }) {
+export function tenantListItem(t: TenantListRow) {
   return { ...tenantDetail(t), group_id: t.groupId, group_name: t.group.name };
 }
 

@@ -3,9 +3,9 @@
 import { Type } from '@sinclair/typebox';
 import { Bool, Id, Int, IntEnum, Nullable, Obj, Str } from '../../rest/schemas.js';
 import { roleName, userType } from './users.roles.js';
-import type { UserRow } from './users.service.js';
+import type { UserItemRow } from './users.service.js';
 
-export function userItem(u: UserRow) {
+export function userItem(u: UserItemRow) {
   return {
     id: u.id,
     user_id: u.userId,
@@ -27,7 +27,7 @@ export function userItem(u: UserRow) {
 }
 
 /** Create and update responses add `api_token`, always null (tokens are issued by the operator). */
-export function userDetail(u: UserRow) {
+export function userDetail(u: UserItemRow) {
   return { ...userItem(u), api_token: null };
 }
 

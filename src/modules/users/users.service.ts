@@ -26,6 +26,28 @@ export const userInclude = {
 
 export type UserRow = PrismaNS.UserGetPayload<{ include: typeof userInclude }>;
 
+/**
+ * What the REST shape (users.serializer.ts userItem) reads, and only that: a page does not read the
+ * password hashes, permissions, createdAt and updatedAt. The item's parameter type is derived from
+ * this, so a column it reads but this omits does not compile.
+ */
+export const userItemSelect = {
+  id: true,
+  userId: true,
+  tenantId: true,
+  name: true,
+  username: true,
+  email: true,
+  role: true,
+  status: true,
+  locationId: true,
+  locale: true,
+  isTrashed: true,
+  ...userInclude,
+} satisfies PrismaNS.UserSelect;
+
+export type UserItemRow = PrismaNS.UserGetPayload<{ select: typeof userItemSelect }>;
+
 export async function userWhere(
   ctx: AppContext,
   raw: Record<string, unknown>,
@@ -54,11 +76,11 @@ export async function listUsersWithNames(
   ctx: AppContext,
   filters: Record<string, unknown>,
   page: { skip: number; take: number },
-): Promise<UserRow[]> {
-  return findManyRows<UserRow>(ctx.prisma, 'User', {
+): Promise<UserItemRow[]> {
+  return findManyRows<UserItemRow>(ctx.prisma, 'User', {
     where: await userWhere(ctx, filters),
     orderBy: userOrder,
-    include: userInclude,
+    select: userItemSelect,
     ...page,
   });
 }
