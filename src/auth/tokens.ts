@@ -2,8 +2,12 @@
 // (unlike passwords): the token carries 240 bits of entropy, so there is nothing to brute-force.
 import { createHash, randomBytes } from 'node:crypto';
 
+/** 40 base64url characters, never starting with `-`: `admin simulate --token -Ab…` would read it as an option. */
 export function newToken(): string {
-  return randomBytes(30).toString('base64url');
+  let token: string;
+  do token = randomBytes(30).toString('base64url');
+  while (token.startsWith('-'));
+  return token;
 }
 
 export function hashToken(token: string): string {

@@ -186,6 +186,7 @@ function fromRow(wrapped: Resolver, ext: PothosFieldExtensions): Resolver | unde
  */
 function readsOwnProperty(name: string, field: GraphQLFieldConfig<unknown, unknown>): boolean {
   const ext = (field.extensions ?? {}) as PothosFieldExtensions;
+  // Its only wrapper is plugin-prisma's (builder.ts has no other field plugin; rules live in resolvers).
   if (ext.pothosExposedField !== undefined) return ext.pothosExposedField === name;
   const resolve = field.resolve;
   // Only an unwrapped resolver of the parent alone can be probed without effects.
