@@ -8,7 +8,7 @@ import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import { GraphQLError, type GraphQLErrorOptions, Kind } from 'graphql';
 import { createYoga, type Plugin } from 'graphql-yoga';
 import type { Config } from '../config.js';
-import type { AppContext } from '../context.js';
+import { type AppContext, requestContext } from '../context.js';
 import type { Prisma } from '../db/database.js';
 import { AppError, errorCodes, toAppError } from '../errors.js';
 import type { PresencePubSub } from '../modules/presence/presence.pubsub.js';
@@ -110,18 +110,7 @@ export function createGraphqlHandler(deps: {
       headers: '{\n  "Authorization": "Bearer <token>"\n}',
     },
     renderGraphiQL,
-    context: ({ req }) => {
-      // The request gate has authenticated every operation before Yoga runs.
-      if (!req.principal) throw new AppError('UNAUTHENTICATED');
-      return {
-        prisma: deps.prisma,
-        config: deps.config,
-        principal: req.principal,
-        requestId: req.id,
-        fieldGuard: deps.fieldGuard,
-        ...(deps.pubsub ? { pubsub: deps.pubsub } : {}),
-      };
-    },
+    context: ({ req }) => requestContext(deps, req),
     maskedErrors: {
       maskError(error) {
         const original = unwrap(error);
