@@ -2,6 +2,7 @@
 import type { Principal } from './auth/principal.js';
 import type { Config } from './config.js';
 import type { Prisma } from './db/database.js';
+import { AppError } from './errors.js';
 import type { FieldGuard } from './graphql/field-rate-limit.js';
 import type { PresencePubSub } from './modules/presence/presence.pubsub.js';
 
@@ -14,4 +15,33 @@ export interface AppContext {
   fieldGuard?: FieldGuard;
   /** Presence changes for GraphQL subscriptions (published by the ingest). */
   pubsub?: PresencePubSub;
+}
+
+/** The app-wide members of the context: what each transport hands to `requestContext`. */
+export interface ContextDeps {
+  prisma: Prisma;
+  config: Config;
+  fieldGuard?: FieldGuard;
+  pubsub?: PresencePubSub;
+}
+
+/**
+ * The context of one request, for REST handlers and GraphQL resolvers alike: a new member is added
+ * here once. The request gate has authenticated every API request before this runs; a request
+ * without a principal is refused rather than served anonymously.
+ */
+export function requestContext(
+  deps: ContextDeps,
+  request: { principal: Principal | null; id: string },
+): AppContext {
+  const principal = request.principal;
+  if (!principal) throw new AppError('UNAUTHENTICATED');
+  return {
+    prisma: deps.prisma,
+    config: deps.config,
+    principal,
+    requestId: request.id,
+    ...(deps.fieldGuard ? { fieldGuard: deps.fieldGuard } : {}),
+    ...(deps.pubsub ? { pubsub: deps.pubsub } : {}),
+  };
 }

@@ -8,12 +8,11 @@ import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import { GraphQLError, type GraphQLErrorOptions, Kind } from 'graphql';
 import { createYoga, type Plugin } from 'graphql-yoga';
 import type { Config } from '../config.js';
-import type { AppContext } from '../context.js';
+import { type AppContext, requestContext } from '../context.js';
 import type { Prisma } from '../db/database.js';
-import { AppError, errorCodes, toAppError } from '../errors.js';
+import { AppError, toAppError } from '../errors.js';
+import { graphqlErrorParts } from '../http/error-bodies.js';
 import type { PresencePubSub } from '../modules/presence/presence.pubsub.js';
-import { summarize } from '../validation/validator.js';
-import { toGraphqlFieldName } from './args.js';
 import { compiledQueries } from './compiled-execution.js';
 import type { FieldGuard } from './field-rate-limit.js';
 import { nestingLimit, requestErrorHttp } from './nesting-limit.js';
@@ -30,17 +29,10 @@ function located(error: unknown): Pick<GraphQLErrorOptions, 'nodes' | 'source' |
 }
 
 function graphqlError(err: AppError, at: ReturnType<typeof located>): GraphQLError {
-  const extensions: Record<string, unknown> = { code: errorCodes[err.code].graphql };
+  const { message, extensions } = graphqlErrorParts(err);
   // The database cannot serve now: the HTTP answer says so too (503, Retry-After), as REST's does.
   // Yoga reads `http` for the response and leaves it out of the body.
   if (err.code === 'SERVICE_UNAVAILABLE') extensions.http = { status: err.status, headers: err.headers };
-  if (err.fields) {
-    extensions.fields = Object.fromEntries(
-      Object.entries(err.fields).map(([k, v]) => [toGraphqlFieldName(k), v]),
-    );
-  }
-  // A validation failure reads as REST's 422 `message` (Laravel's summary), not the generic text.
-  const message = err.code === 'VALIDATION' && err.fields ? summarize(err.fields) : err.message;
   return new GraphQLError(message, { ...at, extensions });
 }
 
@@ -110,18 +102,7 @@ export function createGraphqlHandler(deps: {
       headers: '{\n  "Authorization": "Bearer <token>"\n}',
     },
     renderGraphiQL,
-    context: ({ req }) => {
-      // The request gate has authenticated every operation before Yoga runs.
-      if (!req.principal) throw new AppError('UNAUTHENTICATED');
-      return {
-        prisma: deps.prisma,
-        config: deps.config,
-        principal: req.principal,
-        requestId: req.id,
-        fieldGuard: deps.fieldGuard,
-        ...(deps.pubsub ? { pubsub: deps.pubsub } : {}),
-      };
-    },
+    context: ({ req }) => requestContext(deps, req),
     maskedErrors: {
       maskError(error) {
         const original = unwrap(error);
@@ -134,10 +115,7 @@ export function createGraphqlHandler(deps: {
           return withRequestCode(error);
         }
         deps.log.error({ err: original }, 'GraphQL resolver failed');
-        return new GraphQLError('Unexpected error.', {
-          ...located(error),
-          extensions: { code: 'INTERNAL_SERVER_ERROR' },
-        });
+        return graphqlError(new AppError('INTERNAL', { message: 'Unexpected error.' }), located(error));
       },
     },
     plugins: [

@@ -2,6 +2,7 @@
 // request gate, query and body handling, the PHP-compatible JSON writer, 404 and 405 answers.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
+import { requestContext } from '../context.js';
 import type { Prisma } from '../db/database.js';
 import { AppError } from '../errors.js';
 import type { PresencePubSub } from '../modules/presence/presence.pubsub.js';
@@ -42,8 +43,7 @@ export function mountRest(
       url: `${API_PREFIX}${r.path}`,
       ...(r.endpoint.bodyLimit ? { bodyLimit: r.endpoint.bodyLimit } : {}),
       handler: async (request, reply) => {
-        const principal = request.principal;
-        if (!principal) throw new AppError('UNAUTHENTICATED');
+        const ctx = requestContext(deps, request);
         const deprecated = r.endpoint.deprecated;
         if (deprecated) {
           const sunset = deprecated.sunset(deps.config);
@@ -63,13 +63,7 @@ export function mountRest(
         const query = (request.query ?? {}) as Record<string, unknown>;
         const validQuery = r.endpoint.query ? await validate(query, r.endpoint.query) : {};
         const result = await r.endpoint.handle({
-          ctx: {
-            prisma: deps.prisma,
-            config: deps.config,
-            principal,
-            requestId: request.id,
-            ...(deps.pubsub ? { pubsub: deps.pubsub } : {}),
-          },
+          ctx,
           params,
           query: { ...query, ...validQuery },
           body: bodyObject(request.body),
