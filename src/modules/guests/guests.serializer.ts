@@ -16,14 +16,10 @@ import {
   StrEnum,
 } from '../../rest/schemas.js';
 import { dateOnly, isoMicros } from '../../shared/format.js';
+import { GENDER_NAMES, genderName } from '../../shared/labels.js';
 import { avatarUrl } from '../../storage/storage.js';
 import { countryName } from '../../validation/countries.js';
 import type { Beacon, GuestListRow, GuestRow } from './guests.service.js';
-
-export const GENDER_NAMES = ['Unknown', 'Male', 'Female'] as const;
-
-/** 0 Unknown, 1 Male, 2 Female → `Male`…; anything else reads as Unknown. */
-export const genderName = (g: number): string => GENDER_NAMES[g] ?? 'Unknown';
 
 /** The list's text form: `male`, `female`, or null when unknown. */
 const genderText = (g: number): string | null => (g === 1 ? 'male' : g === 2 ? 'female' : null);
