@@ -19,3 +19,13 @@ export type ConnectionStatusName = (typeof CONNECTION_STATUS_NAMES)[number];
 /** 1 → Online; 0, or anything else, → Offline. */
 export const connectionStatusName = (value: number): ConnectionStatusName =>
   value === 1 ? 'Online' : 'Offline';
+
+/** The words guest filters and create bodies take and the REST guest list writes: 1 male, 2 female. */
+export const GENDER_WORDS = ['male', 'female'] as const;
+export type GenderWord = (typeof GENDER_WORDS)[number];
+
+/** 1 → male, 2 → female; Unknown (0, or anything else) has no word. */
+export const genderWord = (g: number): GenderWord | null => (g === 1 ? 'male' : g === 2 ? 'female' : null);
+
+/** male → 1, female → 2, anything else → 0 (Unknown). */
+export const genderOfWord = (word: string): number => (word === 'male' ? 1 : word === 'female' ? 2 : 0);
