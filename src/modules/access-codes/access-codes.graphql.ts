@@ -5,7 +5,7 @@ import { assertPageSize, toRestInput } from '../../graphql/args.js';
 import { builder } from '../../graphql/builder.js';
 import { GuestType } from '../guests/guests.graphql.js';
 import { guestVisible } from '../guests/guests.service.js';
-import { statusName, typeName } from './access-codes.serializer.js';
+import { statusName, typeName } from './access-codes.labels.js';
 import {
   accessCodeOrder,
   countAccessCodes,

@@ -2,14 +2,8 @@
 
 import { Id, Int, IntEnum, IsoMicros, Nullable, Obj, Str, StrEnum } from '../../rest/schemas.js';
 import { isoMicros } from '../../shared/format.js';
+import { statusName, TYPE_NAMES, typeName } from './access-codes.labels.js';
 import type { AccessCodeWithNames } from './access-codes.service.js';
-
-export const TYPE_NAMES: Record<number, string> = { 1: 'Shared', 2: 'Access Code' };
-/** Only status 1 is named by the spec; codes never leave it today (no transitions are specified). */
-export const STATUS_NAMES: Record<number, string> = { 1: 'Available' };
-
-export const typeName = (type: number): string => TYPE_NAMES[type] ?? '';
-export const statusName = (status: number): string => STATUS_NAMES[status] ?? '';
 
 export function accessCodeItem(c: AccessCodeWithNames) {
   return {

@@ -3,8 +3,8 @@
 import { requires } from '../../auth/permissions.js';
 import { toRestInput } from '../../graphql/args.js';
 import { builder } from '../../graphql/builder.js';
+import { genderName } from '../../shared/labels.js';
 import type { PresenceChange } from '../presence/presence.pubsub.js';
-import { genderName } from './analytics.serializer.js';
 import {
   type ActiveSession,
   changedSessions,

@@ -3,12 +3,8 @@ import { Type } from '@sinclair/typebox';
 import { phpFloat } from '../../rest/php-json.js';
 import { Float, Id, Int, IntEnum, IsoMicros, Nullable, Obj, Str, StrEnum } from '../../rest/schemas.js';
 import { isoMicros } from '../../shared/format.js';
+import { GENDER_NAMES, genderName } from '../../shared/labels.js';
 import type { ActiveSession, LocationLogRow, LocationSessionRow } from './analytics.service.js';
-
-export const GENDER_NAMES = ['Unknown', 'Male', 'Female'] as const;
-
-export const genderName = (g: number | null): string | null =>
-  g === null ? null : (GENDER_NAMES[g] ?? 'Unknown');
 
 export function activeSessionItem(s: ActiveSession) {
   return {

@@ -6,8 +6,8 @@ import { requires } from '../../auth/permissions.js';
 import { assertPageSize, relationPage, toRestInput } from '../../graphql/args.js';
 import { builder } from '../../graphql/builder.js';
 import { humanSize } from '../../shared/format.js';
+import { connectionStatusName } from '../../shared/labels.js';
 import { sessionOrder, sessionScopeOf } from '../guest-sessions/guest-sessions.service.js';
-import { connectionStatusName } from './guest-devices.serializer.js';
 import { countDevices, deviceOrder, deviceScopeOf, listDevices } from './guest-devices.service.js';
 
 /** As REST's `per_page`. */

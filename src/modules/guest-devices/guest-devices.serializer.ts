@@ -1,10 +1,8 @@
 // The exact shape of spec 2.4, keys in the spec's order; dates in the offset form.
 import { HumanSize, Id, IntEnum, IsoOffset, Nullable, Obj, Str, StrEnum } from '../../rest/schemas.js';
 import { humanSize, isoOffset } from '../../shared/format.js';
+import { CONNECTION_STATUS_NAMES, connectionStatusName } from '../../shared/labels.js';
 import type { DeviceListRow } from './guest-devices.service.js';
-
-/** `connection_status` text of a 0/1 value. */
-export const connectionStatusName = (value: number): string => (value === 1 ? 'Online' : 'Offline');
 
 export function deviceItem(d: DeviceListRow) {
   return {
@@ -43,7 +41,7 @@ export const DeviceItemSchema = Obj(
     description: Str(),
     platform: Str(),
     browser: Str(),
-    connection_status: StrEnum(['Online', 'Offline']),
+    connection_status: StrEnum([...CONNECTION_STATUS_NAMES]),
     connection_status_value: IntEnum([0, 1]),
     total_downloaded_data: HumanSize(),
     total_uploaded_data: HumanSize(),

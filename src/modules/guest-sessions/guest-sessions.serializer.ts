@@ -15,7 +15,7 @@ import {
   StrEnum,
 } from '../../rest/schemas.js';
 import { hms, humanSize, isoOffset, localDisplay } from '../../shared/format.js';
-import { connectionStatusName } from '../guest-devices/guest-devices.serializer.js';
+import { CONNECTION_STATUS_NAMES, connectionStatusName } from '../../shared/labels.js';
 import { type SessionByIp, type SessionItemRow, sessionSeconds } from './guest-sessions.service.js';
 
 export function sessionItem(s: SessionItemRow, now = new Date()) {
@@ -72,7 +72,7 @@ export const SessionItemSchema = Obj(
     total_duration: Hms(),
     downloaded_data: HumanSize(),
     uploaded_data: HumanSize(),
-    connection_status: StrEnum(['Online', 'Offline']),
+    connection_status: StrEnum([...CONNECTION_STATUS_NAMES]),
     connection_status_value: IntEnum([0, 1]),
     start_time: IsoOffset(),
     end_time: Nullable(IsoOffset()),

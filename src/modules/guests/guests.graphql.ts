@@ -8,9 +8,9 @@ import type { AppContext } from '../../context.js';
 import { assertPageSize, relationPage, toRestInput } from '../../graphql/args.js';
 import { builder } from '../../graphql/builder.js';
 import { dateOnly } from '../../shared/format.js';
+import { genderName } from '../../shared/labels.js';
 import { avatarUrl } from '../../storage/storage.js';
 import { countryName } from '../../validation/countries.js';
-import { genderName } from './guests.serializer.js';
 import {
   type Beacon,
   countGuests,

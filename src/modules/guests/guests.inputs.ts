@@ -3,6 +3,7 @@
 import type { Scope } from '../../auth/principal.js';
 import type { Prisma } from '../../db/database.js';
 import { CASE_INSENSITIVE_UNIQUE, takenIgnoringCase } from '../../db/text-search.js';
+import { GENDER_WORDS } from '../../shared/labels.js';
 import {
   array,
   between,
@@ -110,7 +111,7 @@ export const guestFilterRules: Rules = {
   email: textFilter(),
   birth_date: [nullable(), day()],
   location_id: textFilter(),
-  gender: [nullable(), string(), inList(['male', 'female'])],
+  gender: [nullable(), string(), inList(GENDER_WORDS)],
   phone: textFilter(),
   passport_no: textFilter(),
   nationality: textFilter(),
@@ -250,7 +251,7 @@ export function guestWriteRules(o: GuestWriteOptions): Rules {
     ],
     birth_date: [nullable(), day()],
     birthday: [nullable(), day()],
-    gender: update ? [integer(), inList([0, 1, 2])] : [nullable(), string(), inList(['male', 'female'])],
+    gender: update ? [integer(), inList([0, 1, 2])] : [nullable(), string(), inList(GENDER_WORDS)],
     phone: text(),
     passport_no: text(),
     nationality: [nullable(), string(), size(2), countryCode()],

@@ -16,17 +16,10 @@ import {
   StrEnum,
 } from '../../rest/schemas.js';
 import { dateOnly, isoMicros } from '../../shared/format.js';
+import { GENDER_NAMES, GENDER_WORDS, genderName, genderWord } from '../../shared/labels.js';
 import { avatarUrl } from '../../storage/storage.js';
 import { countryName } from '../../validation/countries.js';
 import type { Beacon, GuestListRow, GuestRow } from './guests.service.js';
-
-export const GENDER_NAMES = ['Unknown', 'Male', 'Female'] as const;
-
-/** 0 Unknown, 1 Male, 2 Female → `Male`…; anything else reads as Unknown. */
-export const genderName = (g: number): string => GENDER_NAMES[g] ?? 'Unknown';
-
-/** The list's text form: `male`, `female`, or null when unknown. */
-const genderText = (g: number): string | null => (g === 1 ? 'male' : g === 2 ? 'female' : null);
 
 const country = (code: string | null): string | null => (code ? countryName(code) : null);
 
@@ -53,7 +46,7 @@ export function guestListItem(g: GuestListRow) {
     name: g.name,
     email: g.email,
     birth_date: dateOnly(g.birthDate),
-    gender: genderText(g.gender),
+    gender: genderWord(g.gender),
     phone: g.phone,
     passport_no: g.passportNo,
     nationality: country(g.nationalityCode),
@@ -170,7 +163,7 @@ export const GuestListItemSchema = Obj(
     name: Str(),
     email: Nullable(Str()),
     birth_date: Nullable(DateOnly()),
-    gender: Nullable(StrEnum(['male', 'female'])),
+    gender: Nullable(StrEnum([...GENDER_WORDS])),
     phone: Nullable(Str()),
     passport_no: Nullable(Str()),
     nationality: Nullable(Str()),

@@ -10,6 +10,7 @@ import { AppError } from '../../errors.js';
 import type { Guest } from '../../generated/prisma/client.js';
 import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { dayStart } from '../../shared/dates.js';
+import { genderOfWord } from '../../shared/labels.js';
 import { avatarStorage } from '../../storage/storage.js';
 import { type Rules, validate, validateFilters } from '../../validation/validator.js';
 import {
@@ -105,7 +106,7 @@ async function guestQuery(
   if (f.custom_field_2 !== undefined) and.push({ customField2: f.custom_field_2 });
   if (f.custom_field_3 !== undefined) and.push({ customField3: f.custom_field_3 });
   if (f.birth_date !== undefined) and.push({ birthDate: dayStart(f.birth_date) });
-  if (f.gender !== undefined) and.push({ gender: f.gender === 'male' ? 1 : 2 });
+  if (f.gender !== undefined) and.push({ gender: genderOfWord(f.gender) });
   if (f.online !== undefined) and.push({ online: f.online });
   if (f.last_visit_date !== undefined)
     and.push({ lastVisitDate: { gte: f.last_visit_date.from, lt: f.last_visit_date.to } });
@@ -281,8 +282,6 @@ const columns: Record<string, keyof PrismaNS.GuestUncheckedCreateInput> = {
   marketing_consent: 'receiveMarketing',
 };
 
-const GENDERS: Record<string, number> = { male: 1, female: 2 };
-
 function splitName(name: string): { firstName: string | null; lastName: string | null } {
   const words = name.trim().split(/\s+/).filter(Boolean);
   return { firstName: words[0] ?? null, lastName: words.length > 1 ? words.slice(1).join(' ') : null };
@@ -304,7 +303,7 @@ function toColumns(
   }
   if ('gender' in valid) {
     const g = valid.gender;
-    data.gender = typeof g === 'number' ? g : typeof g === 'string' ? (GENDERS[g] ?? 0) : 0;
+    data.gender = typeof g === 'number' ? g : typeof g === 'string' ? genderOfWord(g) : 0;
   }
   if ('room_no' in valid) data.roomNo = valid.room_no === null ? null : String(valid.room_no);
   if ('custom_data' in valid) {

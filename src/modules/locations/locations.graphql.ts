@@ -6,7 +6,7 @@ import { authorize, requires } from '../../auth/permissions.js';
 import { scoped } from '../../db/scope.js';
 import { assertPageSize, toRestInput } from '../../graphql/args.js';
 import { builder } from '../../graphql/builder.js';
-import { scaleFloorDimensions, zonePoints } from './locations.serializer.js';
+import { scaleFloorDimensions, zonePoints } from './locations.geometry.js';
 import {
   countLocations,
   createLocation,
