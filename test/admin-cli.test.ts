@@ -101,6 +101,10 @@ describe('admin CLI and server on one embedded database', { timeout: 120_000 }, 
     const both = await admin('simulate', '--url', 'http://127.0.0.1:9', '--token', 'x', '--tenant', 'y');
     expect(both.code).toBe(2);
     expect(both.stderr).toMatch(/--tenant is not used with --url/);
+    // Ids and tokens are base64url: one starting with `-` is still a value, not an option.
+    const dashed = await admin('simulate', '--url', 'http://127.0.0.1:9', '--token', '-x', '--tenant', '-y');
+    expect(dashed.code).toBe(2);
+    expect(dashed.stderr).toMatch(/--tenant is not used with --url/);
     const badUrl = await admin('simulate', '--url', 'localhost:4000', '--token', 'x');
     expect(badUrl.code).toBe(2);
     expect(badUrl.stderr).toMatch(/--url must be an http:\/\/ or https:\/\/ address/);

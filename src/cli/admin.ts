@@ -189,10 +189,32 @@ async function run(command: string, values: Values, db: Database | undefined, pr
   }
 }
 
+/**
+ * `--tenant -Ab3…` as `--tenant=-Ab3…`: ids and tokens are base64url and one in 64 starts with `-`,
+ * which parseArgs would refuse as an ambiguous option. A value that is itself an option name
+ * (`--tenant --json`) is left alone, so a forgotten value is still named.
+ */
+function valuesJoined(args: readonly string[]): string[] {
+  const isOption = (a: string): boolean =>
+    a === '-h' || (a.startsWith('--') && (a.slice(2).split('=')[0] ?? '') in options);
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    const next = args[i + 1];
+    const name = arg.startsWith('--') && !arg.includes('=') ? arg.slice(2) : '';
+    const takesValue = name in options && options[name as keyof typeof options].type === 'string';
+    if (takesValue && next !== undefined && next.startsWith('-') && !isOption(next)) {
+      out.push(`${arg}=${next}`);
+      i++;
+    } else out.push(arg);
+  }
+  return out;
+}
+
 async function main(): Promise<number> {
   let parsed: { values: Values; positionals: string[] };
   try {
-    parsed = parseArgs({ args: process.argv.slice(2), options, allowPositionals: true });
+    parsed = parseArgs({ args: valuesJoined(process.argv.slice(2)), options, allowPositionals: true });
   } catch (err) {
     console.error(`${(err as Error).message}\n\n${USAGE}`);
     return 2;
