@@ -75,7 +75,9 @@ function readHolder(file: string): Found | null {
         typeof parsed.since === 'string'
       )
         holder = parsed as Holder;
-    } catch {
+    } catch (err) {
+      // Removed between the stat and the read (a process taking over): there is no file now.
+      if (errno(err) === 'ENOENT') return null;
       // Unreadable content: judged by its age alone.
     }
     return { holder, ageMs, version };
