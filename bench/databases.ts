@@ -40,7 +40,8 @@ export async function openPostgresBench(
     await pool.query('DROP SCHEMA public CASCADE');
     await pool.query('CREATE SCHEMA public');
   }
-  const db = await openDatabase({ url, poolSize: 10 });
+  // No statement timeout: generating the dataset runs long statements (the server under test has its own pool).
+  const db = await openDatabase({ url, poolSize: 10, statementTimeoutMs: 0 });
   return {
     db,
     rows: async (sql, params) => (await pool.query(sql, params)).rows,

@@ -107,6 +107,10 @@ await record('POST /guests', 422, '/guests', { body: { email: 'not-an-email' } }
 await record('PUT /guests/:id', 200, `/guests/${guest.data.id}`, {
   body: { location_id: boot.location_id, name: 'Ada King', room_no: 12 },
 });
+await record('GET /guests/:id/export', 200, `/guests/${guestId}/export`);
+await record('GET /guests/:id/export', 404, '/guests/unknown/export');
+await record('DELETE /guests/:id', 204, `/guests/${guest.data.id}`);
+await record('DELETE /guests/:id', 404, `/guests/${guest.data.id}`);
 
 // Tenants and users
 await list('GET /tenants', '/tenants');
@@ -157,10 +161,18 @@ await list('GET /service-profiles', '/service-profiles');
 await record('GET /service-profiles/count', 200, '/service-profiles/count');
 await list('GET /access-codes', '/access-codes?per_page=1&type=2');
 await record('GET /access-codes/count', 200, '/access-codes/count?type=1');
-await record('POST /access-codes', 201, '/access-codes', {
+const generated = (await record('POST /access-codes', 201, '/access-codes', {
   body: { location_id: boot.location_id, service_profile_id: boot.service_profile_id, type: 2, quantity: 2 },
-});
+})) as { access_codes: { id: string; code: string }[] };
 await record('POST /access-codes', 422, '/access-codes', { body: { type: 1, quantity: 5000 } });
+const [voucher, withdrawn] = generated.access_codes;
+const redeemBody = { code: voucher?.code, location_id: boot.location_id, mac: 'aa:bb:cc:00:00:42' };
+await record('POST /access-codes/redeem', 200, '/access-codes/redeem', { body: redeemBody });
+await record('POST /access-codes/redeem', 422, '/access-codes/redeem', { body: redeemBody });
+await record('PUT /access-codes/:id/revoke', 200, `/access-codes/${withdrawn?.id}/revoke`);
+await record('PUT /access-codes/:id/revoke', 404, '/access-codes/unknown/revoke');
+await record('POST /access-codes/revoke', 200, '/access-codes/revoke', { body: { type: 2, status: 3 } });
+await record('POST /access-codes/revoke', 422, '/access-codes/revoke', { body: {} });
 
 // Analytics and the ingest
 await record(
@@ -219,6 +231,19 @@ await record('POST /ingest/sessions', 200, '/ingest/sessions', {
     ],
   },
 });
+
+// API keys
+const apiToken = (await record('POST /api-tokens', 201, '/api-tokens', {
+  body: { name: 'Lobby kiosk', scopes: ['read', 'ingest'], expires_at: '2099-01-01T00:00:00Z' },
+})) as { data: { id: string } };
+await record('POST /api-tokens', 422, '/api-tokens', {
+  body: { name: '', scopes: ['admin'], expires_at: '2020-01-01' },
+});
+await list('GET /api-tokens', '/api-tokens?per_page=2');
+await record('GET /api-tokens', 422, '/api-tokens?status=live');
+await record('GET /api-tokens/count', 200, '/api-tokens/count?status=active');
+await record('DELETE /api-tokens/:id', 204, `/api-tokens/${apiToken.data.id}`);
+await record('DELETE /api-tokens/:id', 404, '/api-tokens/unknown');
 
 // Last: creating a tenant moves the caller to it; its deactivation and activation, then back.
 const tenant = (await record('POST /tenants', 200, '/tenants', {

@@ -1,6 +1,7 @@
 // Builds the service from a config and an open database; used by the server and by the tests.
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
+import { createTokenUsage, type TokenUsage } from './auth/token-usage.js';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import { AppError, serviceUnavailable, toAppError } from './errors.js';
@@ -29,6 +30,8 @@ export interface App {
   limiter: RateLimiter;
   /** Its Prometheus registry and series (served by GET /metrics, or on METRICS_PORT by the server). */
   metrics: Metrics;
+  /** When each token was last used, noted in memory and written in batches (its `flush()`: tests). */
+  tokenUsage: TokenUsage;
   /** The requests being answered now (method, URL, id, seconds running): what a timed-out shutdown waits for. */
   running(): { method: string; url: string; id: string; seconds: number }[];
   /**
@@ -81,6 +84,7 @@ export async function buildApp(deps: {
   });
   fastify.decorateRequest('principal', null);
   fastify.decorateRequest('releaseTurn', null);
+  fastify.decorateRequest('acquireTurn', null);
   // One Redis connection (plus a subscriber) for the rate limit, the field limits and presence.
   const redis = config.redisUrl ? connectRedis(config.redisUrl, fastify.log) : undefined;
   const limiter = deps.limiter ?? createRateLimiter({ perMinute: config.rateLimitPerMinute, redis });
@@ -121,10 +125,16 @@ export async function buildApp(deps: {
     reply.header('X-Request-Id', request.id);
   });
   registerCors(fastify);
+  const tokenUsage = createTokenUsage(prisma, {
+    intervalMs: config.tokenLastUsedFlushSeconds * 1000,
+    onError: (err) =>
+      fastify.log.warn({ err }, 'could not write the API tokens’ last use (kept for the next try)'),
+  });
   const gate = requestGate(
     prisma,
     metrics.watchLimiter(limiter),
     metrics.watchTurns(tenantTurns(config.tenantDbConcurrency, config.dbConnectTimeoutMs)),
+    tokenUsage,
   );
   // The tenant's turn ends once the answer is ready: a streamed body (a subscription) does not keep it.
   fastify.addHook('onSend', async (request, _reply, payload) => {
@@ -170,7 +180,23 @@ export async function buildApp(deps: {
   const presence = createPresencePubSub(redis);
   // First step of close(): an open subscription would keep its connection (and the server) open forever.
   fastify.addHook('preClose', async () => presence.endSubscriptions());
-  mountRest(fastify, { routes: routeTable, config, prisma, pubsub: presence.pubsub });
+  // Streamed exports (src/rest/export.ts) run on while the server drains, until 2 s before
+  // SHUTDOWN_TIMEOUT_SECONDS: those still running then are cut short (logged), so the process still
+  // ends cleanly within its timeout.
+  const closing = new AbortController();
+  let exportGrace: NodeJS.Timeout | undefined;
+  fastify.addHook('preClose', async () => {
+    exportGrace = setTimeout(() => closing.abort(), Math.max(0, config.shutdownTimeoutSeconds * 1000 - 2000));
+    exportGrace.unref();
+  });
+  fastify.addHook('onClose', async () => clearTimeout(exportGrace));
+  mountRest(fastify, {
+    routes: routeTable,
+    config,
+    prisma,
+    pubsub: presence.pubsub,
+    closing: closing.signal,
+  });
   mountDocs(fastify, routeTable);
 
   const fieldGuard = metrics.watchFieldGuard(createFieldGuard(redis));
@@ -210,6 +236,7 @@ export async function buildApp(deps: {
     fastify,
     limiter,
     metrics,
+    tokenUsage,
     running: () =>
       [...inFlight].map(([request, since]) => ({
         method: request.method,
@@ -229,6 +256,8 @@ export async function buildApp(deps: {
       const idle = setInterval(() => fastify.server.closeIdleConnections(), 100);
       fastify.server.closeIdleConnections();
       await serverClosed.finally(() => clearInterval(idle));
+      // Every answer is written: the uses noted last are written before the database closes.
+      await tokenUsage.close();
       if (!deps.limiter) await limiter.close();
       await redis?.close();
       metrics.close();

@@ -13,6 +13,8 @@ export interface Config {
   legacyAnalyticsSunset: Date;
   appUrl: string;
   activeWindowSeconds: number;
+  /** How often the API tokens' `lastUsedAt` noted in memory are written (src/auth/token-usage.ts). */
+  tokenLastUsedFlushSeconds: number;
   logLevel: string;
   /** Addresses/CIDRs whose X-Forwarded-* headers are believed; empty: the socket address is the client. */
   trustedProxies: string[];
@@ -226,6 +228,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     legacyAnalyticsSunset: sunset,
     appUrl,
     activeWindowSeconds: int(env, 'ACTIVE_WINDOW_SECONDS', 300, 1, 86_400),
+    tokenLastUsedFlushSeconds: int(env, 'TOKEN_LAST_USED_FLUSH_SECONDS', 60, 1, 3600),
     logLevel: env.LOG_LEVEL || 'info',
     trustedProxies: trustedProxies(env),
     dbPoolSize,

@@ -4,7 +4,8 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../src/errors.js';
-import { CODE_ALPHABET, generateAccessCodes } from '../src/modules/access-codes/access-codes.service.js';
+import { CODE_ALPHABET, generateAccessCodesWith } from '../src/modules/access-codes/access-codes.service.js';
+import { execute } from '../src/operations/operation.js';
 import { recordStatements, startApp, type TestApp, type TestResponse } from './helpers/app.js';
 import { addUser, newTenant } from './helpers/fixtures.js';
 import { unprocessable } from './helpers/laravel.js';
@@ -84,7 +85,8 @@ describe.concurrent('POST /access-codes', () => {
         `"type_name":"Shared","description":"Conference guests","service_profile_id":"${a.service_profile_id}",` +
         `"service_profile_name":"Default","start_date":"2026-12-01T00:00:00.000000Z",` +
         `"expiry_date":"2026-12-31T00:00:00.000000Z","status":1,"status_name":"Available","use_count":0,` +
-        `"used_at":null,"guest_id":"${guest.id}","guest_name":"J\\u00f6rg Gast","created_at":"${micros(row.createdAt)}"}]}`,
+        `"used_at":null,"guest_id":"${guest.id}","guest_name":"J\\u00f6rg Gast","created_at":"${micros(row.createdAt)}",` +
+        `"max_uses":null,"revoked_at":null}]}`,
     );
     // quantity is only for type 2.
     expect(await codesIn(a.tenant_id)).toBe(1);
@@ -130,6 +132,8 @@ describe.concurrent('POST /access-codes', () => {
       'guest_id',
       'guest_name',
       'created_at',
+      'max_uses',
+      'revoked_at',
     ]);
   });
 
@@ -357,19 +361,25 @@ describe('all or nothing', () => {
     const principal = await (await import('../src/auth/principal.js')).authenticate(t.db.prisma, a.token);
     const ctx = { prisma: t.db.prisma, config: t.config, principal, requestId: 'test' };
     let drawn = 0;
-    const err = await generateAccessCodes(ctx, generated(a, { quantity: 3 }), {
-      // The first two are fresh, then only the taken code comes: the batch can never be completed.
-      nextCode: () => (++drawn <= 2 ? `BBBBBBB${drawn + 1}` : 'AAAAAAAA'),
-    }).catch((e: unknown) => e);
+    const err = await execute(
+      generateAccessCodesWith({
+        // The first two are fresh, then only the taken code comes: the batch can never be completed.
+        nextCode: () => (++drawn <= 2 ? `BBBBBBB${drawn + 1}` : 'AAAAAAAA'),
+      }),
+      ctx,
+      generated(a, { quantity: 3 }),
+    ).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AppError);
     expect((err as AppError).code).toBe('ACCESS_CODES_NOT_CREATED');
     expect((err as AppError).status).toBe(500);
     expect(await codesIn(a.tenant_id)).toBe(1);
     // Collisions with existing codes are replaced, not refused.
     let n = 0;
-    const rows = await generateAccessCodes(ctx, generated(a, { quantity: 3 }), {
-      nextCode: () => (n++ < 2 ? 'AAAAAAAA' : `CCCCCCC${n}`),
-    });
+    const rows = await execute(
+      generateAccessCodesWith({ nextCode: () => (n++ < 2 ? 'AAAAAAAA' : `CCCCCCC${n}`) }),
+      ctx,
+      generated(a, { quantity: 3 }),
+    );
     expect(rows.map((r) => r.code)).toEqual(['CCCCCCC3', 'CCCCCCC4', 'CCCCCCC5']);
   });
 

@@ -279,4 +279,80 @@ describe('admin CLI and server on one embedded database', { timeout: 120_000 }, 
     const after = await admin('token', 'issue', '--user', first.user_id as string, '--json');
     expect(after.code, after.stderr).toBe(0);
   });
+
+  it('token list: the tenant’s tokens, newest first, with the last use the server wrote as it stopped', async () => {
+    const run = await admin('token', 'list', '--tenant', first.tenant_id as string, '--json');
+    expect(run.code, run.stderr).toBe(0);
+    const listed = onlyJson(run);
+    expect(Object.keys(listed)).toEqual(['tenant_id', 'tokens']);
+    expect(listed.tenant_id).toBe(first.tenant_id);
+    // The bootstrap token, the one `token issue` made, and the one issued after the server stopped.
+    expect(listed.tokens).toHaveLength(3);
+    const bootstrap = listed.tokens[2];
+    expect(Object.keys(bootstrap)).toEqual([
+      'id',
+      'name',
+      'user',
+      'scopes',
+      'created_at',
+      'last_used_at',
+      'expires_at',
+      'revoked_at',
+    ]);
+    expect(bootstrap).toMatchObject({
+      name: 'bootstrap',
+      user: { id: first.user_id },
+      scopes: ['full'],
+      expires_at: null,
+      revoked_at: null,
+    });
+    expect(bootstrap.last_used_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/);
+    expect(listed.tokens[0].last_used_at).toBeNull();
+    expect(run.stdout).not.toContain(first.token);
+
+    const table = await admin('token', 'list', '--tenant', first.tenant_id as string);
+    expect(table.code, table.stderr).toBe(0);
+    const lines = table.stdout.trim().split('\n');
+    expect(lines[0]).toMatch(/^ID +NAME +USER +SCOPES +CREATED +LAST USED +EXPIRES +REVOKED$/);
+    expect(lines).toHaveLength(4);
+    // Ids are base64url: nothing in one is special in a pattern.
+    const minute = String.raw`\d{4}-\d{2}-\d{2} \d{2}:\d{2}`;
+    expect(lines[3]).toMatch(
+      new RegExp(String.raw`^${bootstrap.id} +bootstrap +\S+@\S+ +full +${minute} +${minute} +- +-$`),
+    );
+
+    const noTenant = await admin('token', 'list', '--json');
+    expect(noTenant.code).toBe(2);
+    expect(onlyJson(noTenant).error).toMatch(/^--tenant is required\./);
+    const unknown = await admin('token', 'list', '--tenant', 'nope', '--json');
+    expect(unknown.code).toBe(2);
+    expect(onlyJson(unknown).error).toMatch(/^No tenant with id "nope"\./);
+  });
+
+  it('token revoke: revokes once (again: nothing changes); plain messages for a missing or unknown id', async () => {
+    const listed = onlyJson(await admin('token', 'list', '--tenant', first.tenant_id as string, '--json'));
+    const id = listed.tokens[0].id as string;
+    // After `--`, an id starting with "-" is still an id.
+    const run = await admin('token', 'revoke', '--json', '--', id);
+    expect(run.code, run.stderr).toBe(0);
+    const revoked = onlyJson(run);
+    expect(revoked).toMatchObject({ id, user: { id: first.user_id } });
+    expect(revoked.revoked_at).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+    const again = await admin('token', 'revoke', '--', id);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toContain(`token ${id}`);
+    expect(again.stdout).toContain('was already revoked');
+    const after = onlyJson(await admin('token', 'list', '--tenant', first.tenant_id as string, '--json'));
+    expect(after.tokens[0].revoked_at).toBe(revoked.revoked_at);
+
+    const missing = await admin('token', 'revoke');
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('token revoke takes one TOKEN_ID; got none.');
+    const unknown = await admin('token', 'revoke', 'nope', '--json');
+    expect(unknown.code).toBe(2);
+    expect(onlyJson(unknown).error).toMatch(/^No token with id "nope"\./);
+    const badScope = await admin('token', 'issue', '--user', first.user_id as string, '--scope', 'admin');
+    expect(badScope.code).toBe(2);
+    expect(badScope.stderr).toContain('--scope must be one of: read, ingest, full; got "admin".');
+  });
 });

@@ -3,8 +3,9 @@
 // and the deprecated endpoints before and after their sunset.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Principal } from '../src/auth/principal.js';
-import { listActiveSessions } from '../src/modules/analytics/analytics.service.js';
-import { newId, upsertCurrentPresence } from '../src/modules/ingest/ingest.service.js';
+import { activeSessionsQuery, listActiveSessions } from '../src/modules/analytics/analytics.service.js';
+import { newId } from '../src/modules/ingest/ingest.batch.js';
+import { upsertCurrentPresence } from '../src/modules/ingest/ingest.presence.js';
 import { issueToken } from '../src/modules/tenants/bootstrap.service.js';
 import { recordStatements, startApp, type TestApp } from './helpers/app.js';
 import { addHierarchy, addUser, newTenant, uniqueName } from './helpers/fixtures.js';
@@ -342,7 +343,7 @@ describe.concurrent('GET /locations-analytics/active-sessions', () => {
       scopes: [],
     };
     const ctx = { prisma: prisma(), config: t.config, principal, requestId: 'r' };
-    const rows = await listActiveSessions(ctx, {}, { now });
+    const rows = await listActiveSessions(ctx, await activeSessionsQuery.query(ctx, {}), { now });
     expect(rows.map((r) => r.mac)).toEqual([inside]);
   });
 

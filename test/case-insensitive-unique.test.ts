@@ -10,6 +10,7 @@ import { restErrorBody } from '../src/http/error-bodies.js';
 import { createGuest, updateGuest } from '../src/modules/guests/guests.service.js';
 import { createLocation } from '../src/modules/locations/locations.service.js';
 import { createUser } from '../src/modules/users/users.service.js';
+import { execute } from '../src/operations/operation.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { newTenant } from './helpers/fixtures.js';
 import { unprocessable } from './helpers/laravel.js';
@@ -114,7 +115,7 @@ describe('case-insensitive uniqueness decided by the database', () => {
     const emails = cases(`svc.${randomBytes(4).toString('hex')}@example.test`);
     const { outcomes, passedChecks } = await race(
       'Guest',
-      emails.map((email) => () => createGuest(ctx, { location_id: a.location_id, email })),
+      emails.map((email) => () => execute(createGuest, ctx, { location_id: a.location_id, email })),
     );
     expectOneWinner(outcomes, 200, EMAIL_TAKEN);
     expect(passedChecks).toBeGreaterThan(1);
@@ -126,12 +127,14 @@ describe('case-insensitive uniqueness decided by the database', () => {
     const ctx = await context(a.token);
     const ids: string[] = [];
     for (let i = 0; i < CONCURRENT; i++) {
-      ids.push((await createGuest(ctx, { location_id: a.location_id })).id);
+      ids.push((await execute(createGuest, ctx, { location_id: a.location_id })).id);
     }
     const emails = cases(`move.${randomBytes(4).toString('hex')}@example.test`);
     const { outcomes, passedChecks } = await race(
       'Guest',
-      ids.map((id, i) => () => updateGuest(ctx, id, { location_id: a.location_id, email: emails[i] })),
+      ids.map(
+        (id, i) => () => execute(updateGuest, ctx, { location_id: a.location_id, email: emails[i] }, id),
+      ),
     );
     expectOneWinner(outcomes, 200, EMAIL_TAKEN);
     expect(passedChecks).toBeGreaterThan(1);
@@ -143,7 +146,7 @@ describe('case-insensitive uniqueness decided by the database', () => {
     const names = cases(`Hall ${randomBytes(3).toString('hex')}`);
     const { outcomes, passedChecks } = await race(
       'Location',
-      names.map((name) => () => createLocation(ctx, { name })),
+      names.map((name) => () => execute(createLocation, ctx, { name })),
     );
     expectOneWinner(outcomes, 200, NAME_TAKEN);
     expect(passedChecks).toBeGreaterThan(1);
@@ -158,7 +161,7 @@ describe('case-insensitive uniqueness decided by the database', () => {
       emails.map((email, i) => () => {
         const ctx = contexts[i % 2];
         if (!ctx) throw new Error('no context');
-        return createUser(ctx, {
+        return execute(createUser, ctx, {
           name: 'Jane Operator',
           email,
           role: 'tenant',

@@ -76,6 +76,7 @@ beforeAll(async () => {
     idOf.AccessCode ??= code.id;
   }
   idOf.Location = a.location_id;
+  idOf.GuestExport = idOf.Guest as string;
   idOf.ServiceProfile = a.service_profile_id;
   // Another tenant's rows, which no answer may show.
   const b = await newTenant(p);
@@ -90,7 +91,16 @@ afterAll(async () => {
 
 const MAX_DEPTH = 3;
 /** The types whose fixture id a root field's `id` argument gets. */
-const FIXTURE_TYPES = ['Guest', 'GuestDevice', 'GuestSession', 'AccessCode', 'Location', 'ServiceProfile'];
+const FIXTURE_TYPES = [
+  'Guest',
+  'GuestDevice',
+  'GuestSession',
+  'AccessCode',
+  'Location',
+  'ServiceProfile',
+  // `guestExport(id)`: the copy of the fixture guest.
+  'GuestExport',
+];
 const withIds = (document: string) => document.replace(/<(\w+)>/g, (_m, type: string) => idOf[type] ?? type);
 /** Root fields left out, each for a required argument other than an id. */
 const SKIPPED = ['sessionsByIp', 'locationSession']; // an IP address; a location session (no fixture)

@@ -11,36 +11,19 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, openDatabase } from '../src/db/database.js';
 import { readMigrations } from '../src/db/migrate.js';
 import { type BootstrapResult, issueToken } from '../src/modules/tenants/bootstrap.service.js';
 import { newTenant } from './helpers/fixtures.js';
 import { type Child, freePort, killAll, killGroup, startServer, waitUntilUp } from './helpers/processes.js';
+import { onMaintenanceDb, onServer } from './helpers/scratch-database.js';
 import { subscribe } from './helpers/sse.js';
 
 const PG_URL = process.env.TEST_DATABASE_URL;
 const REDIS_URL = process.env.REDIS_URL;
 const BUDGET = 60;
 const hasHaproxy = spawnSync('haproxy', ['-v'], { stdio: 'ignore' }).status === 0;
-
-/** The URL of database `name` on the server of `url`. */
-function onServer(url: string, name: string): string {
-  const u = new URL(url);
-  u.pathname = `/${name}`;
-  return u.toString();
-}
-
-async function onMaintenanceDb<T>(run: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: onServer(PG_URL ?? '', 'postgres') });
-  await client.connect();
-  try {
-    return await run(client);
-  } finally {
-    await client.end();
-  }
-}
 
 interface Instance {
   child: Child;

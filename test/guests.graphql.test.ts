@@ -32,13 +32,13 @@ const ARGS = `$first: Int, $after: String, $username: String, $partnerId: String
   $passportNo: String, $nationality: String, $roomNo: String, $reservationNo: String,
   $customField1: String, $customField2: String, $customField3: String, $online: Boolean,
   $lastVisitDate: String, $receiveMarketing: Int, $createdAt: String, $updatedAt: String,
-  $lastGuestFirst: Boolean, $type: Int`;
+  $lastGuestFirst: Boolean, $type: Int, $tag: String`;
 const PASS = `first: $first, after: $after, username: $username, partnerId: $partnerId, name: $name,
   email: $email, birthDate: $birthDate, locationId: $locationId, gender: $gender, phone: $phone,
   passportNo: $passportNo, nationality: $nationality, roomNo: $roomNo, reservationNo: $reservationNo,
   customField1: $customField1, customField2: $customField2, customField3: $customField3, online: $online,
   lastVisitDate: $lastVisitDate, receiveMarketing: $receiveMarketing, createdAt: $createdAt,
-  updatedAt: $updatedAt, lastGuestFirst: $lastGuestFirst, type: $type`;
+  updatedAt: $updatedAt, lastGuestFirst: $lastGuestFirst, type: $type, tag: $tag`;
 const LIST = `query List(${ARGS}) { guests(${PASS}) {
   totalCount pageInfo { hasNextPage endCursor } edges { node { id tags } } } }`;
 
@@ -100,6 +100,37 @@ describe.sequential('tags without N+1', () => {
 });
 
 describe.concurrent('guests connection', () => {
+  it('filters by tag like REST: exact name, within the tenant', async () => {
+    const a = await newTenant(prisma());
+    const b = await newTenant(prisma());
+    const create = async (token: string, locationId: string, tags: string[]) => {
+      const res = await t.request('POST', '/api/v1/guests', {
+        token,
+        body: { location_id: locationId, tags },
+      });
+      expect(res.status, res.text).toBe(201);
+      return res.json.data.id as string;
+    };
+    const vip = await create(a.token, a.location_id, ['vip', 'Gold']);
+    const gold = await create(a.token, a.location_id, ['Gold']);
+    await create(a.token, a.location_id, []);
+    await create(b.token, b.location_id, ['vip']);
+    for (const [tag, expected] of [
+      ['vip', [vip]],
+      ['Gold', [vip, gold]],
+      ['VIP', []],
+    ] as const) {
+      const g = await graphqlIds(a.token, { tag });
+      expect(g.ids, tag).toEqual(expected);
+      expect(g.total, tag).toBe(expected.length);
+      expect(await restIds(a.token, { tag }), tag).toEqual(expected);
+    }
+    const res = await t.graphql(a.token, LIST, { tag: 'x'.repeat(256) });
+    expect(onlyError(res).extensions.fields).toEqual({
+      tag: ['The tag field must not be greater than 255 characters.'],
+    });
+  });
+
   it('returns the same records as REST for the same filters, in the same order', async () => {
     const a = await newTenant(prisma());
     const other = await prisma().location.create({ data: { tenantId: a.tenant_id, name: uniqueName('V') } });

@@ -424,6 +424,35 @@ describe.concurrent('GET /guests filters', () => {
     expect(await ids(a.token, 'custom_field_3=three')).toEqual([x.id]);
   });
 
+  it('filters by tag: the exact name, in the tenant and the caller’s location only', async () => {
+    const a = await tenant();
+    const b = await tenant();
+    const other = await addLocation(a.tenant_id);
+    const create = async (token: string, locationId: string, tags: string[]) => {
+      const res = await t.request('POST', URL, { token, body: { location_id: locationId, tags } });
+      expect(res.status, res.text).toBe(201);
+      return res.json.data.id as string;
+    };
+    const vip = await create(a.token, a.location_id, ['vip', 'Gold']);
+    const gold = await create(a.token, a.location_id, ['Gold']);
+    const elsewhere = await create(a.token, other.id, ['vip']);
+    const untagged = await create(a.token, a.location_id, []);
+    await create(b.token, b.location_id, ['vip']);
+    expect(await ids(a.token, 'tag=vip')).toEqual([vip, elsewhere]);
+    expect(await ids(a.token, 'tag=Gold')).toEqual([vip, gold]);
+    expect(await ids(a.token, 'tag=VIP')).toEqual([]);
+    expect(await ids(a.token, 'tag=vi')).toEqual([]);
+    expect(await ids(a.token, 'tag=')).toEqual([vip, gold, elsewhere, untagged]);
+    expect(await ids(a.token, `tag=vip&location_id=${other.id}`)).toEqual([elsewhere]);
+    const venue = await addUser(prisma(), a.tenant_id, 'venue', { locationId: a.location_id });
+    expect(await ids(venue.token, 'tag=vip')).toEqual([vip]);
+    const long = await t.request('GET', `${URL}?tag=${'x'.repeat(256)}`, { token: a.token });
+    expect(long.status).toBe(422);
+    expect(long.json).toEqual(
+      unprocessable({ tag: ['The tag field must not be greater than 255 characters.'] }),
+    );
+  });
+
   it('filters by location, birth date, gender, online, receive_marketing and type', async () => {
     const a = await tenant();
     const other = await addLocation(a.tenant_id);

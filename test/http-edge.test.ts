@@ -340,7 +340,7 @@ describe('cross-origin requests (Laravel default config/cors.php for api/*)', ()
     expect(res.headers.allow).toBe('GET,HEAD,POST');
     expect(res.headers.vary).toBe('Access-Control-Request-Method');
     expect(res.headers['access-control-allow-origin']).toBe('*');
-    expect((await options('/api/v1/guests/abc')).headers.allow).toBe('GET,HEAD,PUT');
+    expect((await options('/api/v1/guests/abc')).headers.allow).toBe('GET,HEAD,PUT,DELETE');
     const unknown = await options('/api/v1/nope');
     expect(unknown.statusCode).toBe(404);
     expect(unknown.json()).toEqual({ message: 'Not Found.' });

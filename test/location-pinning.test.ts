@@ -38,7 +38,9 @@ beforeAll(async () => {
     Object.assign(id, { [`b${at}`]: building.id, [`f${at}`]: floor.id, [`z${at}`]: zone.id });
     const guest = await addGuest(p, tenantId, id[at] as string);
     id[`g${at}`] = guest.id;
-    id[`d${at}`] = (await addDevice(p, tenantId, guest.id)).id;
+    const device = await addDevice(p, tenantId, guest.id);
+    id[`d${at}`] = device.id;
+    id[`mac${at}`] = device.mac;
   }
   const session = async (name: string, at: string, of: string, hour: number) => {
     const s = await addSession(
@@ -69,11 +71,18 @@ beforeAll(async () => {
   await code('cA', 'A', 'A');
   await code('cX', 'A', 'B'); // at A, B's guest
   await code('cB', 'B', 'B');
+  // Users by name too (uT, uS, …), for the API tokens' users.
+  const user = async (name: string, role: Role, locationId?: string) => {
+    const u = await addUser(p, tenantId, role, locationId ? { locationId } : {});
+    id[name] = u.userId;
+    return u.token;
+  };
+  id.uT = a.user_id;
   token.tenant = a.token;
-  token.support = (await addUser(p, tenantId, 'support')).token;
-  token.venue = (await addUser(p, tenantId, 'venue', { locationId: id.A })).token;
-  token['front-desk'] = (await addUser(p, tenantId, 'front-desk', { locationId: id.A })).token;
-  await addUser(p, tenantId, 'venue', { locationId: id.B }); // a user at B, for User.location
+  token.support = await user('uS', 'support');
+  token.venue = await user('uVA', 'venue', id.A);
+  token['front-desk'] = await user('uFA', 'front-desk', id.A);
+  await user('uVB', 'venue', id.B); // a user at B, for User.location
 });
 afterAll(async () => {
   await t.close();
@@ -144,6 +153,13 @@ const users = (r: Role, inner: string) =>
     ? `{ viewer { id ${inner} } }`
     : `{ users(first: 100) { edges { node { id ${inner} } } } }`;
 const usersPath = (r: Role, rest: string[]) => [r === 'front-desk' ? 'viewer' : 'users', ...rest];
+
+const exportOf = (r: Role, inner: string) =>
+  r === 'front-desk'
+    ? '{ viewer { id } }'
+    : `{ guestExport(id: "${r === 'venue' ? id.gB : id.gA}") { ${inner} } }`;
+const exportPath = (r: Role, field: string) =>
+  r === 'front-desk' ? ['viewer', field] : ['guestExport', field];
 
 // Each parent is reached by the path that leaked before the fix: through a session or code at A
 // whose guest is at B.
@@ -239,6 +255,17 @@ const table: Record<string, Row> = {
     unpinned: ['sp'],
     pinned: ['sp'],
   },
+  // Redeeming with the device already known changes no guest: pinned users redeem at A, the others at B.
+  'RedeemedAccessCode.accessCode': {
+    query: (r) => {
+      const at = pinnedRoles.includes(r) ? 'A' : 'B';
+      return `mutation { redeemAccessCode(input: { code: "c${at}-${id.tenant}", locationId: "${id[at]}",
+        mac: "${id[`mac${at}`]}" }) { accessCode { id location { id } } } }`;
+    },
+    path: ['redeemAccessCode', 'accessCode', 'location'],
+    unpinned: ['B'],
+    pinned: ['A'],
+  },
   'User.location': {
     query: (r) => users(r, 'location { id }'),
     path: (r) => usersPath(r, ['location']),
@@ -250,6 +277,60 @@ const table: Record<string, Row> = {
     path: (r) => usersPath(r, ['currentTenant']),
     unpinned: ['tenant'],
     pinned: ['tenant'],
+  },
+  // API tokens are managed by tenant admins and support users only: a pinned user reaches none
+  // (apiTokens and createApiToken answer FORBIDDEN, test/api-tokens.test.ts), so its row reads nothing.
+  'ApiToken.user': {
+    query: (r) =>
+      pinnedRoles.includes(r)
+        ? '{ viewer { id } }'
+        : '{ apiTokens(first: 100) { edges { node { id user { id } } } } }',
+    path: (r) => (pinnedRoles.includes(r) ? ['viewer', 'apiTokens'] : ['apiTokens', 'user']),
+    unpinned: ['uFA', 'uS', 'uT', 'uVA', 'uVB'],
+    pinned: [],
+  },
+  'CreateApiTokenPayload.apiToken': {
+    query: (r) =>
+      pinnedRoles.includes(r)
+        ? '{ viewer { id } }'
+        : `mutation { createApiToken(input: { name: "Pinning", scopes: ["read"], userId: "${id.uT}" }) {
+            apiToken { id user { id } } } }`,
+    path: (r) => (pinnedRoles.includes(r) ? ['viewer', 'apiToken'] : ['createApiToken', 'apiToken', 'user']),
+    unpinned: ['uT'],
+    pinned: [],
+  },
+  // The copy of a guest: tenant admins and support read A's guest whole (its session at B too); a
+  // venue admin pinned to A asks for B's guest and gets null (its cut of A's guest's copy is in
+  // test/guests.erasure.test.ts); the front desk may not export (FORBIDDEN), so its row reads nothing.
+  'GuestExport.guest': {
+    query: (r) => exportOf(r, 'guest { id }'),
+    path: (r) => exportPath(r, 'guest'),
+    unpinned: ['gA'],
+    pinned: [],
+  },
+  'GuestExport.devices': {
+    query: (r) => exportOf(r, 'devices { id }'),
+    path: (r) => exportPath(r, 'devices'),
+    unpinned: ['dA'],
+    pinned: [],
+  },
+  'GuestExport.sessions': {
+    query: (r) => exportOf(r, 'sessions { id }'),
+    path: (r) => exportPath(r, 'sessions'),
+    unpinned: ['sA', 'sY'],
+    pinned: [],
+  },
+  'GuestExport.locationSessions': {
+    query: (r) => exportOf(r, 'locationSessions { id }'),
+    path: (r) => exportPath(r, 'locationSessions'),
+    unpinned: [],
+    pinned: [],
+  },
+  'GuestExport.accessCodes': {
+    query: (r) => exportOf(r, 'accessCodes { id }'),
+    path: (r) => exportPath(r, 'accessCodes'),
+    unpinned: ['cA'],
+    pinned: [],
   },
   // Last: it creates codes. Pinned users generate at A (B is refused, see access-codes.test.ts).
   'GeneratedAccessCodes.accessCodes': {

@@ -45,6 +45,8 @@ describe.concurrent('OpenAPI document', () => {
       const ok = String(r.endpoint.status ?? 200);
       const name = `${r.method} ${r.path}`;
       if (r.endpoint.status === 204) expect(op.responses['204'], name).toEqual(expect.any(Object));
+      else if (r.endpoint.exportItem)
+        expect(Object.keys(op.responses['200'].content), name).toEqual(['text/csv', 'application/x-ndjson']);
       else expect(op.responses[ok].content['application/json'].schema, name).toEqual(expect.any(Object));
       expect(Object.keys(op.responses), name).toEqual(expect.arrayContaining(['401', '429', '500']));
       if (r.path.includes(':')) expect(op.responses['404'], name).toBeDefined();
@@ -68,6 +70,14 @@ describe.concurrent('OpenAPI document', () => {
     expect(params('/guests').birth_date).toEqual({ format: 'date', type: 'string' });
     expect(Object.keys(params('/guests'))).toContain('withBeacon');
     expect(Object.keys(params('/guests/count'))).not.toContain('withBeacon');
+    // Exports: the list's filters and options, then format and bom; no paging.
+    expect(Object.keys(params('/guests/export'))).toEqual([
+      ...Object.keys(params('/guests')).filter((k) => k !== 'page' && k !== 'per_page'),
+      'format',
+      'bom',
+    ]);
+    expect(params('/sessions/export').format).toEqual({ enum: ['csv', 'ndjson'], type: 'string' });
+    expect(params('/sessions/export').bom).toMatchObject({ type: 'boolean' });
     // Bodies (locationWriteRules, userWriteRules, the ingest's per-event rules).
     const body = (path: string, method: string) =>
       doc.paths[path][method].requestBody.content['application/json'].schema;
@@ -139,7 +149,9 @@ describe.concurrent('OpenAPI document', () => {
     expect(keys('TenantListItem')).toEqual(table('2.10'));
     expect(keys('UserDetail')).toEqual(table('2.11'));
     expect(keys('Advertisement')).toEqual(table('2.12'));
-    expect(keys('AccessCode')).toEqual(table('2.13'));
+    // The spec's keys first; the vouchers' two follow (beyond the spec).
+    expect(keys('AccessCode', 'max_uses', 'revoked_at')).toEqual(table('2.13'));
+    expect(keys('AccessCode').slice(-2)).toEqual(['max_uses', 'revoked_at']);
   });
 
   it('rejects a body that does not match (the contract check can fail)', () => {

@@ -143,6 +143,15 @@ const CASES: Case[] = [
       [{ email: 'example' }, { email: 'example' }],
     ],
   },
+  {
+    rest: '/api-tokens',
+    graphql: 'apiTokens',
+    filters: [
+      [{}, {}],
+      [{ status: 'active' }, { status: 'active' }],
+      [{ name: 'boot' }, { name: 'boot' }],
+    ],
+  },
 ];
 
 const value = (v: string | number | boolean | (() => string)): string | number | boolean =>

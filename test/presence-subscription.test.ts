@@ -109,6 +109,40 @@ describe('presenceChanged over SSE, one instance', () => {
   });
 });
 
+describe('presenceChanged and token scopes', () => {
+  let t: TestApp;
+  let base: string;
+  beforeAll(async () => {
+    t = await startApp();
+    base = await listen(t);
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('a `read` token subscribes (a subscription is a read); an `ingest` token is FORBIDDEN', async () => {
+    const { a, locationId, zone, ingest } = await venue(t);
+    const read = (await issueToken(t.db.prisma, a.user_id, ['read'])).token;
+    const sub = await subscribe(base, read, locationId);
+    try {
+      expect(sub.status).toBe(200);
+      const event = (await ingestUntilEvent(t, ingest, zone.id, 'AA:BB:CC:DD:00:03', sub)) as {
+        data: { presenceChanged: { macAddresses: string[] } };
+      };
+      expect(event.data.presenceChanged.macAddresses).toEqual(['AA:BB:CC:DD:00:03']);
+    } finally {
+      sub.close();
+    }
+    const refused = await subscribe(base, ingest, locationId);
+    try {
+      const event = (await refused.next(5000)) as { errors?: { extensions: { code: string } }[] };
+      expect(event.errors?.[0]?.extensions.code).toBe('FORBIDDEN');
+    } finally {
+      refused.close();
+    }
+  });
+});
+
 describe.skipIf(!process.env.REDIS_URL)('presenceChanged across two instances sharing Redis', () => {
   let one: TestApp;
   let two: TestApp;

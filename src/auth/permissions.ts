@@ -21,6 +21,10 @@ export const permissionTable = {
   'guests.view': { tenant: T, venue: L, 'front-desk': L, support: T },
   'guests.create': { tenant: T, venue: L, 'front-desk': L, support: T },
   'guests.update': { tenant: T, venue: L, 'front-desk': L, support: T },
+  // A guest's data rights (issue 17): the copy for the venue that holds the guest, the erasure for
+  // tenant admins only (it cannot be undone).
+  'guests.export': { tenant: T, venue: L, 'front-desk': false, support: T },
+  'guests.erase': { tenant: T, venue: false, 'front-desk': false, support: T },
   'guestDevices.list': { tenant: T, venue: L, 'front-desk': L, support: T },
   'guestSessions.list': { tenant: T, venue: L, 'front-desk': L, support: T },
   'analytics.read': { tenant: T, venue: L, 'front-desk': L, support: T },
@@ -44,14 +48,56 @@ export const permissionTable = {
   'serviceProfiles.list': { tenant: T, venue: T, 'front-desk': T, support: T },
   'accessCodes.list': { tenant: T, venue: L, 'front-desk': L, support: T },
   'accessCodes.create': { tenant: T, venue: L, 'front-desk': L, support: T },
+  // A captive portal (its controller's `ingest` token) or the front desk checks a guest's code.
+  'accessCodes.redeem': { tenant: T, venue: L, 'front-desk': L, support: T },
+  // Withdrawing codes is a manager's act: not the front desk's.
+  'accessCodes.revoke': { tenant: T, venue: L, 'front-desk': false, support: T },
+  // API keys: tenant admins (and support) manage the tokens of their tenant's users.
+  'apiTokens.list': { tenant: T, venue: false, 'front-desk': false, support: T },
+  'apiTokens.create': { tenant: T, venue: false, 'front-desk': false, support: T },
+  'apiTokens.revoke': { tenant: T, venue: false, 'front-desk': false, support: T },
 } as const satisfies Record<string, Record<Role, Reach>>;
 
 export type Action = keyof typeof permissionTable;
 
 /** The actions a scoped token may perform, with the scope each needs; a scoped token may do nothing else. */
-const tokenScopes: Partial<Record<Action, string>> = { 'ingest.write': 'ingest' };
+const tokenScopes: Partial<Record<Action, string>> = {
+  'ingest.write': 'ingest',
+  // Captive-portal controllers hold ingest tokens: they redeem the codes guests type.
+  'accessCodes.redeem': 'ingest',
+};
 
 export const actions = Object.keys(permissionTable) as Action[];
+
+/**
+ * The scopes a token may carry: `read` (the read actions below), `ingest` (the actions `tokenScopes`
+ * gives to `ingest`), `full` (the user's rights). A token stored without scopes (`admin token issue`
+ * without `--scope`, `bootstrap`) has the user's full rights too, and is shown as `["full"]`.
+ */
+export const tokenScopeNames = ['read', 'ingest', 'full'] as const;
+export type TokenScope = (typeof tokenScopeNames)[number];
+
+export const isTokenScope = (value: unknown): value is TokenScope =>
+  tokenScopeNames.some((name) => name === value);
+
+/**
+ * The read actions, all that a `read` token may perform: every `*.list`, `*.view`, `*.hierarchy` and
+ * `*.export` (a guest's copy), `analytics.read` and `viewer.read`. They are what every GET route and every GraphQL query and
+ * subscription declares (test/api-tokens.test.ts checks it against the route table and schema), so
+ * a `read` token passes GET and queries and gets 403 on every write.
+ */
+export const readActions: ReadonlySet<Action> = new Set(
+  actions.filter(
+    (a) => /\.(list|view|hierarchy|export)$/.test(a) || a === 'analytics.read' || a === 'viewer.read',
+  ),
+);
+
+/** Whether a token carrying `scope` may perform `action` (the role's own reach is checked apart). */
+function scopeAllows(scope: string, action: Action): boolean {
+  if (scope === 'full') return true;
+  if (scope === 'read') return readActions.has(action);
+  return tokenScopes[action] === scope;
+}
 
 /** The reach of `role` for `action` ('tenant', 'location' or false). */
 export function reachOf(action: Action, role: Role): Reach {
@@ -75,9 +121,9 @@ export function requires(action: Action): { extensions: { action: Action } } {
 export function authorize(principal: Principal, action: Action): Scope {
   const reach: Reach = permissionTable[action][principal.role];
   if (!reach) throw new AppError('FORBIDDEN');
-  if (principal.scopes.length > 0) {
-    const needed = tokenScopes[action];
-    if (!needed || !principal.scopes.includes(needed)) throw new AppError('FORBIDDEN');
+  // A token with scopes may do what any of them allows; without scopes, what the role allows.
+  if (principal.scopes.length > 0 && !principal.scopes.some((s) => scopeAllows(s, action))) {
+    throw new AppError('FORBIDDEN');
   }
   if (reach === 'location') {
     // A pinned role without a location can see nothing; refuse rather than widen to the tenant.
@@ -85,6 +131,17 @@ export function authorize(principal: Principal, action: Action): Scope {
     return { tenantId: principal.tenantId, locationId: principal.locationId };
   }
   return { tenantId: principal.tenantId, locationId: null };
+}
+
+/** Whether the principal may perform `action` at all: authorize() without the 403. */
+export function permits(principal: Principal, action: Action): boolean {
+  try {
+    authorize(principal, action);
+    return true;
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'FORBIDDEN') return false;
+    throw err;
+  }
 }
 
 export function hasPermission(principal: Principal, permission: string): boolean {

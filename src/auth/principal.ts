@@ -19,7 +19,7 @@ export interface Principal {
   /** The location a venue or front-desk user is pinned to. */
   locationId: string | null;
   permissions: readonly string[];
-  /** Token scopes; empty means the user's full rights. */
+  /** Token scopes (`read`, `ingest`, `full`; see permissions.ts); empty means the user's full rights. */
   scopes: readonly string[];
 }
 
@@ -40,6 +40,7 @@ export function bearerToken(header: string | undefined): string | null {
 export const tokenSelect = {
   id: true,
   revokedAt: true,
+  expiresAt: true,
   scopes: true,
   user: {
     select: {
@@ -57,7 +58,11 @@ export const tokenSelect = {
 
 type TokenRow = PrismaNS.ApiTokenGetPayload<{ select: typeof tokenSelect }>;
 
-/** Missing, unknown or revoked token, a Passive or Banned user, or a trashed tenant: 401. */
+/**
+ * Missing, unknown, revoked or expired token (`expiresAt` now or past), a Passive or Banned user, or
+ * a trashed tenant: 401. Nothing is written here: the request gate notes the token's use in memory
+ * (src/auth/token-usage.ts).
+ */
 export async function authenticate(prisma: Prisma, token: string | null): Promise<Principal> {
   if (!token) throw new AppError('UNAUTHENTICATED');
   // Every request makes this read: one raw statement, exactly as Prisma's findUnique would return it.
@@ -66,7 +71,8 @@ export async function authenticate(prisma: Prisma, token: string | null): Promis
     select: tokenSelect,
   });
   const user = row?.user;
-  if (!row || row.revokedAt || !user || user.status !== ACTIVE || user.isTrashed) {
+  const expired = row?.expiresAt != null && row.expiresAt.getTime() <= Date.now();
+  if (!row || row.revokedAt || expired || !user || user.status !== ACTIVE || user.isTrashed) {
     throw new AppError('UNAUTHENTICATED');
   }
   const role = user.role as Role;

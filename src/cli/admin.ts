@@ -1,8 +1,11 @@
 // `npm run --silent admin -- <command>`: the operator interface of decisions "Operator interface".
 // With --json a command prints exactly one JSON object on stdout; progress goes to stderr.
 import { parseArgs } from 'node:util';
+import { tokenScopeNames } from '../auth/permissions.js';
 import { ConfigError, databaseOptions, loadConfig } from '../config.js';
 import { type Database, DatabaseLockedError, openDatabase } from '../db/database.js';
+import { apiTokenItem } from '../modules/api-tokens/api-tokens.serializer.js';
+import { revokeToken, tenantTokens } from '../modules/api-tokens/api-tokens.service.js';
 import {
   databaseSink,
   SimulationError,
@@ -20,9 +23,18 @@ Commands:
   bootstrap --tenant NAME [--group NAME] [--json]
       Create (or reuse) a tenant group and a tenant with its default location and service
       profile, and an API user (role tenant, guests.manage-global); print a new token.
-  token issue --user ID_OR_EMAIL [--scope ingest] [--json]
-      Issue another token for an existing user; --scope ingest makes a token that may only call
-      the ingest endpoints (POST /api/v1/ingest/presence and /sessions).
+  token issue --user ID_OR_EMAIL [--scope read|ingest|full] [--json]
+      Issue another token for an existing user (without --scope: the user's full rights);
+      --scope read makes a token that may only read (GET, GraphQL queries), --scope ingest one
+      that may only call the ingest endpoints (POST /api/v1/ingest/presence and /sessions) and
+      redeem access codes (POST /api/v1/access-codes/redeem).
+  token list --tenant TENANT_ID [--json]
+      List the API tokens of the tenant's users, newest first: id, name, user, scopes, created,
+      last used (a running server writes it at most once a minute), expires, revoked.
+  token revoke TOKEN_ID [--json]
+      Revoke a token: it answers 401 from its next request (a revoked token stays revoked; its
+      first revocation time is kept). An id starting with "-" goes after "--":
+      token revoke -- -Ab3xYz.
   seed --tenant TENANT_ID [--guests N] [--seed S] [--json]
       Add demo data to a tenant (see src/cli/seeders.ts); --guests N sets how many guests.
   simulate --tenant TENANT_ID [--devices N] [--interval-ms M] [--seed S] [--json]
@@ -38,9 +50,58 @@ The embedded database (no DATABASE_URL) can only be used while the server is sto
 
 class UsageError extends Error {}
 
-const COMMANDS: readonly string[] = ['bootstrap', 'token issue', 'seed', 'simulate'];
+const COMMANDS: readonly string[] = [
+  'bootstrap',
+  'token issue',
+  'token list',
+  'token revoke',
+  'seed',
+  'simulate',
+];
 
-const TOKEN_SCOPES: readonly string[] = ['ingest'];
+/** A result's text without --json, when `key: value` lines would not do (a table); never in the JSON. */
+const HUMAN = Symbol('human');
+type Result = object & { [HUMAN]?: string };
+
+/** `value`, printed as `text` without --json. */
+const withText = <T extends object>(value: T, text: string): T & Result => ({ ...value, [HUMAN]: text });
+
+/** `token revoke TOKEN_ID`: its id is a positional; every other command is its words alone. */
+function commandOf(positionals: readonly string[]): { command: string; operands: string[] } {
+  if (positionals[0] === 'token' && positionals[1] === 'revoke') {
+    return { command: 'token revoke', operands: positionals.slice(2) };
+  }
+  return { command: positionals.join(' '), operands: [] };
+}
+
+/** A date-time of the token table: `2026-11-21 09:05` (UTC), `-` for none. */
+const minute = (iso: string | null): string => (iso ? iso.slice(0, 16).replace('T', ' ') : '-');
+
+function tokenTable(items: ReturnType<typeof apiTokenItem>[]): string {
+  if (items.length === 0) return 'No tokens.';
+  const header = ['ID', 'NAME', 'USER', 'SCOPES', 'CREATED', 'LAST USED', 'EXPIRES', 'REVOKED'];
+  const rows = items.map((t) => [
+    t.id,
+    t.name ?? '-',
+    t.user.email,
+    t.scopes.join(','),
+    minute(t.created_at),
+    minute(t.last_used_at),
+    minute(t.expires_at),
+    minute(t.revoked_at),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  return [header, ...rows]
+    .map((r) =>
+      r
+        .map((cell, i) => cell.padEnd(widths[i] ?? 0))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
+}
+
+const TOKEN_SCOPES: readonly string[] = tokenScopeNames;
 
 const options = {
   tenant: { type: 'string' },
@@ -104,7 +165,13 @@ function opened(db: Database | undefined): Database {
   return db;
 }
 
-async function run(command: string, values: Values, db: Database | undefined, progress: (s: string) => void) {
+async function run(
+  command: string,
+  operands: readonly string[],
+  values: Values,
+  db: Database | undefined,
+  progress: (s: string) => void,
+): Promise<Result> {
   switch (command) {
     case 'bootstrap':
       return bootstrapTenant(opened(db).prisma, { tenant: required(values, 'tenant'), group: values.group });
@@ -114,6 +181,26 @@ async function run(command: string, values: Values, db: Database | undefined, pr
         throw new UsageError(`--scope must be one of: ${TOKEN_SCOPES.join(', ')}; got "${scope}".`);
       }
       return issueToken(opened(db).prisma, required(values, 'user'), scope ? [scope] : []);
+    }
+    case 'token list': {
+      const tenantId = required(values, 'tenant');
+      const rows = await tenantTokens(opened(db).prisma, tenantId);
+      if (!rows) throw new UsageError(`No tenant with id "${tenantId}".`);
+      const tokens = rows.map(apiTokenItem);
+      return withText({ tenant_id: tenantId, tokens }, tokenTable(tokens));
+    }
+    case 'token revoke': {
+      const id = operands[0] ?? '';
+      const revoked = await revokeToken(opened(db).prisma, id);
+      if (!revoked) throw new UsageError(`No token with id "${id}".`);
+      const item = apiTokenItem(revoked.row);
+      const what = `token ${item.id} (${item.name ?? 'no name'}, ${item.user.email})`;
+      return withText(
+        item,
+        revoked.wasRevoked
+          ? `The ${what} was already revoked on ${minute(item.revoked_at)} UTC; nothing changed.`
+          : `Revoked the ${what}: it answers 401 from its next request.`,
+      );
     }
     case 'simulate': {
       const devices = positiveInt(values.devices, 'devices', 200);
@@ -203,7 +290,7 @@ function valuesJoined(args: readonly string[]): string[] {
     const next = args[i + 1];
     const name = arg.startsWith('--') && !arg.includes('=') ? arg.slice(2) : '';
     const takesValue = name in options && options[name as keyof typeof options].type === 'string';
-    if (takesValue && next !== undefined && next.startsWith('-') && !isOption(next)) {
+    if (takesValue && next?.startsWith('-') && !isOption(next)) {
       out.push(`${arg}=${next}`);
       i++;
     } else out.push(arg);
@@ -220,7 +307,7 @@ async function main(): Promise<number> {
     return 2;
   }
   const { values, positionals } = parsed;
-  const command = positionals.join(' ');
+  const { command, operands } = commandOf(positionals);
   if (values.help || !command) {
     console.log(USAGE);
     return values.help ? 0 : 2;
@@ -232,6 +319,10 @@ async function main(): Promise<number> {
   };
   // A usage mistake is answered at once: without opening (or waiting for) the database.
   if (!COMMANDS.includes(command)) return fail(`Unknown command "${command}".\n\n${USAGE}`, 2);
+  if (command === 'token revoke' && operands.length !== 1) {
+    const got = operands.length === 0 ? 'none' : `${operands.length}: ${operands.join(' ')}`;
+    return fail(`token revoke takes one TOKEN_ID; got ${got}.\n\n${USAGE}`, 2);
+  }
   let db: Database | undefined;
   try {
     // `simulate --url` talks to a running server: the database (maybe its embedded one) is not opened.
@@ -240,7 +331,7 @@ async function main(): Promise<number> {
       // Maintenance commands (seeding) may run long statements: no statement timeout here.
       db = await openDatabase({ ...databaseOptions(config), statementTimeoutMs: 0 });
     }
-    const result = await run(command, values, db, (s) => console.error(s));
+    const result = await run(command, operands, values, db, (s) => console.error(s));
     console.log(values.json ? JSON.stringify(result) : formatHuman(result));
     return 0;
   } catch (err) {
@@ -259,7 +350,8 @@ async function main(): Promise<number> {
   }
 }
 
-function formatHuman(result: object): string {
+function formatHuman(result: Result): string {
+  if (result[HUMAN] !== undefined) return result[HUMAN];
   return Object.entries(result)
     .map(([k, v]) => `${k}: ${String(v)}`)
     .join('\n');

@@ -350,7 +350,13 @@ function cursorSql(
     const op = d === 'asc' ? (last ? '>=' : '>') : last ? '<=' : '<';
     return `(${[...eq, `${alias}.${q(col)} ${op} ${value(col)}`].join(' AND ')})`;
   });
-  return `(${ors.join(' OR ')})`;
+  // The first column's bound on its own as well: an index on the order columns then starts at the
+  // cursor (an index condition) instead of filtering every row before it, so walking a long list
+  // page after page (a streamed export) reads each row once.
+  const [firstCol, firstDir] = cols[0] as [string, 'asc' | 'desc'];
+  if (cols.length === 1) return `(${ors.join(' OR ')})`;
+  const bound = `${alias}.${q(firstCol)} ${firstDir === 'asc' ? '>=' : '<='} ${value(firstCol)}`;
+  return `(${bound} AND (${ors.join(' OR ')}))`;
 }
 
 /** `LIMIT`/`OFFSET` of take and skip (a negative take reads backwards: Prisma does that). */

@@ -7,8 +7,10 @@ import '../modules/access-codes/access-codes.graphql.js';
 import '../modules/tenants/tenants.graphql.js';
 import '../modules/users/users.graphql.js';
 import '../modules/guests/guests.graphql.js';
+import '../modules/guests/guests.privacy.graphql.js';
 import '../modules/guest-devices/guest-devices.graphql.js';
 import '../modules/guest-sessions/guest-sessions.graphql.js';
 import '../modules/analytics/analytics.graphql.js';
+import '../modules/api-tokens/api-tokens.graphql.js';
 
 export const schema = builder.toSchema({ sortSchema: false });

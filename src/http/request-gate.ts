@@ -3,6 +3,7 @@
 // Unauthenticated requests spend a per-address budget, so guessing tokens is throttled too.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { authenticate, bearerToken, type Principal } from '../auth/principal.js';
+import type { TokenUsage } from '../auth/token-usage.js';
 import type { Prisma } from '../db/database.js';
 import { AppError, serviceUnavailable } from '../errors.js';
 import type { RateLimitDecision, RateLimiter } from '../rate-limit/rate-limiter.js';
@@ -12,6 +13,11 @@ declare module 'fastify' {
     principal: Principal | null;
     /** Gives the tenant's turn back (idempotent); called once the answer is on its way. */
     releaseTurn: (() => void) | null;
+    /**
+     * Waits for another turn of the caller's tenant, given back by calling what it resolves to: a
+     * streamed export reads each batch in a turn of its own, after its first answer gave the request's back.
+     */
+    acquireTurn: ((signal: AbortSignal) => Promise<() => void>) | null;
   }
 }
 
@@ -82,7 +88,8 @@ function rateHeaders(reply: FastifyReply, d: RateLimitDecision): void {
   reply.header('X-RateLimit-Remaining', String(d.remaining));
 }
 
-export function requestGate(prisma: Prisma, limiter: RateLimiter, turns: TenantTurns) {
+/** `usage` notes each authenticated request's token (its `lastUsedAt`, written later in a batch). */
+export function requestGate(prisma: Prisma, limiter: RateLimiter, turns: TenantTurns, usage?: TokenUsage) {
   /** `requireAuth: false` (unknown routes): spend the budget and set the headers, but let the caller through. */
   return async (
     request: FastifyRequest,
@@ -110,6 +117,7 @@ export function requestGate(prisma: Prisma, limiter: RateLimiter, turns: TenantT
     if (authError && opts.requireAuth !== false) throw authError;
     request.principal = principal;
     if (principal) {
+      usage?.touch(principal.tokenId);
       // The turn ends when the answer is sent (see app.ts) or the connection closes, on every path.
       // A connection closing after the answer aborts nothing (an abort builds a DOMException).
       const gone = new AbortController();
@@ -119,6 +127,8 @@ export function requestGate(prisma: Prisma, limiter: RateLimiter, turns: TenantT
       });
       if (reply.raw.destroyed) gone.abort();
       const release = await turns.acquire(principal.tenantId, gone.signal);
+      const tenantId = principal.tenantId;
+      request.acquireTurn = (signal) => turns.acquire(tenantId, signal);
       request.releaseTurn = () => {
         answered = true;
         release();

@@ -8,6 +8,7 @@ import { AppError } from '../errors.js';
 import type { PresencePubSub } from '../modules/presence/presence.pubsub.js';
 import { validate } from '../validation/validator.js';
 import type { Route } from './endpoint.js';
+import { StreamAnswer } from './export.js';
 import type { EnvelopeSource } from './pagination.js';
 import { phpJsonEncode } from './php-json.js';
 
@@ -35,7 +36,14 @@ function bodyObject(body: unknown): Record<string, unknown> {
 
 export function mountRest(
   app: FastifyInstance,
-  deps: { routes: readonly Route[]; config: Config; prisma: Prisma; pubsub?: PresencePubSub },
+  deps: {
+    routes: readonly Route[];
+    config: Config;
+    prisma: Prisma;
+    pubsub?: PresencePubSub;
+    /** Aborts when the server stops and streamed exports must end (see app.ts). */
+    closing?: AbortSignal;
+  },
 ): void {
   for (const r of deps.routes) {
     app.route({
@@ -70,6 +78,20 @@ export function mountRest(
           envelope: envelopeSource(deps.config, request),
         });
         if (result === undefined) return reply.status(r.endpoint.status ?? 204).send();
+        if (result instanceof StreamAnswer) {
+          reply.status(200).headers(result.headers);
+          // HEAD: the headers only (Fastify would read a stream to its end and drop it).
+          if (request.method === 'HEAD') return reply.send();
+          const acquire = request.acquireTurn;
+          if (!acquire) throw new AppError('UNAUTHENTICATED');
+          const stream = result.open({
+            turn: acquire,
+            closing: deps.closing ?? new AbortController().signal,
+            abort: () => reply.raw.destroy(),
+            log: request.log,
+          });
+          return reply.send(stream);
+        }
         return sendJson(reply, r.endpoint.status ?? 200, result);
       },
     });

@@ -2,10 +2,8 @@
 // resource's own filters are validated by its service), how to call the service, the status.
 import type { TSchema } from '@sinclair/typebox';
 import type { Action } from '../auth/permissions.js';
-import type { Scope } from '../auth/principal.js';
 import type { Config } from '../config.js';
 import type { AppContext } from '../context.js';
-import type { Prisma } from '../db/database.js';
 import type { Rules } from '../validation/validator.js';
 import { type EnvelopeSource, listEnvelope, pageRequest, pageRules } from './pagination.js';
 import { CountBody, ListEnvelope } from './schemas.js';
@@ -54,8 +52,18 @@ export interface Endpoint {
    * database and a scope (call it with `docsOnly`: building rules never touches them).
    */
   body?: Rules | (() => Rules);
+  /**
+   * What a list operation's declaration says of its filters (src/operations/operation.ts), shown
+   * before what the rules say. (Body fields' descriptions are GraphQL's: they name its body limit.)
+   */
+  descriptions?: Readonly<Record<string, string>>;
   /** Rules of each element of a list field of the body (the ingest's `events`). */
   bodyItems?: Record<string, Rules>;
+  /**
+   * A streamed export (src/rest/export.ts) of these list items: its 200 is CSV or NDJSON, not JSON
+   * (`handle` answers a StreamAnswer).
+   */
+  exportItem?: TSchema;
   /** Error answers beyond the generic ones (a body of its own, or a 422 without declared rules). */
   responses?: Record<number, { description: string; schema: TSchema }>;
   /** Descriptions of the path parameters. */
@@ -64,18 +72,8 @@ export interface Endpoint {
   description?: string;
 }
 
-/**
- * Stand-ins for rule factories' database and scope when the rules are only described: building the
- * rules stores them in closures, only validating would use them (and then this throws).
- */
-export const docsOnly: { prisma: Prisma; scope: Scope } = {
-  prisma: new Proxy({} as Prisma, {
-    get(_t, key) {
-      throw new Error(`documentation rules never query the database (prisma.${String(key)})`);
-    },
-  }),
-  scope: { tenantId: '(docs)', locationId: null },
-};
+// Rules built only to be described (OpenAPI); defined beside the operations, which use it too.
+export { docsOnly } from '../operations/operation.js';
 
 export interface Deprecation {
   /** When it was deprecated: `Deprecation: @<unix seconds>` (RFC 9745). */

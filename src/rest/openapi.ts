@@ -54,11 +54,12 @@ const TYPE_OF: Record<string, string> = {
 };
 
 /** One field's schema from its rule list: type, bounds by type, choices, format, nullability, default. */
-export function ruleSchema(list: readonly Rule[], where: 'query' | 'body'): Json {
+export function ruleSchema(list: readonly Rule[], where: 'query' | 'body', declared?: string): Json {
   const valueType = list.find((r) => r.type !== undefined)?.type;
   const schema: Json = {};
   const base = valueType ? TYPE_OF[valueType] : undefined;
-  const descriptions: string[] = [];
+  // What the operation's declaration says of the field (its GraphQL description), first.
+  const descriptions: string[] = declared ? [declared.endsWith('.') ? declared : `${declared}.`] : [];
   for (const rule of list) {
     const doc = rule.doc;
     if (!doc) continue;
@@ -99,11 +100,15 @@ export function ruleSchema(list: readonly Rule[], where: 'query' | 'body'): Json
 
 const isRequired = (list: readonly Rule[]): boolean => list.some((r) => r.name === 'required');
 
-function bodySchema(rules: Rules, items: Record<string, Rules> = {}): Json {
+function bodySchema(
+  rules: Rules,
+  items: Record<string, Rules> = {},
+  declared: Readonly<Record<string, string>> = {},
+): Json {
   const properties: Json = {};
   const required: string[] = [];
   for (const [field, list] of Object.entries(rules)) {
-    const schema = ruleSchema(list, 'body');
+    const schema = ruleSchema(list, 'body', declared[field]);
     const itemRules = items[field];
     if (itemRules) schema.items = bodySchema(itemRules);
     properties[field] = schema;
@@ -118,8 +123,12 @@ function bodySchema(rules: Rules, items: Record<string, Rules> = {}): Json {
 }
 
 /** The same body as a form: file fields as file parts, list fields as repeated `name[]` parts. */
-function formSchema(rules: Rules, fileFields: readonly string[]): Json {
-  const schema = bodySchema(rules);
+function formSchema(
+  rules: Rules,
+  fileFields: readonly string[],
+  declared: Readonly<Record<string, string>> = {},
+): Json {
+  const schema = bodySchema(rules, {}, declared);
   const properties = schema.properties as Json;
   for (const field of fileFields) {
     properties[field] = {
@@ -241,7 +250,8 @@ const COMMON_HEADERS = {
 /** The statuses a route answers besides its success, in order. */
 export function errorStatuses(r: Route): number[] {
   const e = r.endpoint;
-  const hasBody = r.method === 'POST' || r.method === 'PUT';
+  // Fastify reads a DELETE's body too: a malformed or oversized one answers 400/413 there as well.
+  const hasBody = r.method !== 'GET';
   const validates =
     e.query !== undefined || e.filters !== undefined || e.body !== undefined || 422 in (e.responses ?? {});
   const statuses = [
@@ -299,7 +309,7 @@ export function buildOpenApi(routes: readonly Route[], examples: OpenApiExamples
       schema: { type: 'string' },
     }));
     for (const [name, list] of Object.entries({ ...e.filters, ...e.query })) {
-      const schema = ruleSchema(list, 'query');
+      const schema = ruleSchema(list, 'query', e.descriptions?.[name]);
       const { description, ...rest } = schema;
       parameters.push({
         name,
@@ -310,7 +320,7 @@ export function buildOpenApi(routes: readonly Route[], examples: OpenApiExamples
       });
     }
 
-    const ok = e.status ?? (e.response ? 200 : 204);
+    const ok = e.status ?? (e.response || e.exportItem ? 200 : 204);
     const success: Json = e.response
       ? {
           description: STATUS_TEXT[ok] ?? 'OK',
@@ -323,7 +333,7 @@ export function buildOpenApi(routes: readonly Route[], examples: OpenApiExamples
           },
         }
       : { description: STATUS_TEXT[ok] ?? 'No Content', headers: COMMON_HEADERS };
-    const opResponses: Json = { [ok]: success };
+    const opResponses: Json = { [ok]: e.exportItem ? exportResponse(registry, e.exportItem) : success };
     for (const status of errorStatuses(r)) {
       const own = e.responses?.[status];
       const def = ERROR_RESPONSES[status];
@@ -360,9 +370,9 @@ export function buildOpenApi(routes: readonly Route[], examples: OpenApiExamples
             requestBody: {
               required: Object.values(rules).some(isRequired),
               content: {
-                'application/json': { schema: bodySchema(rules, e.bodyItems) },
+                'application/json': { schema: bodySchema(rules, e.bodyItems, e.descriptions) },
                 ...(e.fileFields
-                  ? { 'multipart/form-data': { schema: formSchema(rules, e.fileFields) } }
+                  ? { 'multipart/form-data': { schema: formSchema(rules, e.fileFields, e.descriptions) } }
                   : {}),
               },
             },
@@ -414,6 +424,41 @@ export function buildOpenApi(routes: readonly Route[], examples: OpenApiExamples
 }
 
 const tagOf = (path: string): string => path.split('/')[1] ?? '';
+
+/** A streamed export's 200 (src/rest/export.ts): CSV or NDJSON of the list's items. */
+function exportResponse(registry: SchemaRegistry, item: TSchema): Json {
+  const ref = registry.ref(item);
+  const name = typeof ref.$ref === 'string' ? ref.$ref.split('/').pop() : 'list item';
+  return {
+    description:
+      `The whole filtered list, in the list's order, streamed (chunked). ` +
+      `\`Content-Disposition: attachment; filename="<name>-<YYYY-MM-DD>.<format>"\`.`,
+    headers: {
+      ...COMMON_HEADERS,
+      'Content-Disposition': {
+        description: 'attachment; filename="<name>-<YYYY-MM-DD>.csv" (or .ndjson)',
+        schema: { type: 'string' },
+      },
+    },
+    content: {
+      'text/csv': {
+        schema: {
+          type: 'string',
+          description:
+            `RFC 4180 with CRLF line ends: a header row of the ${name} keys, in order, then one record per item. ` +
+            'null is an empty cell; numbers, booleans, arrays and objects are written as their JSON text; a cell ' +
+            "starting with =, +, -, @, tab or CR gets a leading '. With bom=true a UTF-8 BOM comes first.",
+        },
+      },
+      'application/x-ndjson': {
+        schema: {
+          type: 'string',
+          description: `One ${name} per line, as the list writes it (PHP-style JSON), each line ending in LF.`,
+        },
+      },
+    },
+  };
+}
 
 /** The body the error renderer writes for a status, for statuses no recorded example covers. */
 function sampleError(status: number): AppError {

@@ -3,6 +3,7 @@
 import * as accessCodes from '../modules/access-codes/access-codes.rest.js';
 import * as advertisements from '../modules/advertisements/advertisements.rest.js';
 import * as analytics from '../modules/analytics/analytics.rest.js';
+import * as apiTokens from '../modules/api-tokens/api-tokens.rest.js';
 import * as guestDevices from '../modules/guest-devices/guest-devices.rest.js';
 import * as guestSessions from '../modules/guest-sessions/guest-sessions.rest.js';
 import * as guests from '../modules/guests/guests.rest.js';
@@ -27,9 +28,14 @@ export const routeTable: readonly Route[] = [
   // Guests (spec 4.2). `/guests/count` is static, so it wins over `/guests/:id`.
   route('GET', '/guests', guests.list, 'Query.guests'),
   route('GET', '/guests/count', guests.count, 'Query.guests.totalCount'),
+  // Streamed exports (beyond the spec): static paths, so they win over `/…/:id`.
+  route('GET', '/guests/export', guests.exportAll, 'Query.guests (not streamed)'),
   route('GET', '/guests/:id', guests.show, 'Query.guest'),
   route('POST', '/guests', guests.create, 'Mutation.createGuest'),
   route('PUT', '/guests/:id', guests.update, 'Mutation.updateGuest'),
+  // A guest's data rights (beyond the spec): the copy and the erasure.
+  route('GET', '/guests/:id/export', guests.exportCopy, 'Query.guestExport'),
+  route('DELETE', '/guests/:id', guests.erase, 'Mutation.eraseGuest'),
   // Tenants (spec 4.6) and dashboard users (spec 4.7).
   route('GET', '/tenants', tenants.list, 'Query.tenants'),
   route('GET', '/tenants/count', tenants.count, 'Query.tenants.totalCount'),
@@ -48,8 +54,10 @@ export const routeTable: readonly Route[] = [
   // over `/sessions/:ip_address` in Fastify's router.
   route('GET', '/guest-devices', guestDevices.list, 'Query.guestDevices'),
   route('GET', '/guest-devices/count', guestDevices.count, 'Query.guestDevices.totalCount'),
+  route('GET', '/guest-devices/export', guestDevices.exportAll, 'Query.guestDevices (not streamed)'),
   route('GET', '/sessions', guestSessions.list, 'Query.guestSessions'),
   route('GET', '/sessions/count', guestSessions.count, 'Query.guestSessions.totalCount'),
+  route('GET', '/sessions/export', guestSessions.exportAll, 'Query.guestSessions (not streamed)'),
   route('GET', '/sessions/:ip_address', guestSessions.byIp, 'Query.sessionsByIp'),
   // Advertisements (spec 4.8), service profiles (beyond the spec) and access codes (spec 4.9; list and
   // count beyond it).
@@ -59,7 +67,12 @@ export const routeTable: readonly Route[] = [
   route('GET', '/service-profiles/count', serviceProfiles.count, 'Query.serviceProfiles.totalCount'),
   route('GET', '/access-codes', accessCodes.list, 'Query.accessCodes'),
   route('GET', '/access-codes/count', accessCodes.count, 'Query.accessCodes.totalCount'),
+  route('GET', '/access-codes/export', accessCodes.exportAll, 'Query.accessCodes (not streamed)'),
   route('POST', '/access-codes', accessCodes.create, 'Mutation.generateAccessCodes'),
+  // Vouchers (beyond the spec): static paths, so they win over `/access-codes/:id/…`.
+  route('POST', '/access-codes/redeem', accessCodes.redeem, 'Mutation.redeemAccessCode'),
+  route('POST', '/access-codes/revoke', accessCodes.revokeBatch, 'Mutation.revokeAccessCodes'),
+  route('PUT', '/access-codes/:id/revoke', accessCodes.revoke, 'Mutation.revokeAccessCode'),
   // Location analytics (spec 4.5; the four deprecated paths declare their sunset) and the ingest
   // (beyond the spec; tokens with the `ingest` scope or tenant users).
   route('GET', '/locations-analytics/active-sessions', analytics.activeSessions, 'Query.activeSessions'),
@@ -70,4 +83,9 @@ export const routeTable: readonly Route[] = [
   route('GET', '/locations-analytics/location-logs/count', analytics.logsCount, '(deprecated; none)'),
   route('POST', '/ingest/presence', ingest.presence, '(none: REST only)'),
   route('POST', '/ingest/sessions', ingest.sessions, '(none: REST only)'),
+  // API keys (beyond the spec): tenant admins manage their users' tokens.
+  route('GET', '/api-tokens', apiTokens.list, 'Query.apiTokens'),
+  route('GET', '/api-tokens/count', apiTokens.count, 'Query.apiTokens.totalCount'),
+  route('POST', '/api-tokens', apiTokens.create, 'Mutation.createApiToken'),
+  route('DELETE', '/api-tokens/:id', apiTokens.revoke, 'Mutation.revokeApiToken'),
 ];

@@ -47,7 +47,14 @@ export async function startApp(
   opts: { db?: Database } = {},
 ): Promise<TestApp> {
   const db = opts.db ?? (await openTestDatabase());
-  const config = loadConfig({ RATE_LIMIT_PER_MINUTE: '100000', APP_URL: 'http://localhost', ...env });
+  // Tokens' last uses are written when a test flushes them (app.tokenUsage.flush()), not by a timer
+  // that could add a statement to a test pinning statement counts.
+  const config = loadConfig({
+    RATE_LIMIT_PER_MINUTE: '100000',
+    APP_URL: 'http://localhost',
+    TOKEN_LAST_USED_FLUSH_SECONDS: '3600',
+    ...env,
+  });
   const app = await buildApp({ config, db, logger: false });
   const request = async (method: string, url: string, o: RequestOptions = {}): Promise<TestResponse> => {
     const headers: Record<string, string> = { ...o.headers };

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 const root = resolve(import.meta.dirname, '../..');
 const src = join(root, 'src');
 const rest = join(src, 'rest');
+const validation = join(src, 'validation');
 
 const filesUnder = (dir: string, keep: (path: string) => boolean): string[] =>
   readdirSync(dir, { recursive: true, encoding: 'utf8' })
@@ -15,21 +16,26 @@ const filesUnder = (dir: string, keep: (path: string) => boolean): string[] =>
     .filter(keep)
     .sort();
 
-/** `file: 'specifier'` for each import or re-export (static, type-only or dynamic) REST owns. */
-function restImports(files: string[]): string[] {
+/** `file: 'specifier'` for each relative import or re-export (static, type-only or dynamic) `banned` names. */
+function importsOf(files: string[], banned: (target: string) => boolean): string[] {
   const found: string[] = [];
   for (const file of files) {
     const { importedFiles } = ts.preProcessFile(readFileSync(file, 'utf8'), true, true);
     for (const { fileName: spec } of importedFiles) {
       if (!spec.startsWith('.')) continue;
-      const target = resolve(dirname(file), spec);
-      const serializer = /\.serializer(\.[cm]?[jt]s)?$/.test(target);
-      if (serializer || target === rest || target.startsWith(rest + sep))
-        found.push(`${relative(root, file)}: '${spec}'`);
+      if (banned(resolve(dirname(file), spec))) found.push(`${relative(root, file)}: '${spec}'`);
     }
   }
   return found;
 }
+
+/** Imports of a serializer or anything REST owns. */
+const restImports = (files: string[]): string[] =>
+  importsOf(
+    files,
+    (target) =>
+      /\.serializer(\.[cm]?[jt]s)?$/.test(target) || target === rest || target.startsWith(rest + sep),
+  );
 
 describe('module boundaries', () => {
   const graphqlFiles = filesUnder(join(src, 'modules'), (f) => f.endsWith('.graphql.ts'));
@@ -48,5 +54,17 @@ describe('module boundaries', () => {
       ...filesUnder(join(src, 'shared'), (f) => f.endsWith('.ts')),
     ];
     expect(restImports(neutral)).toEqual([]);
+  });
+
+  // The validator's rooms import downwards only: rule files may use the engine, messages and PHP
+  // values; none of those imports a rule file, and validator.ts (the entry point) is imported by no one inside.
+  it('src/validation: the engine and its helpers import no rule file, nothing inside imports validator.ts', () => {
+    const files = filesUnder(validation, (f) => f.endsWith('.ts'));
+    const rulesDir = join(validation, 'rules');
+    const entry = (target: string): boolean => target.replace(/\.js$/, '') === join(validation, 'validator');
+    const helpers = files.filter((f) => !f.startsWith(rulesDir + sep) && !entry(f.replace(/\.ts$/, '')));
+    expect(helpers.map((f) => relative(validation, f))).toContain('engine.ts');
+    expect(importsOf(helpers, (target) => target.startsWith(rulesDir + sep))).toEqual([]);
+    expect(importsOf(files, entry)).toEqual([]);
   });
 });

@@ -14,6 +14,7 @@ import {
   type FieldErrors,
   inList,
   integer,
+  ip,
   json,
   laravelInput,
   max,
@@ -642,5 +643,14 @@ describe('other rules', () => {
     const rule = regex(/^a/g);
     expect(await messages('abc', rule)).toEqual([]);
     expect(await messages('abc', rule)).toEqual([]);
+  });
+
+  it('ip accepts IPv4 and IPv6 addresses only', async () => {
+    for (const ok of ['10.0.0.1', '255.255.255.255', '::1', '2001:db8::8a2e:370:7334', '::ffff:10.0.0.1']) {
+      expect(await messages(ok, ip()), ok).toEqual([]);
+    }
+    for (const bad of ['256.1.1.1', '1.2.3', ':::::', '2001:db8::g', 'localhost', 1234]) {
+      expect(await messages(bad, ip()), String(bad)).toEqual(['The f field must be a valid IP address.']);
+    }
   });
 });

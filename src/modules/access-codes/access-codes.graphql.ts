@@ -1,16 +1,24 @@
-// Access codes in the graph: the `accessCodes` connection (REST `GET /access-codes`) and the
-// `generateAccessCodes` mutation (REST `POST /access-codes`), through the same service functions.
+// Access codes in the graph: the `accessCodes` connection (REST `GET /access-codes`), the
+// `generateAccessCodes` mutation (REST `POST /access-codes`) and the vouchers' `redeemAccessCode`,
+// `revokeAccessCode` and `revokeAccessCodes` (REST `/access-codes/redeem`, `…/revoke`), through the
+// same service functions.
 import { requires } from '../../auth/permissions.js';
 import { assertPageSize, toRestInput } from '../../graphql/args.js';
 import { builder } from '../../graphql/builder.js';
+import { argsOf, inputTypeOf, restInputOf } from '../../graphql/operation-fields.js';
+import { docsOnly, execute, fieldsOf } from '../../operations/operation.js';
 import { GuestType } from '../guests/guests.graphql.js';
-import { guestVisible } from '../guests/guests.service.js';
-import { statusName, typeName } from './access-codes.labels.js';
+import { guestVisibleSelect } from '../guests/guests.service.js';
+import { shownStatus, statusName, typeName } from './access-codes.labels.js';
+import { type Limits, redeemAccessCode } from './access-codes.redeem.js';
+import { revokeAccessCode, revokeAccessCodes } from './access-codes.revoke.js';
 import {
   accessCodeOrder,
+  accessCodesQuery,
+  codeGuestShown,
   countAccessCodes,
   generateAccessCodes,
-  queryAccessCodes,
+  listAccessCodes,
 } from './access-codes.service.js';
 
 const MAX_PAGE_SIZE = 100;
@@ -34,29 +42,35 @@ builder.prismaObject('AccessCode', {
     }),
     serviceProfile: t.relation('serviceProfile'),
     location: t.relation('location'),
-    // A code at the caller's location may name a guest of another one: a pinned caller gets null.
+    // A code at the caller's location may name a guest of another one: a pinned caller gets null (so
+    // does a token that may not read guests).
     guest: t.field({
       type: GuestType,
       nullable: true,
       description: "Null without a guest, or when the guest is outside the caller's location",
       select: (_args, _ctx, nested) => ({
-        guest: nested({ select: { id: true, tenantId: true, locationId: true } }),
+        guest: nested({ select: { id: true, ...guestVisibleSelect } }),
       }),
-      resolve: (c, _args, ctx) => (c.guest && guestVisible(ctx, c.guest) ? c.guest : null),
+      resolve: (c, _args, ctx) => (c.guest && codeGuestShown(ctx, c.guest) ? c.guest : null),
     }),
     startDate: t.expose('startDate', { type: 'DateTime', nullable: true }),
     expiryDate: t.expose('expiryDate', { type: 'DateTime', nullable: true }),
-    status: t.exposeInt('status', { description: '1 Available' }),
-    statusName: t.string({ resolve: (c) => statusName(c.status) }),
+    status: t.int({
+      description: '1 Available, 2 Used, 3 Expired (read from expiryDate when asked), 4 Revoked',
+      resolve: (c) => shownStatus(c),
+    }),
+    statusName: t.string({ resolve: (c) => statusName(shownStatus(c)) }),
     useCount: t.exposeInt('useCount'),
     usedAt: t.expose('usedAt', { type: 'DateTime', nullable: true }),
     guestId: t.exposeString('guestId', { nullable: true }),
     guestName: t.string({
       description: "Empty without a guest, or when the guest is outside the caller's location",
-      select: { guest: { select: { name: true, tenantId: true, locationId: true } } },
-      resolve: (c, _args, ctx) => (c.guest && guestVisible(ctx, c.guest) ? c.guest.name : ''),
+      select: { guest: { select: { name: true, ...guestVisibleSelect } } },
+      resolve: (c, _args, ctx) => (c.guest && codeGuestShown(ctx, c.guest) ? c.guest.name : ''),
     }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    maxUses: t.exposeInt('maxUses', { nullable: true, description: 'Redemptions allowed; null: unlimited' }),
+    revokedAt: t.expose('revokedAt', { type: 'DateTime', nullable: true }),
   }),
 });
 
@@ -79,68 +93,131 @@ const GeneratedAccessCodes = builder.objectRef<{ ids: string[] }>('GeneratedAcce
   }),
 });
 
-const GenerateAccessCodesInput = builder.inputType('GenerateAccessCodesInput', {
-  description: 'Checked by the same rules as REST `POST /access-codes`.',
+const GenerateAccessCodesInput = inputTypeOf(
+  'GenerateAccessCodesInput',
+  'Checked by the same rules as REST `POST /access-codes`.',
+  fieldsOf(generateAccessCodes, docsOnly),
+);
+
+const AccessCodeLimits = builder.objectRef<Limits>('AccessCodeLimits').implement({
+  description: "A redeemed code's service profile limits, for the controller to apply",
   fields: (t) => ({
-    locationId: t.string(),
-    serviceProfileId: t.string(),
-    guestId: t.string(),
-    type: t.int({ description: '1 Shared (needs `code`), 2 Access Code (generates `quantity`)' }),
-    code: t.string({ description: 'The shared code (type 1)' }),
-    quantity: t.int({ description: 'Type 2: 1 to 1000, default 1' }),
-    startDate: t.string({ description: '`YYYY-MM-DD`' }),
-    expiryDate: t.string({ description: '`YYYY-MM-DD`, not before startDate' }),
-    description: t.string(),
+    sessionDuration: t.exposeInt('sessionDuration', { description: 'Minutes, 0 unlimited' }),
+    dataQuota: t.float({
+      nullable: true,
+      description: 'Bytes, null unlimited',
+      resolve: (l) => (l.dataQuota === null ? null : Number(l.dataQuota)),
+    }),
+    bandwidthUp: t.exposeInt('bandwidthUp', { description: 'kbit/s, 0 unlimited' }),
+    bandwidthDown: t.exposeInt('bandwidthDown', { description: 'kbit/s, 0 unlimited' }),
   }),
 });
 
+/** What `redeemAccessCode` resolves to: the code is read again with the selection's query. */
+interface RedeemedRef {
+  id: string;
+  limits: Limits;
+  sessionId: string | null;
+  deviceId: string;
+}
+
+const RedeemedAccessCode = builder.objectRef<RedeemedRef>('RedeemedAccessCode').implement({
+  description: 'One use of a code counted (REST `POST /access-codes/redeem`)',
+  fields: (t) => ({
+    accessCode: t.prismaField({
+      type: 'AccessCode',
+      description: 'The code after this use',
+      resolve: (query, p, _args, ctx) =>
+        ctx.prisma.accessCode.findUniqueOrThrow({ ...query, where: { id: p.id } }),
+    }),
+    limits: t.field({ type: AccessCodeLimits, resolve: (p) => p.limits }),
+    deviceId: t.id({ description: 'The device now linked to the guest', resolve: (p) => p.deviceId }),
+    sessionId: t.id({
+      nullable: true,
+      description: 'The guest session opened (`startSession`), else null',
+      resolve: (p) => p.sessionId,
+    }),
+  }),
+});
+
+const RevokedAccessCodes = builder.objectRef<{ count: number }>('RevokedAccessCodes').implement({
+  description: 'How many codes one `revokeAccessCodes` call revoked (those already revoked are not counted)',
+  fields: (t) => ({ count: t.exposeInt('count') }),
+});
+
+const RedeemAccessCodeInput = inputTypeOf(
+  'RedeemAccessCodeInput',
+  'Checked by the same rules as REST `POST /access-codes/redeem`.',
+  fieldsOf(redeemAccessCode, docsOnly),
+);
+
+const revokeBatchFields = fieldsOf(revokeAccessCodes, docsOnly);
+
 builder.queryFields((t) => ({
   accessCodes: t.prismaConnection({
-    ...requires('accessCodes.list'),
+    ...requires(accessCodesQuery.action),
     type: 'AccessCode',
     cursor: 'id',
     maxSize: MAX_PAGE_SIZE,
     defaultSize: 10,
     description: 'Access codes of the current tenant, newest first (REST `GET /access-codes`).',
-    args: {
-      locationId: t.arg.string(),
-      type: t.arg.int({ description: '1 Shared, 2 Access Code' }),
-      status: t.arg.int(),
-      code: t.arg.string({ description: 'Case-insensitive substring of the code' }),
-      guestId: t.arg.string(),
-    },
-    resolve: (query, _root, args, ctx) => {
+    args: argsOf(accessCodesQuery.filters),
+    resolve: async (query, _root, args, ctx) => {
       assertPageSize(args, MAX_PAGE_SIZE);
-      return queryAccessCodes(ctx, filters(args), query);
+      const q = await accessCodesQuery.query(ctx, restInputOf(accessCodesQuery.filters, args));
+      return listAccessCodes(ctx, q, query);
     },
-    totalCount: (_root, args, ctx) => {
+    totalCount: async (_root, args, ctx) => {
       assertPageSize(args, MAX_PAGE_SIZE);
-      return countAccessCodes(ctx, filters(args));
+      return countAccessCodes(
+        ctx,
+        await accessCodesQuery.query(ctx, restInputOf(accessCodesQuery.filters, args)),
+      );
     },
   }),
 }));
 
-function filters(args: {
-  locationId?: string | null;
-  type?: number | null;
-  status?: number | null;
-  code?: string | null;
-  guestId?: string | null;
-}) {
-  const { locationId, type, status, code, guestId } = args;
-  return toRestInput({ locationId, type, status, code, guestId });
-}
-
 builder.mutationFields((t) => ({
   generateAccessCodes: t.field({
-    ...requires('accessCodes.create'),
+    ...requires(generateAccessCodes.action),
     type: GeneratedAccessCodes,
     description: 'One shared code (type 1) or `quantity` generated codes (type 2), all or none.',
     args: { input: t.arg({ type: GenerateAccessCodesInput, required: true }) },
     resolve: async (_root, args, ctx, info) => {
       await ctx.fieldGuard?.check('generateAccessCodes', ctx.principal.tokenId, info);
-      const rows = await generateAccessCodes(ctx, toRestInput(args.input));
+      const rows = await execute(generateAccessCodes, ctx, toRestInput(args.input));
       return { ids: rows.map((r) => r.id) };
     },
+  }),
+  redeemAccessCode: t.field({
+    ...requires(redeemAccessCode.action),
+    type: RedeemedAccessCode,
+    description:
+      'Counts one use of a code for a device at a location, exactly once, or answers why not (field `code`).',
+    args: { input: t.arg({ type: RedeemAccessCodeInput, required: true }) },
+    resolve: async (_root, args, ctx) => {
+      const r = await execute(redeemAccessCode, ctx, toRestInput(args.input));
+      return { id: r.code.id, limits: r.limits, sessionId: r.sessionId, deviceId: r.deviceId };
+    },
+  }),
+  revokeAccessCode: t.prismaField({
+    ...requires(revokeAccessCode.action),
+    type: 'AccessCode',
+    description: 'Status 4 Revoked from now on; a revoked code is answered unchanged.',
+    args: { id: t.arg.id({ required: true }) },
+    resolve: async (query, _root, args, ctx) => {
+      const row = await execute(revokeAccessCode, ctx, {}, String(args.id));
+      return ctx.prisma.accessCode.findUniqueOrThrow({ ...query, where: { id: row.id } });
+    },
+  }),
+  revokeAccessCodes: t.field({
+    ...requires(revokeAccessCodes.action),
+    type: RevokedAccessCodes,
+    description:
+      'Revokes the codes named by `ids` (up to 1000), or else those the list filters find (at least one).',
+    args: argsOf(revokeBatchFields),
+    resolve: async (_root, args, ctx) => ({
+      count: await execute(revokeAccessCodes, ctx, restInputOf(revokeBatchFields, args)),
+    }),
   }),
 }));

@@ -1,16 +1,18 @@
-// Access codes (spec 4.9, and a list beyond it): tenant-scoped domain functions for REST and GraphQL.
+// Access codes (spec 4.9, and beyond it the list): tenant-scoped domain functions for REST and
+// GraphQL. Redeem and revoke have rooms of their own (access-codes.redeem.ts, access-codes.revoke.ts).
 import { randomInt } from 'node:crypto';
-import { authorize } from '../../auth/permissions.js';
+import { permits } from '../../auth/permissions.js';
+import type { Scope } from '../../auth/principal.js';
 import type { AppContext } from '../../context.js';
 import { countRows, findManyRows } from '../../db/raw-rows.js';
 import { scoped } from '../../db/scope.js';
-import { textSearch } from '../../db/text-search.js';
+import { isUniqueViolation, takenError } from '../../db/unique-violation.js';
 import { AppError } from '../../errors.js';
 import type { AccessCode, Prisma as PrismaNS } from '../../generated/prisma/client.js';
+import { type InputOf, type ListWhere, listOperation, operation } from '../../operations/operation.js';
 import { dayStart } from '../../shared/dates.js';
-import { validate, validateFilters } from '../../validation/validator.js';
-import { guestVisible } from '../guests/guests.service.js';
-import { accessCodeFilterRules, accessCodeWriteRules, GENERATED, SHARED } from './access-codes.inputs.js';
+import { guestsQuery, guestVisible, guestVisibleSelect } from '../guests/guests.service.js';
+import { accessCodeFilters, accessCodeWriteFields, GENERATED, SHARED } from './access-codes.inputs.js';
 
 /** No look-alikes: no 0/O, no 1/I/L. 31 characters, so 31^8 ≈ 8.5 × 10^11 codes of 8. */
 export const CODE_ALPHABET = 'ABCDEFGHJKMNPQRSTUVWXYZ23456789';
@@ -36,68 +38,83 @@ export const accessCodeNames = {
   guest: { select: { name: true } },
 } satisfies PrismaNS.AccessCodeInclude;
 
-interface AccessCodeFilters {
-  location_id?: string;
-  type?: number;
-  status?: number;
-  code?: string;
-  guest_id?: string;
-}
+/** The access-code list and count (REST `GET /access-codes[/count]`, GraphQL `accessCodes`): filters → where. */
+/**
+ * The list's conditions inside the caller's scope. The scope is its own condition: a `location_id`
+ * filter spread beside the pinned location would replace it.
+ */
+export const accessCodesWithin = (
+  scope: Scope,
+  and: PrismaNS.AccessCodeWhereInput[],
+): PrismaNS.AccessCodeWhereInput => ({
+  ...scoped(scope, 'locationId'),
+  AND: and,
+});
 
-async function accessCodeWhere(
-  ctx: AppContext,
-  raw: Record<string, unknown>,
-): Promise<PrismaNS.AccessCodeWhereInput> {
-  const scope = authorize(ctx.principal, 'accessCodes.list');
-  const f = (await validateFilters(raw, accessCodeFilterRules)) as AccessCodeFilters;
-  const and: PrismaNS.AccessCodeWhereInput[] = [];
-  // Its own condition: spread beside the pinned location it would replace it.
-  if (f.location_id !== undefined) and.push({ locationId: f.location_id });
-  return {
-    ...scoped(scope, 'locationId'),
-    ...(and.length > 0 ? { AND: and } : {}),
-    ...(f.type !== undefined ? { type: f.type } : {}),
-    ...(f.status !== undefined ? { status: f.status } : {}),
-    ...(f.code ? { code: textSearch(f.code) } : {}),
-    ...(f.guest_id !== undefined ? { guestId: f.guest_id } : {}),
-  };
-}
+export const accessCodesQuery = listOperation({
+  action: 'accessCodes.list',
+  filters: accessCodeFilters,
+  within: accessCodesWithin,
+  orderBy: () => accessCodeOrder,
+});
 
+/** What the list and its count read by (see ListWhere). */
+export type AccessCodeQuery = ListWhere<
+  PrismaNS.AccessCodeWhereInput,
+  PrismaNS.AccessCodeOrderByWithRelationInput[]
+>;
+
+/**
+ * The page and what to read of each row: REST's `{ skip, take, include: accessCodeListInclude }`,
+ * GraphQL's relay page (`cursor`, `take`, `skip`) with plugin-prisma's include for its selection.
+ */
 type Page = Omit<PrismaNS.AccessCodeFindManyArgs, 'where' | 'orderBy'>;
 
-/** REST: the codes with their location, profile and guest names (one statement per relation). */
-export async function listAccessCodes(
+/**
+ * The list of both transports: one filter set, scope and order; only `page` differs. The rows' type
+ * follows from `page` as it does for Prisma's own findMany.
+ */
+export function listAccessCodes<P extends Page>(
   ctx: AppContext,
-  filters: Record<string, unknown>,
-  page: { skip: number; take: number },
-) {
-  const where = await accessCodeWhere(ctx, filters);
-  const include = {
-    ...accessCodeNames,
-    guest: { select: { name: true, tenantId: true, locationId: true } },
-  } satisfies PrismaNS.AccessCodeInclude;
-  const rows = await findManyRows<PrismaNS.AccessCodeGetPayload<{ include: typeof include }>>(
-    ctx.prisma,
-    'AccessCode',
-    { where, orderBy: accessCodeOrder, ...page, include },
-  );
-  // A code at a pinned caller's location may name a guest of another one: no name then (as GraphQL).
-  return rows.map(({ guest, ...c }) => ({
-    ...c,
-    guest: guest && guestVisible(ctx, guest) ? { name: guest.name } : null,
-  }));
+  q: AccessCodeQuery,
+  page: P,
+): Promise<PrismaNS.AccessCodeGetPayload<P>[]> {
+  return findManyRows<PrismaNS.AccessCodeGetPayload<P>>(ctx.prisma, 'AccessCode', {
+    ...page,
+    where: q.where,
+    orderBy: q.orderBy,
+  });
 }
 
-export type AccessCodeWithNames = Awaited<ReturnType<typeof listAccessCodes>>[number];
+/**
+ * What REST's list item reads besides the code's own columns, loaded in the codes' statement. The
+ * guest's tenant and location decide whether its name is shown (see access-codes.rest.ts).
+ */
+export const accessCodeListInclude = {
+  ...accessCodeNames,
+  guest: { select: { name: true, ...guestVisibleSelect } },
+} satisfies PrismaNS.AccessCodeInclude;
 
-/** GraphQL: the selection decides what is loaded. */
-export async function queryAccessCodes(ctx: AppContext, filters: Record<string, unknown>, page: Page) {
-  const where = await accessCodeWhere(ctx, filters);
-  return findManyRows<AccessCode>(ctx.prisma, 'AccessCode', { ...page, where, orderBy: accessCodeOrder });
+/** A code as the list reads it (REST's item, with what decides whether its guest's name is shown). */
+export type AccessCodeListRow = PrismaNS.AccessCodeGetPayload<{ include: typeof accessCodeListInclude }>;
+
+/**
+ * Whether the caller sees a code's guest (REST `guest_name`, GraphQL `guest` and `guestName`): a
+ * guest it may read. A pinned caller's code may name a guest of another location; a token that may
+ * not read guests (a controller's `ingest` token redeeming) sees none.
+ */
+export function codeGuestShown(
+  ctx: AppContext,
+  g: { tenantId: string; locationId: string; erasedAt: Date | null } | null,
+): boolean {
+  return g !== null && permits(ctx.principal, guestsQuery.action) && guestVisible(ctx, g);
 }
 
-export async function countAccessCodes(ctx: AppContext, filters: Record<string, unknown>) {
-  return countRows(ctx.prisma, 'AccessCode', await accessCodeWhere(ctx, filters));
+/** A code with the names REST's item (access-codes.serializer.ts) shows: listed or just created. */
+export type AccessCodeWithNames = PrismaNS.AccessCodeGetPayload<{ include: typeof accessCodeNames }>;
+
+export function countAccessCodes(ctx: AppContext, q: AccessCodeQuery): Promise<number> {
+  return countRows(ctx.prisma, 'AccessCode', q.where);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -111,7 +128,6 @@ const MAX_ROUNDS = 10;
 /** Prisma's 5 s default would abort a batch of 1000 on a busy embedded database. */
 const TRANSACTION_OPTIONS = { maxWait: 10_000, timeout: 30_000 };
 
-const uniqueViolation = (err: unknown): boolean => (err as { code?: string }).code === 'P2002';
 const notCreated = (cause?: unknown) => new AppError('ACCESS_CODES_NOT_CREATED', { cause });
 
 export interface GenerateOptions {
@@ -148,33 +164,39 @@ async function withNames(
   const [location, serviceProfile, guest] = await Promise.all([
     ctx.prisma.location.findFirstOrThrow({ where: { tenantId, id: ids.locationId }, ...name }),
     ctx.prisma.serviceProfile.findFirstOrThrow({ where: { tenantId, id: ids.serviceProfileId }, ...name }),
-    ids.guestId ? ctx.prisma.guest.findFirst({ where: { tenantId, id: ids.guestId }, ...name }) : null,
+    ids.guestId
+      ? ctx.prisma.guest.findFirst({ where: { tenantId, id: ids.guestId, erasedAt: null }, ...name })
+      : null,
   ]);
   return rows.map((row) => ({ ...row, location, serviceProfile, guest }));
 }
 
+/** What `POST /access-codes` and `generateAccessCodes` validate to. */
+export type GenerateInput = InputOf<ReturnType<typeof accessCodeWriteFields>>;
+
 /**
- * Spec 4.9: one shared code (type 1) or `quantity` generated codes (type 2), all created in one
+ * Spec 4.9 (`POST /access-codes`, GraphQL `generateAccessCodes`) with a code source of its own (see
+ * GenerateOptions): one shared code (type 1) or `quantity` generated codes (type 2), all created in one
  * transaction or none. Invalid input is a VALIDATION error; a batch that cannot be stored (codes that
  * keep colliding, any database failure) is ACCESS_CODES_NOT_CREATED, with nothing created.
  */
-export async function generateAccessCodes(
+export function generateAccessCodesWith(opts: GenerateOptions) {
+  return operation({
+    action: 'accessCodes.create',
+    input: accessCodeWriteFields,
+    run: ({ ctx, scope, input }) => storeCodes(ctx, scope, input, opts),
+  });
+}
+
+/** Spec 4.9 with random codes (see generateAccessCodesWith). */
+export const generateAccessCodes = generateAccessCodesWith({});
+
+async function storeCodes(
   ctx: AppContext,
-  input: Record<string, unknown>,
-  opts: GenerateOptions = {},
+  scope: Scope,
+  valid: GenerateInput,
+  opts: GenerateOptions,
 ): Promise<AccessCodeWithNames[]> {
-  const scope = authorize(ctx.principal, 'accessCodes.create');
-  const valid = (await validate(input, accessCodeWriteRules(ctx.prisma, scope, input))) as {
-    location_id: string;
-    service_profile_id: string;
-    guest_id?: string | null;
-    type: number;
-    code?: string;
-    quantity?: number | null;
-    start_date?: string | null;
-    expiry_date?: string | null;
-    description?: string | null;
-  };
   const day = (ymd: string | null | undefined) => (ymd ? dayStart(ymd) : null);
   const base = {
     tenantId: scope.tenantId,
@@ -185,6 +207,8 @@ export async function generateAccessCodes(
     description: valid.description ?? null,
     startDate: day(valid.start_date),
     expiryDate: day(valid.expiry_date),
+    // A shared code is for everyone: unlimited unless said; a generated code is one guest's.
+    maxUses: valid.max_uses ?? (valid.type === GENERATED ? 1 : null),
   };
   const next = opts.nextCode ?? randomCode;
   const quantity = valid.type === GENERATED ? (valid.quantity ?? 1) : 1;
@@ -201,10 +225,10 @@ export async function generateAccessCodes(
       }, TRANSACTION_OPTIONS);
     } catch (err) {
       if (err instanceof AppError) throw err;
-      if (uniqueViolation(err)) {
+      if (isUniqueViolation(err)) {
         // A concurrent request took the shared code between the check and the insert.
         if (valid.type === SHARED) {
-          throw new AppError('VALIDATION', { fields: { code: ['The code has already been taken.'] } });
+          throw takenError('code');
         }
         if (attempt < MAX_ATTEMPTS) continue;
       }

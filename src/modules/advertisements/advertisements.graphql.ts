@@ -1,9 +1,11 @@
 // Advertisements in the graph: the `advertisements` connection with the REST filters and ordering
 // and a total count. Resolvers call the same service functions as REST.
 import { requires } from '../../auth/permissions.js';
-import { assertPageSize, toRestInput } from '../../graphql/args.js';
+import { assertPageSize } from '../../graphql/args.js';
 import { builder } from '../../graphql/builder.js';
+import { argsOf, restInputOf } from '../../graphql/operation-fields.js';
 import {
+  advertisementsQuery,
   advertisementTagsInclude,
   countAdvertisements,
   queryAdvertisements,
@@ -52,7 +54,7 @@ builder.prismaObject('Advertisement', {
 
 builder.queryFields((t) => ({
   advertisements: t.prismaConnection({
-    ...requires('advertisements.list'),
+    ...requires(advertisementsQuery.action),
     type: 'Advertisement',
     cursor: 'id',
     maxSize: MAX_PAGE_SIZE,
@@ -60,39 +62,16 @@ builder.queryFields((t) => ({
     description:
       'Advertisements of the current tenant (REST `GET /advertisements`): oldest first, or by `orderBy`, ' +
       'always with the id as tie-breaker.',
-    args: {
-      title: t.arg.string({ description: 'Case-insensitive substring of the title' }),
-      url: t.arg.string({ description: 'Case-insensitive substring of the URL' }),
-      type: t.arg.int({ description: '0 Text, 1 Image' }),
-      status: t.arg.int({ description: '0 Draft, 1 Published' }),
-      tagId: t.arg.string({ description: 'Advertisements with a tag whose id contains this text' }),
-      startDate: t.arg.string({ description: '`yyyy-mm-dd`: started on or after that day (UTC)' }),
-      endDate: t.arg.string({ description: '`yyyy-mm-dd`: ended on or before that day (UTC)' }),
-      orderBy: t.arg.string({ description: '`title`, `type`, `method` or `status`' }),
-      orderDirection: t.arg.string({ description: '`asc` (default) or `desc`' }),
-    },
-    resolve: (query, _root, args, ctx) => {
+    args: argsOf(advertisementsQuery.filters),
+    resolve: async (query, _root, args, ctx) => {
       assertPageSize(args, MAX_PAGE_SIZE);
-      return queryAdvertisements(ctx, filters(args), query);
+      const q = await advertisementsQuery.query(ctx, restInputOf(advertisementsQuery.filters, args));
+      return queryAdvertisements(ctx, q, query);
     },
-    totalCount: (_root, args, ctx) => {
+    totalCount: async (_root, args, ctx) => {
       assertPageSize(args, MAX_PAGE_SIZE);
-      return countAdvertisements(ctx, filters(args));
+      const q = await advertisementsQuery.query(ctx, restInputOf(advertisementsQuery.filters, args));
+      return countAdvertisements(ctx, q);
     },
   }),
 }));
-
-function filters(args: {
-  title?: string | null;
-  url?: string | null;
-  type?: number | null;
-  status?: number | null;
-  tagId?: string | null;
-  startDate?: string | null;
-  endDate?: string | null;
-  orderBy?: string | null;
-  orderDirection?: string | null;
-}) {
-  const { title, url, type, status, tagId, startDate, endDate, orderBy, orderDirection } = args;
-  return toRestInput({ title, url, type, status, tagId, startDate, endDate, orderBy, orderDirection });
-}

@@ -1,22 +1,18 @@
-// REST endpoints of spec 4.8.
-import { countEndpoint, listEndpoint } from '../../rest/endpoint.js';
-import { advertisementFilterRules } from './advertisements.inputs.js';
+// REST endpoints of spec 4.8: the list operation (advertisements.service.ts) with REST's paging and
+// serializer.
+import { countEndpointOf, listEndpointOf } from '../../rest/operation-endpoint.js';
 import { AdvertisementItemSchema, advertisementItem } from './advertisements.serializer.js';
-import { countAdvertisements, listAdvertisements } from './advertisements.service.js';
+import { advertisementsQuery, countAdvertisements, listAdvertisements } from './advertisements.service.js';
 
-export const list = listEndpoint({
+export const list = listEndpointOf(advertisementsQuery, {
   summary: 'List advertisements (title, url, type, status, tag_id, start_date, end_date, order_by, …)',
-  action: 'advertisements.list',
   defaultPerPage: 25,
   item: AdvertisementItemSchema,
-  filters: advertisementFilterRules,
-  list: listAdvertisements,
+  read: listAdvertisements,
   serialize: advertisementItem,
 });
 
-export const count = countEndpoint({
+export const count = countEndpointOf(advertisementsQuery, {
   summary: 'Count advertisements (the list filters)',
-  action: 'advertisements.list',
-  filters: advertisementFilterRules,
   count: countAdvertisements,
 });

@@ -113,6 +113,7 @@ export async function seedAdvertisementsAndAccessCodes(
           type: 2,
           code: code(),
           description: 'Front-desk batch',
+          maxUses: 1,
           startDate: new Date(start),
           expiryDate: new Date(start + 30 * DAY_MS),
         })),

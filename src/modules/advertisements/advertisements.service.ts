@@ -1,48 +1,41 @@
 // Advertisements (spec 4.8): tenant-scoped list and count, used by both REST and GraphQL.
-import { authorize } from '../../auth/permissions.js';
+import type { Scope } from '../../auth/principal.js';
 import type { AppContext } from '../../context.js';
 import { countRows, findManyRows } from '../../db/raw-rows.js';
 import { scoped } from '../../db/scope.js';
-import { textSearch } from '../../db/text-search.js';
 import type { Advertisement, Prisma as PrismaNS } from '../../generated/prisma/client.js';
-import { dayStart, nextDayStart } from '../../shared/dates.js';
-import { validateFilters } from '../../validation/validator.js';
-import { type AdvertisementOrderColumn, advertisementFilterRules } from './advertisements.inputs.js';
+import { listOperation } from '../../operations/operation.js';
+import { ADVERTISEMENT_ORDER_COLUMNS, advertisementFilters } from './advertisements.inputs.js';
 
-interface AdvertisementFilters {
-  title?: string;
-  url?: string;
-  type?: number;
-  status?: number;
-  tag_id?: string;
-  start_date?: string;
-  end_date?: string;
-  order_by?: AdvertisementOrderColumn;
-  order_direction?: 'asc' | 'desc';
-}
+type Where = PrismaNS.AdvertisementWhereInput;
+type Order = PrismaNS.AdvertisementOrderByWithRelationInput[];
 
-/** Validated filters → where and order. Every order ends with the unique id in the same direction. */
-async function advertisementQuery(ctx: AppContext, raw: Record<string, unknown>) {
-  const scope = authorize(ctx.principal, 'advertisements.list');
-  const f = (await validateFilters(raw, advertisementFilterRules)) as AdvertisementFilters;
-  const where: PrismaNS.AdvertisementWhereInput = {
-    // Advertisements belong to the tenant, not to a location.
+/**
+ * The list and count (REST `GET /advertisements[/count]`, GraphQL `advertisements`): the filters'
+ * conditions in the tenant, and the order. Every order ends with the unique id in the same direction.
+ */
+export const advertisementsQuery = listOperation({
+  action: 'advertisements.list',
+  filters: advertisementFilters,
+  // Advertisements belong to the tenant, not to a location.
+  within: (scope, conditions): Where => ({
     ...scoped<never>(scope),
-    ...(f.title ? { title: textSearch(f.title) } : {}),
-    ...(f.url ? { url: textSearch(f.url) } : {}),
-    ...(f.type !== undefined ? { type: f.type } : {}),
-    ...(f.status !== undefined ? { status: f.status } : {}),
-    // "Text search with the hashed tag id": a tag whose id contains the text (an exact id matches too).
-    ...(f.tag_id ? { tags: { some: { tenantId: scope.tenantId, tag: { id: textSearch(f.tag_id) } } } } : {}),
-    // Started on or after that day (UTC); ended on or before that day (UTC).
-    ...(f.start_date ? { startDate: { gte: dayStart(f.start_date) } } : {}),
-    ...(f.end_date ? { endDate: { lt: nextDayStart(f.end_date) } } : {}),
-  };
-  const direction = f.order_direction ?? 'asc';
-  const orderBy: PrismaNS.AdvertisementOrderByWithRelationInput[] = f.order_by
-    ? [{ [f.order_by]: direction }, { id: direction }]
-    : [{ createdAt: direction }, { id: direction }];
-  return { where, orderBy, tenantId: scope.tenantId };
+    AND: conditions,
+  }),
+  orderBy: (f): Order => {
+    const direction = f.order_direction === 'desc' ? 'desc' : 'asc';
+    const column = ADVERTISEMENT_ORDER_COLUMNS.find((c) => c === f.order_by);
+    return column
+      ? [{ [column]: direction }, { id: direction }]
+      : [{ createdAt: direction }, { id: direction }];
+  },
+});
+
+/** What a list reads by: a where clause (inside the caller's scope) and an order. */
+export interface AdvertisementQuery {
+  scope: Scope;
+  where: Where;
+  orderBy: Order;
 }
 
 /** Paging and (from GraphQL) the relations the selection needs. */
@@ -88,27 +81,28 @@ export type AdvertisementWithTags = PrismaNS.AdvertisementGetPayload<{
 }>;
 
 /** REST: one statement for the advertisements and their tags. */
-export async function listAdvertisements(
+export function listAdvertisements(
   ctx: AppContext,
-  filters: Record<string, unknown>,
+  q: AdvertisementQuery,
   page: { skip: number; take: number },
 ) {
-  const { where, orderBy, tenantId } = await advertisementQuery(ctx, filters);
   return findManyRows<AdvertisementWithTags>(ctx.prisma, 'Advertisement', {
-    where,
-    orderBy,
+    where: q.where,
+    orderBy: q.orderBy,
     ...page,
-    select: advertisementListSelect(tenantId),
+    select: advertisementListSelect(q.scope.tenantId),
   });
 }
 
 /** GraphQL: the selection decides what is loaded. */
-export async function queryAdvertisements(ctx: AppContext, filters: Record<string, unknown>, page: Page) {
-  const { where, orderBy } = await advertisementQuery(ctx, filters);
-  return findManyRows<Advertisement>(ctx.prisma, 'Advertisement', { ...page, where, orderBy });
+export function queryAdvertisements(ctx: AppContext, q: AdvertisementQuery, page: Page) {
+  return findManyRows<Advertisement>(ctx.prisma, 'Advertisement', {
+    ...page,
+    where: q.where,
+    orderBy: q.orderBy,
+  });
 }
 
-export async function countAdvertisements(ctx: AppContext, filters: Record<string, unknown>) {
-  const { where } = await advertisementQuery(ctx, filters);
-  return countRows(ctx.prisma, 'Advertisement', where);
+export function countAdvertisements(ctx: AppContext, q: AdvertisementQuery) {
+  return countRows(ctx.prisma, 'Advertisement', q.where);
 }

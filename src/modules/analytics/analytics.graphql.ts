@@ -1,17 +1,20 @@
 // Location analytics in the graph: active sessions (the REST filters, the same service function),
 // occupancy per place, one location session, and `presenceChanged` pushed over Server-Sent Events.
 import { requires } from '../../auth/permissions.js';
-import { toRestInput } from '../../graphql/args.js';
+import type { AppContext } from '../../context.js';
 import { builder } from '../../graphql/builder.js';
+import { argsOf, restInputOf } from '../../graphql/operation-fields.js';
 import { genderName } from '../../shared/labels.js';
 import type { PresenceChange } from '../presence/presence.pubsub.js';
 import {
   type ActiveSession,
+  activeSessionsQuery,
   changedSessions,
   findLocationSession,
   listActiveSessions,
   type OccupancyCount,
   presenceOccupancy,
+  readAnalytics,
   watchPresence,
 } from './analytics.service.js';
 
@@ -83,34 +86,35 @@ builder.prismaObject('LocationSession', {
   }),
 });
 
-// The filters of REST's active sessions, for the list and for the occupancy counts.
-const activeSessionArgs = builder.args((t) => ({
-  locationId: t.id(),
-  buildingId: t.id(),
-  floorId: t.id(),
-  zoneId: t.id(),
-  segmentId: t.id({ description: 'guest tag' }),
-  dataType: t.int({ description: '1 WiFi, 2 BLE' }),
-  connected: t.int({ description: '1 connected only, 0 disconnected only' }),
-}));
+// The filters of REST's active sessions, for the list and for the occupancy counts; the place and
+// segment ids are `ID` arguments.
+const activeSessionArgs = argsOf(activeSessionsQuery.filters, [
+  'location_id',
+  'building_id',
+  'floor_id',
+  'zone_id',
+  'segment_id',
+]);
+const activeQuery = (ctx: AppContext, args: Readonly<Record<string, unknown>>) =>
+  activeSessionsQuery.query(ctx, restInputOf(activeSessionsQuery.filters, args));
 
 builder.queryFields((t) => ({
   activeSessions: t.field({
-    ...requires('analytics.read'),
+    ...requires(activeSessionsQuery.action),
     type: [ActiveSessionRef],
     description: 'Every active session (REST GET /locations-analytics/active-sessions)',
     args: activeSessionArgs,
-    resolve: (_root, args, ctx) => listActiveSessions(ctx, toRestInput(args)),
+    resolve: async (_root, args, ctx) => listActiveSessions(ctx, await activeQuery(ctx, args)),
   }),
   presenceOccupancy: t.field({
-    ...requires('analytics.read'),
+    ...requires(activeSessionsQuery.action),
     type: OccupancyRef,
     description: 'Present and connected devices per location, building, floor and zone',
     args: activeSessionArgs,
-    resolve: (_root, args, ctx) => presenceOccupancy(ctx, toRestInput(args)),
+    resolve: async (_root, args, ctx) => presenceOccupancy(ctx, await activeQuery(ctx, args)),
   }),
   locationSession: t.prismaField({
-    ...requires('analytics.read'),
+    ...requires(readAnalytics.action),
     type: 'LocationSession',
     description: 'One location session (REST GET /locations-analytics/sessions/:id)',
     args: { id: t.arg.id({ required: true }) },
@@ -136,7 +140,7 @@ const PresenceChangeRef = builder
 
 builder.subscriptionField('presenceChanged', (t) =>
   t.field({
-    ...requires('analytics.read'),
+    ...requires(readAnalytics.action),
     type: PresenceChangeRef,
     args: { locationId: t.arg.id({ required: true }) },
     subscribe: (_root, args, ctx) => watchPresence(ctx, String(args.locationId)),

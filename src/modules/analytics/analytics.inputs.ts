@@ -1,29 +1,62 @@
-// The query rules of spec 4.5, shared by REST and GraphQL.
-import { dateFormat, inList, integer, nullable, type Rules, textFilter } from '../../validation/validator.js';
+// The query filters of spec 4.5, shared by REST and GraphQL: each one's rules (REST name), its
+// GraphQL argument's description, and the condition it adds. A new filter is one entry here.
+import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
+import { filterOf } from '../../operations/operation.js';
+import { dateFormat, inList, integer, nullable, textFilter } from '../../validation/validator.js';
+import { macVariants } from '../presence/mac.js';
 
-export const activeSessionFilterRules: Rules = {
-  location_id: textFilter(),
-  building_id: textFilter(),
-  floor_id: textFilter(),
-  zone_id: textFilter(),
-  segment_id: textFilter(),
-  data_type: [nullable(), integer(), inList([1, 2])],
-  connected: [nullable(), integer(), inList([0, 1])],
+/** Conditions over `CurrentPresence cp` joined to the device's guest `g` (analytics.service.ts). */
+const presenceFilter = filterOf<PrismaNS.Sql>();
+const sql = PrismaNS.sql;
+
+export const activeSessionFilters = {
+  location_id: presenceFilter(textFilter(), { where: (v) => sql`cp."locationId" = ${v}` }),
+  building_id: presenceFilter(textFilter(), { where: (v) => sql`cp."buildingId" = ${v}` }),
+  floor_id: presenceFilter(textFilter(), { where: (v) => sql`cp."floorId" = ${v}` }),
+  zone_id: presenceFilter(textFilter(), { where: (v) => sql`cp."zoneId" = ${v}` }),
+  segment_id: presenceFilter(textFilter(), {
+    description: 'guest tag',
+    where: (v) => sql`EXISTS (SELECT 1 FROM "GuestTag" gt
+      WHERE gt."tenantId" = cp."tenantId" AND gt."guestId" = g."id" AND gt."tagId" = ${v})`,
+  }),
+  data_type: presenceFilter([nullable(), integer(), inList([1, 2])], {
+    description: '1 WiFi, 2 BLE',
+    where: (v) => sql`cp."dataType" = ${v}`,
+  }),
+  connected: presenceFilter([nullable(), integer(), inList([0, 1])], {
+    description: '1 connected only, 0 disconnected only',
+    where: (v) => sql`cp."connected" = ${v === 1}`,
+  }),
 };
 
-export const locationSessionFilterRules: Rules = {
-  guest_id: textFilter(),
-  location_id: textFilter(),
-  mac: textFilter(),
-  started_at: [nullable(), dateFormat('Y-m-d H:i')],
-  ended_at: [nullable(), dateFormat('Y-m-d H:i')],
-  visit_type: [nullable(), integer()],
+/** `yyyy-mm-dd hh:ii`, read as UTC. */
+const minuteDate = (s: string): Date => new Date(`${s.replace(' ', 'T')}:00Z`);
+const minute = () => dateFormat('Y-m-d H:i');
+
+const locationSessionFilter = filterOf<PrismaNS.LocationSessionWhereInput>();
+
+export const locationSessionFilters = {
+  guest_id: locationSessionFilter(textFilter(), { where: (v) => ({ guestId: v }) }),
+  // Its own condition: merged into the scope it would replace a pinned user's location.
+  location_id: locationSessionFilter(textFilter(), { where: (v) => ({ locationId: v }) }),
+  mac: locationSessionFilter(textFilter(), { where: (v) => ({ mac: { in: macVariants(v) } }) }),
+  started_at: locationSessionFilter([nullable(), minute()], {
+    where: (v) => ({ startedAt: { gte: minuteDate(v) } }),
+  }),
+  ended_at: locationSessionFilter([nullable(), minute()], {
+    where: (v) => ({ endedAt: { lte: minuteDate(v) } }),
+  }),
+  visit_type: locationSessionFilter([nullable(), integer()], { where: (v) => ({ visitType: v }) }),
 };
 
-export const locationLogFilterRules: Rules = {
-  guest_id: textFilter(),
-  guest_mac: textFilter(),
-  session_id: textFilter(),
-  zone_id: textFilter(),
-  timestamp: [nullable(), dateFormat('Y-m-d H:i')],
+const locationLogFilter = filterOf<PrismaNS.LocationLogWhereInput>();
+
+export const locationLogFilters = {
+  guest_id: locationLogFilter(textFilter(), { where: (v) => ({ guestId: v }) }),
+  guest_mac: locationLogFilter(textFilter(), { where: (v) => ({ guestMac: { in: macVariants(v) } }) }),
+  session_id: locationLogFilter(textFilter(), { where: (v) => ({ sessionId: v }) }),
+  zone_id: locationLogFilter(textFilter(), { where: (v) => ({ zoneId: v }) }),
+  timestamp: locationLogFilter([nullable(), minute()], {
+    where: (v) => ({ timestamp: { gte: minuteDate(v) } }),
+  }),
 };

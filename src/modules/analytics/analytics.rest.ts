@@ -3,16 +3,13 @@
 
 import { Type } from '@sinclair/typebox';
 import type { Config } from '../../config.js';
-import { countEndpoint, type Deprecation, type Endpoint, listEndpoint } from '../../rest/endpoint.js';
+import { descriptionsOf, rulesOf } from '../../operations/operation.js';
+import type { Deprecation, Endpoint } from '../../rest/endpoint.js';
+import { countEndpointOf, listEndpointOf } from '../../rest/operation-endpoint.js';
 import { EncodedJson, phpJsonEncode } from '../../rest/php-json.js';
 import { DataBody, Obj } from '../../rest/schemas.js';
 import { dateOnly } from '../../shared/format.js';
 import { SingleFlight } from '../../shared/single-flight.js';
-import {
-  activeSessionFilterRules,
-  locationLogFilterRules,
-  locationSessionFilterRules,
-} from './analytics.inputs.js';
 import {
   ActiveSessionSchema,
   activeSessionItem,
@@ -22,14 +19,17 @@ import {
   locationSessionItem,
 } from './analytics.serializer.js';
 import {
-  activeSessionRequest,
-  activeSessionsIn,
   activeSessionsKey,
+  activeSessionsQuery,
   countLocationLogs,
   countLocationSessions,
   findLocationSession,
+  listActiveSessions,
   listLocationLogs,
   listLocationSessions,
+  locationLogsQuery,
+  locationSessionsQuery,
+  readAnalytics,
 } from './analytics.service.js';
 
 const SUCCESSOR = '/locations-analytics/active-sessions';
@@ -49,44 +49,41 @@ const deprecated = (count: boolean): Deprecation => ({
 const activeBodies = new SingleFlight<EncodedJson>();
 
 export const activeSessions: Endpoint = {
-  action: 'analytics.read',
+  action: activeSessionsQuery.action,
   summary: 'Active sessions: per device its latest presence record inside the active window',
-  filters: activeSessionFilterRules,
+  filters: rulesOf(activeSessionsQuery.filters),
+  descriptions: descriptionsOf(activeSessionsQuery.filters),
   response: Obj({ data: Type.Array(ActiveSessionSchema) }),
   async handle({ ctx, query }) {
-    const { scope, filters } = await activeSessionRequest(ctx, query);
+    const q = await activeSessionsQuery.query(ctx, query);
     // Concurrent identical reads share the written body too: writing 50 000 sessions costs more than reading them.
-    return activeBodies.run(activeSessionsKey(scope, filters), async () => {
-      const sessions = await activeSessionsIn(ctx, scope, filters);
+    return activeBodies.run(activeSessionsKey(q.scope, q.input), async () => {
+      const sessions = await listActiveSessions(ctx, q);
       return new EncodedJson(phpJsonEncode({ data: sessions.map(activeSessionItem) }));
     });
   },
 };
 
 export const sessions: Endpoint = {
-  ...listEndpoint({
+  ...listEndpointOf(locationSessionsQuery, {
     summary: 'Location sessions (deprecated)',
     item: LocationSessionSchema,
-    filters: locationSessionFilterRules,
-    list: listLocationSessions,
+    read: listLocationSessions,
     serialize: locationSessionItem,
   }),
-  action: 'analytics.read',
   deprecated: deprecated(false),
 };
 
 export const sessionsCount: Endpoint = {
-  ...countEndpoint({
+  ...countEndpointOf(locationSessionsQuery, {
     summary: 'Count location sessions (deprecated)',
-    filters: locationSessionFilterRules,
     count: countLocationSessions,
   }),
-  action: 'analytics.read',
   deprecated: deprecated(true),
 };
 
 export const session: Endpoint = {
-  action: 'analytics.read',
+  action: readAnalytics.action,
   summary: 'One location session',
   response: DataBody(LocationSessionSchema),
   async handle({ ctx, params }) {
@@ -95,23 +92,19 @@ export const session: Endpoint = {
 };
 
 export const logs: Endpoint = {
-  ...listEndpoint({
+  ...listEndpointOf(locationLogsQuery, {
     summary: 'Location logs (deprecated)',
     item: LocationLogSchema,
-    filters: locationLogFilterRules,
-    list: listLocationLogs,
+    read: listLocationLogs,
     serialize: locationLogItem,
   }),
-  action: 'analytics.read',
   deprecated: deprecated(false),
 };
 
 export const logsCount: Endpoint = {
-  ...countEndpoint({
+  ...countEndpointOf(locationLogsQuery, {
     summary: 'Count location logs (deprecated)',
-    filters: locationLogFilterRules,
     count: countLocationLogs,
   }),
-  action: 'analytics.read',
   deprecated: deprecated(true),
 };

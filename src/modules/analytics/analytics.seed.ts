@@ -3,7 +3,8 @@
 // sessions with their zone logs over the last four weeks.
 import type { Prisma } from '../../db/database.js';
 import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
-import { newId, upsertCurrentPresence } from '../ingest/ingest.service.js';
+import { newId } from '../ingest/ingest.batch.js';
+import { upsertCurrentPresence } from '../ingest/ingest.presence.js';
 import type { Random } from '../locations/locations.seed.js';
 import { normalizeMac } from '../presence/mac.js';
 

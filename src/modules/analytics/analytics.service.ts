@@ -1,31 +1,30 @@
 // Location analytics (spec 2.7–2.9, 4.5): active sessions from the current-presence table, and the
 // location sessions and logs of the deprecated group. Tenant-scoped, transport-free.
-import { authorize } from '../../auth/permissions.js';
 import type { Scope } from '../../auth/principal.js';
 import type { AppContext } from '../../context.js';
 import { countRows, findManyRows } from '../../db/raw-rows.js';
 import { scoped } from '../../db/scope.js';
 import { AppError } from '../../errors.js';
 import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
-import { SingleFlight } from '../../shared/single-flight.js';
-import { validateFilters } from '../../validation/validator.js';
-import { macVariants } from '../presence/mac.js';
-import { type PresenceChange, presenceTopic } from '../presence/presence.pubsub.js';
 import {
-  activeSessionFilterRules,
-  locationLogFilterRules,
-  locationSessionFilterRules,
-} from './analytics.inputs.js';
+  conditionsOf,
+  type FilterValues,
+  type ListQuery,
+  listOperation,
+  reader,
+} from '../../operations/operation.js';
+import { SingleFlight } from '../../shared/single-flight.js';
+import { type PresenceChange, presenceTopic } from '../presence/presence.pubsub.js';
+import { activeSessionFilters, locationLogFilters, locationSessionFilters } from './analytics.inputs.js';
 
-export interface ActiveSessionFilters {
-  location_id?: string;
-  building_id?: string;
-  floor_id?: string;
-  zone_id?: string;
-  segment_id?: string;
-  data_type?: number;
-  connected?: number;
-}
+/**
+ * Every analytics read needs `analytics.read`: named here once. Its own read is one location
+ * session by id (REST `GET /locations-analytics/sessions/:id`, GraphQL `locationSession`), whose
+ * shape each transport picks.
+ */
+export const readAnalytics = reader('analytics.read');
+
+export type ActiveSessionFilters = FilterValues<typeof activeSessionFilters>;
 
 export interface ActiveSession {
   mac: string;
@@ -57,15 +56,28 @@ export const activeSince = (now: Date, windowSeconds: number): Date =>
 
 const col = (name: string) => PrismaNS.raw(`cp."${name}"`);
 
-/** The caller's scope and validated filters of an active-sessions read (403 and 422 come from here). */
-export async function activeSessionRequest(
-  ctx: AppContext,
-  raw: Record<string, unknown>,
-): Promise<{ scope: Scope; filters: ActiveSessionFilters }> {
-  const scope = authorize(ctx.principal, 'analytics.read');
-  const filters = (await validateFilters(raw, activeSessionFilterRules)) as ActiveSessionFilters;
-  return { scope, filters };
+/** The caller's scope (the tenant, a pinned user's location) and the filters' conditions, over `cp`. */
+function activeWithin(scope: Scope, conditions: PrismaNS.Sql[]): PrismaNS.Sql {
+  // The tenant (and a pinned user's location) from the one scope helper.
+  const inScope = Object.entries(scoped(scope, 'locationId')).map(
+    ([field, value]) => PrismaNS.sql`${col(field)} = ${value}`,
+  );
+  return PrismaNS.join([...inScope, ...conditions], ' AND ');
 }
+
+/**
+ * Active sessions and occupancy (REST `GET /locations-analytics/active-sessions`, GraphQL
+ * `activeSessions` and `presenceOccupancy`): the filters' conditions over `CurrentPresence cp`
+ * inside the caller's scope; the rows keep their own order.
+ */
+export const activeSessionsQuery = listOperation({
+  action: readAnalytics.action,
+  filters: activeSessionFilters,
+  within: activeWithin,
+  orderBy: () => undefined,
+});
+
+export type ActiveSessionQuery = ListQuery<ActiveSessionFilters, PrismaNS.Sql, undefined>;
 
 /**
  * Identifies an active-sessions read: the tenant, the caller's pinned location and the filters.
@@ -82,64 +94,34 @@ export function activeSessionsKey(scope: Scope, f: ActiveSessionFilters): string
  */
 export async function listActiveSessions(
   ctx: AppContext,
-  raw: Record<string, unknown>,
+  q: ActiveSessionQuery,
   opts: { now?: Date; macs?: string[] } = {},
 ): Promise<ActiveSession[]> {
-  const { scope, filters } = await activeSessionRequest(ctx, raw);
-  return activeSessionsIn(ctx, scope, filters, opts);
+  if (opts.now || opts.macs) return readActiveSessions(ctx, q, opts);
+  return activeReads.run(activeSessionsKey(q.scope, q.input), () => readActiveSessions(ctx, q, opts));
 }
 
 // Dashboards poll the whole venue at once: identical reads in flight share one statement pair.
 const activeReads = new SingleFlight<ActiveSession[]>();
 
-export function activeSessionsIn(
-  ctx: AppContext,
-  scope: Scope,
-  f: ActiveSessionFilters,
-  opts: { now?: Date; macs?: string[] } = {},
-): Promise<ActiveSession[]> {
-  if (opts.now || opts.macs) return readActiveSessions(ctx, scope, f, opts);
-  return activeReads.run(activeSessionsKey(scope, f), () => readActiveSessions(ctx, scope, f, opts));
-}
-
 /**
  * The WHERE clause of active sessions over `CurrentPresence cp` joined to the device's guest `g`:
- * the caller's scope, the window and the filters.
+ * the caller's scope and the filters, the window, and the devices asked for (subscriptions).
  */
-function activeWhere(
-  scope: Scope,
-  f: ActiveSessionFilters,
-  now: Date,
-  windowSeconds: number,
-  macs?: string[],
-): PrismaNS.Sql {
+function activeWhere(q: ActiveSessionQuery, now: Date, windowSeconds: number, macs?: string[]): PrismaNS.Sql {
   const since = activeSince(now, windowSeconds);
-  // The tenant (and a pinned user's location) from the one scope helper.
-  const conditions: PrismaNS.Sql[] = Object.entries(scoped(scope, 'locationId')).map(
-    ([field, value]) => PrismaNS.sql`${col(field)} = ${value}`,
-  );
-  conditions.push(PrismaNS.sql`cp."seenAt" > ${since}`);
-  if (f.location_id !== undefined) conditions.push(PrismaNS.sql`cp."locationId" = ${f.location_id}`);
-  if (f.building_id !== undefined) conditions.push(PrismaNS.sql`cp."buildingId" = ${f.building_id}`);
-  if (f.floor_id !== undefined) conditions.push(PrismaNS.sql`cp."floorId" = ${f.floor_id}`);
-  if (f.zone_id !== undefined) conditions.push(PrismaNS.sql`cp."zoneId" = ${f.zone_id}`);
-  if (f.data_type !== undefined) conditions.push(PrismaNS.sql`cp."dataType" = ${f.data_type}`);
-  if (f.connected !== undefined) conditions.push(PrismaNS.sql`cp."connected" = ${f.connected === 1}`);
-  if (f.segment_id !== undefined) {
-    conditions.push(PrismaNS.sql`EXISTS (SELECT 1 FROM "GuestTag" gt
-      WHERE gt."tenantId" = cp."tenantId" AND gt."guestId" = g."id" AND gt."tagId" = ${f.segment_id})`);
-  }
+  const conditions = [q.where, PrismaNS.sql`cp."seenAt" > ${since}`];
   if (macs) conditions.push(PrismaNS.sql`cp."mac" = ANY(${macs}::text[])`);
   return PrismaNS.join(conditions, ' AND ');
 }
 
 async function readActiveSessions(
   ctx: AppContext,
-  scope: Scope,
-  f: ActiveSessionFilters,
+  q: ActiveSessionQuery,
   opts: { now?: Date; macs?: string[] },
 ): Promise<ActiveSession[]> {
-  const where = activeWhere(scope, f, opts.now ?? new Date(), ctx.config.activeWindowSeconds, opts.macs);
+  const { scope } = q;
+  const where = activeWhere(q, opts.now ?? new Date(), ctx.config.activeWindowSeconds, opts.macs);
 
   // The guest is the device's current owner (a device may be registered after it was first seen).
   const rows = await ctx.prisma.$queryRaw<Row[]>`
@@ -217,14 +199,14 @@ export interface Occupancy {
  */
 export async function presenceOccupancy(
   ctx: AppContext,
-  raw: Record<string, unknown>,
+  q: ActiveSessionQuery,
   opts: { now?: Date } = {},
 ): Promise<Occupancy> {
-  const { scope, filters } = await activeSessionRequest(ctx, raw);
-  const where = activeWhere(scope, filters, opts.now ?? new Date(), ctx.config.activeWindowSeconds);
+  const { scope } = q;
+  const where = activeWhere(q, opts.now ?? new Date(), ctx.config.activeWindowSeconds);
   // The device's guest is joined only for the segment filter; names are looked up for the few counted rows.
   const guestJoin =
-    filters.segment_id === undefined
+    q.input.segment_id === undefined
       ? PrismaNS.empty
       : PrismaNS.sql`LEFT JOIN "GuestDevice" d ON d."tenantId" = cp."tenantId" AND d."mac" = cp."mac"
     LEFT JOIN "Guest" g ON g."tenantId" = cp."tenantId" AND g."id" = COALESCE(d."guestId", cp."guestId")`;
@@ -282,9 +264,6 @@ export async function presenceOccupancy(
 
 // ── Location sessions and logs (spec 2.7, 2.8) ───────────────────────────────────────────────────
 
-/** `yyyy-mm-dd hh:ii`, read as UTC. */
-const minuteDate = (s: string): Date => new Date(`${s.replace(' ', 'T')}:00Z`);
-
 /** Newest first; the id breaks ties. */
 export const locationSessionOrder = [
   { startedAt: 'desc' },
@@ -296,27 +275,21 @@ export const locationLogOrder = [
   { id: 'desc' },
 ] satisfies PrismaNS.LocationLogOrderByWithRelationInput[];
 
-async function locationSessionWhere(
-  ctx: AppContext,
-  raw: Record<string, unknown>,
-): Promise<PrismaNS.LocationSessionWhereInput> {
-  const scope = authorize(ctx.principal, 'analytics.read');
-  const f = (await validateFilters(raw, locationSessionFilterRules)) as {
-    guest_id?: string;
-    location_id?: string;
-    mac?: string;
-    started_at?: string;
-    ended_at?: string;
-    visit_type?: number;
-  };
-  const and: PrismaNS.LocationSessionWhereInput[] = [];
-  if (f.location_id !== undefined) and.push({ locationId: f.location_id });
-  if (f.guest_id !== undefined) and.push({ guestId: f.guest_id });
-  if (f.mac !== undefined) and.push({ mac: { in: macVariants(f.mac) } });
-  if (f.started_at !== undefined) and.push({ startedAt: { gte: minuteDate(f.started_at) } });
-  if (f.ended_at !== undefined) and.push({ endedAt: { lte: minuteDate(f.ended_at) } });
-  if (f.visit_type !== undefined) and.push({ visitType: f.visit_type });
-  return { ...scoped(scope, 'locationId'), ...(and.length ? { AND: and } : {}) };
+/** The location sessions' list and count (REST only, deprecated): filters → where, newest first. */
+export const locationSessionsQuery = listOperation({
+  action: readAnalytics.action,
+  filters: locationSessionFilters,
+  within: (scope: Scope, and: PrismaNS.LocationSessionWhereInput[]): PrismaNS.LocationSessionWhereInput => ({
+    ...scoped(scope, 'locationId'),
+    ...(and.length ? { AND: and } : {}),
+  }),
+  orderBy: () => locationSessionOrder,
+});
+
+/** What a list reads by: a where clause (inside the caller's scope) and an order. */
+interface Query<W, O> {
+  where: W;
+  orderBy: O;
 }
 
 /**
@@ -338,22 +311,24 @@ export const locationSessionSelect = {
 export type LocationSessionRow = PrismaNS.LocationSessionGetPayload<{ select: typeof locationSessionSelect }>;
 
 /** REST's list (GraphQL has no such list). */
-export async function listLocationSessions(
+export function listLocationSessions(
   ctx: AppContext,
-  filters: Record<string, unknown>,
+  q: Query<PrismaNS.LocationSessionWhereInput, typeof locationSessionOrder>,
   page: { skip: number; take: number },
 ) {
-  const where = await locationSessionWhere(ctx, filters);
   return findManyRows<LocationSessionRow>(ctx.prisma, 'LocationSession', {
-    where,
-    orderBy: locationSessionOrder,
+    where: q.where,
+    orderBy: q.orderBy,
     ...page,
     select: locationSessionSelect,
   });
 }
 
-export async function countLocationSessions(ctx: AppContext, filters: Record<string, unknown>) {
-  return countRows(ctx.prisma, 'LocationSession', await locationSessionWhere(ctx, filters));
+export function countLocationSessions(
+  ctx: AppContext,
+  q: Query<PrismaNS.LocationSessionWhereInput, unknown>,
+): Promise<number> {
+  return countRows(ctx.prisma, 'LocationSession', q.where);
 }
 
 /** The location session with that id (the spec calls the path id "a location id"; it is the session's). */
@@ -362,7 +337,7 @@ export async function findLocationSession(
   id: string,
   query: Omit<PrismaNS.LocationSessionFindFirstArgs, 'where'> = {},
 ) {
-  const scope = authorize(ctx.principal, 'analytics.read');
+  const scope = readAnalytics.scope(ctx);
   const row = await ctx.prisma.locationSession.findFirst({
     ...query,
     where: { ...scoped(scope, 'locationId'), AND: [{ id }] },
@@ -371,26 +346,16 @@ export async function findLocationSession(
   return row;
 }
 
-async function locationLogWhere(
-  ctx: AppContext,
-  raw: Record<string, unknown>,
-): Promise<PrismaNS.LocationLogWhereInput> {
-  const scope = authorize(ctx.principal, 'analytics.read');
-  const f = (await validateFilters(raw, locationLogFilterRules)) as {
-    guest_id?: string;
-    guest_mac?: string;
-    session_id?: string;
-    zone_id?: string;
-    timestamp?: string;
-  };
-  const and: PrismaNS.LocationLogWhereInput[] = [];
-  if (f.guest_id !== undefined) and.push({ guestId: f.guest_id });
-  if (f.guest_mac !== undefined) and.push({ guestMac: { in: macVariants(f.guest_mac) } });
-  if (f.session_id !== undefined) and.push({ sessionId: f.session_id });
-  if (f.zone_id !== undefined) and.push({ zoneId: f.zone_id });
-  if (f.timestamp !== undefined) and.push({ timestamp: { gte: minuteDate(f.timestamp) } });
-  return { ...scoped(scope, 'locationId'), ...(and.length ? { AND: and } : {}) };
-}
+/** The location logs' list and count (REST only, deprecated): filters → where, newest first. */
+export const locationLogsQuery = listOperation({
+  action: readAnalytics.action,
+  filters: locationLogFilters,
+  within: (scope: Scope, and: PrismaNS.LocationLogWhereInput[]): PrismaNS.LocationLogWhereInput => ({
+    ...scoped(scope, 'locationId'),
+    ...(and.length ? { AND: and } : {}),
+  }),
+  orderBy: () => locationLogOrder,
+});
 
 /**
  * What the REST list item (analytics.serializer.ts locationLogItem) reads, and only that: not the
@@ -409,22 +374,24 @@ export const locationLogSelect = {
 export type LocationLogRow = PrismaNS.LocationLogGetPayload<{ select: typeof locationLogSelect }>;
 
 /** REST's list (GraphQL has none). */
-export async function listLocationLogs(
+export function listLocationLogs(
   ctx: AppContext,
-  filters: Record<string, unknown>,
+  q: Query<PrismaNS.LocationLogWhereInput, typeof locationLogOrder>,
   page: { skip: number; take: number },
 ) {
-  const where = await locationLogWhere(ctx, filters);
   return findManyRows<LocationLogRow>(ctx.prisma, 'LocationLog', {
-    where,
-    orderBy: locationLogOrder,
+    where: q.where,
+    orderBy: q.orderBy,
     ...page,
     select: locationLogSelect,
   });
 }
 
-export async function countLocationLogs(ctx: AppContext, filters: Record<string, unknown>) {
-  return countRows(ctx.prisma, 'LocationLog', await locationLogWhere(ctx, filters));
+export function countLocationLogs(
+  ctx: AppContext,
+  q: Query<PrismaNS.LocationLogWhereInput, unknown>,
+): Promise<number> {
+  return countRows(ctx.prisma, 'LocationLog', q.where);
 }
 
 // ── Real-time presence ────────────────────────────────────────────────────────────────────────
@@ -437,7 +404,7 @@ export async function watchPresence(
   ctx: AppContext,
   locationId: string,
 ): Promise<AsyncIterable<PresenceChange>> {
-  const scope = authorize(ctx.principal, 'analytics.read');
+  const scope = readAnalytics.scope(ctx);
   const location = await ctx.prisma.location.findFirst({
     where: { ...scoped(scope, 'id'), AND: [{ id: locationId }] },
     select: { id: true },
@@ -448,6 +415,13 @@ export async function watchPresence(
 
 /** The active sessions a change is about, as the caller may see them now. */
 export async function changedSessions(ctx: AppContext, change: PresenceChange): Promise<ActiveSession[]> {
-  const scope = authorize(ctx.principal, 'analytics.read');
-  return activeSessionsIn(ctx, scope, { location_id: change.locationId }, { macs: change.macs });
+  const scope = readAnalytics.scope(ctx);
+  const input: ActiveSessionFilters = { location_id: change.locationId };
+  const q: ActiveSessionQuery = {
+    input,
+    scope,
+    where: activeWithin(scope, conditionsOf(activeSessionFilters, input, scope)),
+    orderBy: undefined,
+  };
+  return listActiveSessions(ctx, q, { macs: change.macs });
 }

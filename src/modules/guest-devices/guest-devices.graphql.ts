@@ -3,12 +3,20 @@
 // REST. Byte counts are Floats (exact up to 2^53 bytes, 8 PiB) beside their human-readable text.
 
 import { requires } from '../../auth/permissions.js';
-import { assertPageSize, relationPage, toRestInput } from '../../graphql/args.js';
+import { assertPageSize, relationPage } from '../../graphql/args.js';
 import { builder } from '../../graphql/builder.js';
+import { argsOf, restInputOf } from '../../graphql/operation-fields.js';
 import { humanSize } from '../../shared/format.js';
 import { connectionStatusName } from '../../shared/labels.js';
 import { sessionOrder, sessionScopeOf } from '../guest-sessions/guest-sessions.service.js';
-import { countDevices, deviceOrder, deviceScopeOf, listDevices } from './guest-devices.service.js';
+import {
+  countDevices,
+  deviceListQuery,
+  deviceOrder,
+  deviceScopeOf,
+  devicesQuery,
+  listDevices,
+} from './guest-devices.service.js';
 
 /** As REST's `per_page`. */
 const MAX_PAGE_SIZE = 100;
@@ -82,47 +90,27 @@ builder.prismaObjectFields('Guest', (t) => ({
   }),
 }));
 
-builder.queryFields((t) => {
-  const args = {
-    guestId: t.arg.string(),
-    mac: t.arg.string({ description: '`AA:BB:CC:DD:EE:FF`, `aa-bb-cc-dd-ee-ff` or `aabb.ccdd.eeff`' }),
-    online: t.arg.boolean(),
-    createdAt: t.arg.string({ description: 'Created on or after this day (UTC), `yyyy-mm-dd`' }),
-    updatedAt: t.arg.string({ description: 'Updated on or after this day (UTC), `yyyy-mm-dd`' }),
-    partnerId: t.arg.string(),
-  };
-  type Args = { [K in keyof typeof args]?: unknown } & { lastGuestDeviceFirst?: boolean | null };
-  const filters = (a: Args) =>
-    toRestInput({
-      guestId: a.guestId,
-      mac: a.mac,
-      online: a.online,
-      createdAt: a.createdAt,
-      updatedAt: a.updatedAt,
-      partnerId: a.partnerId,
-      lastGuestDeviceFirst: a.lastGuestDeviceFirst,
-    });
-  return {
-    guestDevices: t.prismaConnection({
-      ...requires('guestDevices.list'),
-      type: 'GuestDevice',
-      cursor: 'id',
-      maxSize: MAX_PAGE_SIZE,
-      defaultSize: 10,
-      description: 'Guest devices of the current tenant, oldest first (REST `GET /guest-devices`).',
-      args: {
-        ...args,
-        lastGuestDeviceFirst: t.arg.boolean({ description: 'Newest first' }),
-      },
-      resolve: (query, _root, a, ctx) => {
-        assertPageSize(a, MAX_PAGE_SIZE);
-        return listDevices(ctx, filters(a), query);
-      },
-      // Without `edges` in the selection `resolve` does not run, so the page size is checked here too.
-      totalCount: (_root, a, ctx) => {
-        assertPageSize(a, MAX_PAGE_SIZE);
-        return countDevices(ctx, filters(a));
-      },
-    }),
-  };
-});
+builder.queryFields((t) => ({
+  guestDevices: t.prismaConnection({
+    ...requires(deviceListQuery.action),
+    type: 'GuestDevice',
+    cursor: 'id',
+    maxSize: MAX_PAGE_SIZE,
+    defaultSize: 10,
+    description: 'Guest devices of the current tenant, oldest first (REST `GET /guest-devices`).',
+    args: argsOf(deviceListQuery.filters),
+    resolve: async (query, _root, args, ctx) => {
+      assertPageSize(args, MAX_PAGE_SIZE);
+      return listDevices(
+        ctx,
+        await deviceListQuery.query(ctx, restInputOf(deviceListQuery.filters, args)),
+        query,
+      );
+    },
+    // Without `edges` in the selection `resolve` does not run, so the page size is checked here too.
+    totalCount: async (_root, args, ctx) => {
+      assertPageSize(args, MAX_PAGE_SIZE);
+      return countDevices(ctx, await devicesQuery.query(ctx, restInputOf(devicesQuery.filters, args)));
+    },
+  }),
+}));

@@ -1,13 +1,16 @@
 // The filters of spec 4.3, shared by REST and GraphQL, and the MAC and date helpers the session
 // filters (spec 4.4) reuse.
 
+import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
+import { filterOf } from '../../operations/operation.js';
+import { dayStart } from '../../shared/dates.js';
 import {
   boolean,
   custom,
   dateFormat,
+  type Keep,
   nullable,
   type Rule,
-  type Rules,
   textFilter,
 } from '../../validation/validator.js';
 
@@ -23,8 +26,8 @@ export function normaliseMac(value: string): string | null {
   return hex.match(/../g)?.join(':') ?? null;
 }
 
-/** Laravel's `mac_address` rule. */
-export function macAddress(): Rule {
+/** Laravel's `mac_address` rule (a check: the value stays the string sent). */
+export function macAddress(): Rule<Keep> {
   return custom(
     (v) =>
       typeof v === 'string' && normaliseMac(v) !== null
@@ -34,17 +37,32 @@ export function macAddress(): Rule {
   );
 }
 
-export const deviceFilterRules: Rules = {
-  guest_id: textFilter(),
-  mac: [...textFilter(), macAddress()],
-  online: [nullable(), boolean()],
-  created_at: [nullable(), dateFormat('Y-m-d')],
-  updated_at: [nullable(), dateFormat('Y-m-d')],
-  partner_id: textFilter(),
+const deviceFilter = filterOf<PrismaNS.GuestDeviceWhereInput>();
+
+/**
+ * The filters of the device list and count, on both transports: each one's rules (REST name), its
+ * GraphQL argument's description, and the condition it adds. A new filter is one entry here.
+ */
+export const deviceFilters = {
+  guest_id: deviceFilter(textFilter(), { where: (v) => ({ guestId: v }) }),
+  mac: deviceFilter([...textFilter(), macAddress()], {
+    description: '`AA:BB:CC:DD:EE:FF`, `aa-bb-cc-dd-ee-ff` or `aabb.ccdd.eeff`',
+    where: (v) => ({ mac: { equals: normaliseMac(v) ?? '', mode: 'insensitive' } }),
+  }),
+  online: deviceFilter([nullable(), boolean()], { where: (v) => ({ online: v }) }),
+  created_at: deviceFilter([nullable(), dateFormat('Y-m-d')], {
+    description: 'Created on or after this day (UTC), `yyyy-mm-dd`',
+    where: (v) => ({ createdAt: { gte: dayStart(v) } }),
+  }),
+  updated_at: deviceFilter([nullable(), dateFormat('Y-m-d')], {
+    description: 'Updated on or after this day (UTC), `yyyy-mm-dd`',
+    where: (v) => ({ updatedAt: { gte: dayStart(v) } }),
+  }),
+  partner_id: deviceFilter(textFilter(), { where: (v) => ({ partnerId: v }) }),
 };
 
 /** The list also takes the order switch (the count ignores it, as spec 4.3 says). */
-export const deviceListRules: Rules = {
-  ...deviceFilterRules,
-  last_guest_device_first: [nullable(), boolean()],
+export const deviceListFilters = {
+  ...deviceFilters,
+  last_guest_device_first: deviceFilter([nullable(), boolean()], { description: 'Newest first' }),
 };

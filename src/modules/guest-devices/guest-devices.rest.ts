@@ -1,22 +1,40 @@
-// REST endpoints of spec 4.3: validate paging, call one service function, serialize.
-import { countEndpoint, listEndpoint } from '../../rest/endpoint.js';
-import { deviceFilterRules, deviceListRules } from './guest-devices.inputs.js';
+// REST endpoints of spec 4.3: the device list operations (guest-devices.service.ts) with REST's
+// paging and serializer.
+import type { AppContext } from '../../context.js';
+import { type ExportPage, exportEndpointOf } from '../../rest/export.js';
+import { countEndpointOf, listEndpointOf } from '../../rest/operation-endpoint.js';
 import { DeviceItemSchema, deviceItem } from './guest-devices.serializer.js';
-import { countDevices, listDeviceRows } from './guest-devices.service.js';
+import {
+  countDevices,
+  type DeviceQuery,
+  deviceListQuery,
+  deviceListSelect,
+  devicesQuery,
+  listDevices,
+} from './guest-devices.service.js';
 
-export const list = listEndpoint({
-  action: 'guestDevices.list',
+/** The list's rows: a page, or an export's batch. */
+const read = (ctx: AppContext, q: DeviceQuery, page: ExportPage | { skip: number; take: number }) =>
+  listDevices(ctx, q, { ...page, select: deviceListSelect });
+
+export const list = listEndpointOf(deviceListQuery, {
   summary:
     'List guest devices (guest_id, mac, online, created_at, updated_at, partner_id, last_guest_device_first, page, per_page)',
   item: DeviceItemSchema,
-  filters: deviceListRules,
-  list: listDeviceRows,
+  read,
   serialize: deviceItem,
 });
 
-export const count = countEndpoint({
-  action: 'guestDevices.list',
+export const exportAll = exportEndpointOf(deviceListQuery, {
+  summary: 'Export guest devices as CSV or NDJSON, streamed (the list filters, format, bom)',
+  name: 'guest-devices',
+  model: 'GuestDevice',
+  item: DeviceItemSchema,
+  read,
+  serialize: deviceItem,
+});
+
+export const count = countEndpointOf(devicesQuery, {
   summary: 'Count guest devices (guest_id, mac, online, created_at, updated_at, partner_id)',
-  filters: deviceFilterRules,
   count: countDevices,
 });

@@ -6,10 +6,9 @@ import type { Scope } from '../../auth/principal.js';
 import type { AppContext } from '../../context.js';
 import { countRows, findManyRows } from '../../db/raw-rows.js';
 import { inScope, scoped } from '../../db/scope.js';
-import type { GuestDevice, Prisma as PrismaNS } from '../../generated/prisma/client.js';
-import { dayStart } from '../../shared/dates.js';
-import { validateFilters } from '../../validation/validator.js';
-import { deviceFilterRules, deviceListRules, normaliseMac } from './guest-devices.inputs.js';
+import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
+import { type ListWhere, listOperation } from '../../operations/operation.js';
+import { deviceFilters, deviceListFilters } from './guest-devices.inputs.js';
 
 export const deviceOrder = (newestFirst: boolean): PrismaNS.GuestDeviceOrderByWithRelationInput[] =>
   newestFirst ? [{ createdAt: 'desc' }, { id: 'desc' }] : [{ createdAt: 'asc' }, { id: 'asc' }];
@@ -26,7 +25,7 @@ export function deviceScope(scope: Scope): PrismaNS.GuestDeviceWhereInput {
 
 /** The same for a nested read (GraphQL relations), from the caller alone. */
 export function deviceScopeOf(ctx: AppContext): PrismaNS.GuestDeviceWhereInput {
-  return deviceScope(authorize(ctx.principal, 'guestDevices.list'));
+  return deviceScope(authorize(ctx.principal, devicesQuery.action));
 }
 
 /** Whether a device loaded through a to-one relation is one the caller may see (see deviceScope). */
@@ -34,48 +33,60 @@ export function deviceVisible(
   ctx: AppContext,
   d: { tenantId: string; guest: { locationId: string } },
 ): boolean {
-  return inScope(authorize(ctx.principal, 'guestDevices.list'), d.tenantId, d.guest.locationId);
+  return inScope(authorize(ctx.principal, devicesQuery.action), d.tenantId, d.guest.locationId);
 }
 
-interface DeviceFilters {
-  guest_id?: string;
-  mac?: string;
-  online?: boolean;
-  created_at?: string;
-  updated_at?: string;
-  partner_id?: string;
-  last_guest_device_first?: boolean;
-}
+/** The list's action and scope; the count's operation has no order switch. */
+const deviceList = {
+  action: 'guestDevices.list',
+  // A device has no location of its own: the scope (a pinned location through the guest) stays its
+  // own condition beside the filters'.
+  within: (scope: Scope, and: PrismaNS.GuestDeviceWhereInput[]): PrismaNS.GuestDeviceWhereInput => ({
+    ...deviceScope(scope),
+    AND: and,
+  }),
+} as const;
 
-async function deviceQuery(
-  ctx: AppContext,
-  raw: Record<string, unknown>,
-  forList: boolean,
-): Promise<{
-  where: PrismaNS.GuestDeviceWhereInput;
-  orderBy: PrismaNS.GuestDeviceOrderByWithRelationInput[];
-}> {
-  const scope = authorize(ctx.principal, 'guestDevices.list');
-  const f = (await validateFilters(raw, forList ? deviceListRules : deviceFilterRules)) as DeviceFilters;
-  const and: PrismaNS.GuestDeviceWhereInput[] = [];
-  if (f.guest_id !== undefined) and.push({ guestId: f.guest_id });
-  if (f.mac !== undefined) and.push({ mac: { equals: normaliseMac(f.mac) ?? '', mode: 'insensitive' } });
-  if (f.online !== undefined) and.push({ online: f.online });
-  if (f.created_at !== undefined) and.push({ createdAt: { gte: dayStart(f.created_at) } });
-  if (f.updated_at !== undefined) and.push({ updatedAt: { gte: dayStart(f.updated_at) } });
-  if (f.partner_id !== undefined) and.push({ partnerId: f.partner_id });
-  return {
-    where: { ...deviceScope(scope), ...(and.length > 0 ? { AND: and } : {}) },
-    orderBy: deviceOrder(f.last_guest_device_first === true),
-  };
-}
+/** The device count (REST `GET /guest-devices/count`, GraphQL `guestDevices.totalCount`): filters → where. */
+export const devicesQuery = listOperation({
+  ...deviceList,
+  filters: deviceFilters,
+  orderBy: () => deviceOrder(false),
+});
 
-/** Paging and (from GraphQL) the relations the selection needs. */
+/** The device list (REST `GET /guest-devices`, GraphQL `guestDevices`): the same, with `last_guest_device_first`. */
+export const deviceListQuery = listOperation({
+  ...deviceList,
+  filters: deviceListFilters,
+  orderBy: (f) => deviceOrder(f.last_guest_device_first === true),
+});
+
+/** What the list and its count read by (see ListWhere). */
+export type DeviceQuery = ListWhere<
+  PrismaNS.GuestDeviceWhereInput,
+  PrismaNS.GuestDeviceOrderByWithRelationInput[]
+>;
+
+/**
+ * The page and what to read of each row: REST's `{ skip, take, select: deviceListSelect }`, GraphQL's
+ * relay page (`cursor`, `take`, `skip`) with plugin-prisma's select or include for its selection.
+ */
 type Page = Omit<PrismaNS.GuestDeviceFindManyArgs, 'where' | 'orderBy'>;
 
-export async function listDevices(ctx: AppContext, filters: Record<string, unknown>, page: Page) {
-  const q = await deviceQuery(ctx, filters, true);
-  return findManyRows<GuestDevice>(ctx.prisma, 'GuestDevice', { ...page, ...q });
+/**
+ * The list of both transports: one filter set, scope and order; only `page` differs. The rows' type
+ * follows from `page` as it does for Prisma's own findMany (a `select` gives just those columns).
+ */
+export function listDevices<P extends Page>(
+  ctx: AppContext,
+  q: DeviceQuery,
+  page: P,
+): Promise<PrismaNS.GuestDeviceGetPayload<P>[]> {
+  return findManyRows<PrismaNS.GuestDeviceGetPayload<P>>(ctx.prisma, 'GuestDevice', {
+    ...page,
+    where: q.where,
+    orderBy: q.orderBy,
+  });
 }
 
 /**
@@ -104,17 +115,6 @@ export const deviceListSelect = {
 
 export type DeviceListRow = PrismaNS.GuestDeviceGetPayload<{ select: typeof deviceListSelect }>;
 
-/** REST's list (GraphQL's, listDevices, reads what its selection needs). */
-export async function listDeviceRows(
-  ctx: AppContext,
-  filters: Record<string, unknown>,
-  page: { skip: number; take: number },
-) {
-  const q = await deviceQuery(ctx, filters, true);
-  return findManyRows<DeviceListRow>(ctx.prisma, 'GuestDevice', { ...page, ...q, select: deviceListSelect });
-}
-
-export async function countDevices(ctx: AppContext, filters: Record<string, unknown>): Promise<number> {
-  const { where } = await deviceQuery(ctx, filters, false);
-  return countRows(ctx.prisma, 'GuestDevice', where);
+export function countDevices(ctx: AppContext, q: DeviceQuery): Promise<number> {
+  return countRows(ctx.prisma, 'GuestDevice', q.where);
 }

@@ -4,16 +4,18 @@
 // human-readable text.
 
 import { requires } from '../../auth/permissions.js';
-import { assertPageSize, relationPage, toRestInput } from '../../graphql/args.js';
+import { assertPageSize, relationPage } from '../../graphql/args.js';
 import { builder } from '../../graphql/builder.js';
+import { argsOf, restInputOf } from '../../graphql/operation-fields.js';
 import { hms, humanSize, localDisplay } from '../../shared/format.js';
 import { connectionStatusName } from '../../shared/labels.js';
 import { GuestDeviceType } from '../guest-devices/guest-devices.graphql.js';
 import { deviceVisible } from '../guest-devices/guest-devices.service.js';
 import { GuestType } from '../guests/guests.graphql.js';
-import { guestVisible } from '../guests/guests.service.js';
+import { guestVisible, guestVisibleSelect } from '../guests/guests.service.js';
 import {
   countSessions,
+  guestSessionsQuery,
   listSessions,
   type SessionByIp,
   sessionOrder,
@@ -115,7 +117,7 @@ export const GuestSessionType = builder.prismaObject('GuestSession', {
       nullable: true,
       description: "Null when the guest is outside the caller's location",
       select: (_args, _ctx, nested) => ({
-        guest: nested({ select: { id: true, tenantId: true, locationId: true } }),
+        guest: nested({ select: { id: true, ...guestVisibleSelect } }),
       }),
       resolve: (s, _args, ctx) => (guestVisible(ctx, s.guest) ? s.guest : null),
     }),
@@ -146,57 +148,35 @@ const SessionByIpType = builder.objectRef<SessionByIp>('SessionByIp').implement(
   }),
 });
 
-builder.queryFields((t) => {
-  const args = {
-    guestId: t.arg.string(),
-    locationId: t.arg.string(),
-    guestDeviceMac: t.arg.string({
-      description: '`AA:BB:CC:DD:EE:FF`, `aa-bb-cc-dd-ee-ff` or `aabb.ccdd.eeff`',
-    }),
-    startTime: t.arg.string({ description: 'Started on or after this day (UTC), `yyyy-mm-dd`' }),
-    endTime: t.arg.string({ description: 'Ended on or before this day (UTC), `yyyy-mm-dd`' }),
-    partnerId: t.arg.string({ description: "The guest's partner id" }),
-    online: t.arg.boolean(),
-    lastSessionFirst: t.arg.boolean({ description: 'Newest first' }),
-  };
-  type Args = { [K in keyof typeof args]?: unknown };
-  const filters = (a: Args) =>
-    toRestInput({
-      guestId: a.guestId,
-      locationId: a.locationId,
-      guestDeviceMac: a.guestDeviceMac,
-      startTime: a.startTime,
-      endTime: a.endTime,
-      partnerId: a.partnerId,
-      online: a.online,
-      lastSessionFirst: a.lastSessionFirst,
-    });
-  return {
-    guestSessions: t.prismaConnection({
-      ...requires('guestSessions.list'),
-      type: 'GuestSession',
-      cursor: 'id',
-      maxSize: MAX_PAGE_SIZE,
-      defaultSize: 10,
-      description: 'Guest sessions of the current tenant, oldest first (REST `GET /sessions`).',
-      args,
-      resolve: (query, _root, a, ctx) => {
-        assertPageSize(a, MAX_PAGE_SIZE);
-        return listSessions(ctx, filters(a), query);
-      },
-      // Without `edges` in the selection `resolve` does not run, so the page size is checked here too.
-      totalCount: (_root, a, ctx) => {
-        assertPageSize(a, MAX_PAGE_SIZE);
-        return countSessions(ctx, filters(a));
-      },
-    }),
-    sessionsByIp: t.field({
-      ...requires('guestSessions.list'),
-      type: [SessionByIpType],
-      description:
-        'For each address (up to 100), the latest session on it with its guest; unknown addresses are left out.',
-      args: { ipAddresses: t.arg.stringList({ required: true }) },
-      resolve: (_root, a, ctx) => sessionsByIp(ctx, a.ipAddresses, { field: 'ip_addresses' }),
-    }),
-  };
-});
+builder.queryFields((t) => ({
+  guestSessions: t.prismaConnection({
+    ...requires(guestSessionsQuery.action),
+    type: 'GuestSession',
+    cursor: 'id',
+    maxSize: MAX_PAGE_SIZE,
+    defaultSize: 10,
+    description: 'Guest sessions of the current tenant, oldest first (REST `GET /sessions`).',
+    args: argsOf(guestSessionsQuery.filters),
+    resolve: async (query, _root, args, ctx) => {
+      assertPageSize(args, MAX_PAGE_SIZE);
+      const q = await guestSessionsQuery.query(ctx, restInputOf(guestSessionsQuery.filters, args));
+      return listSessions(ctx, q, query);
+    },
+    // Without `edges` in the selection `resolve` does not run, so the page size is checked here too.
+    totalCount: async (_root, args, ctx) => {
+      assertPageSize(args, MAX_PAGE_SIZE);
+      return countSessions(
+        ctx,
+        await guestSessionsQuery.query(ctx, restInputOf(guestSessionsQuery.filters, args)),
+      );
+    },
+  }),
+  sessionsByIp: t.field({
+    ...requires(guestSessionsQuery.action),
+    type: [SessionByIpType],
+    description:
+      'For each address (up to 100), the latest session on it with its guest; unknown addresses are left out.',
+    args: { ipAddresses: t.arg.stringList({ required: true }) },
+    resolve: (_root, a, ctx) => sessionsByIp(ctx, a.ipAddresses, { field: 'ip_addresses' }),
+  }),
+}));

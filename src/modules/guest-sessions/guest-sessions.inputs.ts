@@ -1,27 +1,49 @@
 // The filters of spec 4.4 and the rules of `GET /sessions/:ip_address` (2.6), shared by REST and
 // GraphQL.
 import { isIP } from 'node:net';
+import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
+import { filterOf } from '../../operations/operation.js';
+import { dayStart, nextDayStart } from '../../shared/dates.js';
 import {
   boolean,
   dateFormat,
   type FieldErrors,
   nullable,
-  type Rules,
   textFilter,
   ValidationError,
 } from '../../validation/validator.js';
-import { macAddress } from '../guest-devices/guest-devices.inputs.js';
+import { macAddress, normaliseMac } from '../guest-devices/guest-devices.inputs.js';
 
-export const sessionFilterRules: Rules = {
-  guest_id: textFilter(),
-  location_id: textFilter(),
-  guest_device_mac: [...textFilter(), macAddress()],
-  start_time: [nullable(), dateFormat('Y-m-d')],
-  end_time: [nullable(), dateFormat('Y-m-d')],
-  partner_id: textFilter(),
-  online: [nullable(), boolean()],
+const sessionFilter = filterOf<PrismaNS.GuestSessionWhereInput>();
+const day = () => dateFormat('Y-m-d');
+
+/**
+ * The filters of the session list and count, on both transports: each one's rules (REST name), its
+ * GraphQL argument's description, and the condition it adds. A new filter is one entry here.
+ */
+export const sessionFilters = {
+  guest_id: sessionFilter(textFilter(), { where: (v) => ({ guestId: v }) }),
+  // Its own condition: merged into the scope it would replace a pinned user's location.
+  location_id: sessionFilter(textFilter(), { where: (v) => ({ locationId: v }) }),
+  guest_device_mac: sessionFilter([...textFilter(), macAddress()], {
+    description: '`AA:BB:CC:DD:EE:FF`, `aa-bb-cc-dd-ee-ff` or `aabb.ccdd.eeff`',
+    where: (v) => ({ device: { mac: { equals: normaliseMac(v) ?? '', mode: 'insensitive' } } }),
+  }),
+  start_time: sessionFilter([nullable(), day()], {
+    description: 'Started on or after this day (UTC), `yyyy-mm-dd`',
+    where: (v) => ({ startTime: { gte: dayStart(v) } }),
+  }),
+  end_time: sessionFilter([nullable(), day()], {
+    description: 'Ended on or before this day (UTC), `yyyy-mm-dd`',
+    where: (v) => ({ endTime: { lt: nextDayStart(v) } }),
+  }),
+  partner_id: sessionFilter(textFilter(), {
+    description: "The guest's partner id",
+    where: (v) => ({ guest: { partnerId: v } }),
+  }),
+  online: sessionFilter([nullable(), boolean()], { where: (v) => ({ online: v }) }),
   // Accepted by the list and the count (decisions); it only orders the list.
-  last_session_first: [nullable(), boolean()],
+  last_session_first: sessionFilter([nullable(), boolean()], { description: 'Newest first' }),
 };
 
 export const MAX_IP_ADDRESSES = 100;

@@ -1,39 +1,65 @@
-// REST endpoints of spec 4.4: validate paging, call one service function, serialize.
+// REST endpoints of spec 4.4: the session list operation (guest-sessions.service.ts) with REST's
+// paging and serializer, and the look-up by address.
 
 import { Type } from '@sinclair/typebox';
+import type { AppContext } from '../../context.js';
 import { AppError } from '../../errors.js';
-import { countEndpoint, type Endpoint, listEndpoint } from '../../rest/endpoint.js';
+import type { Endpoint } from '../../rest/endpoint.js';
+import { type ExportPage, exportEndpointOf } from '../../rest/export.js';
+import { countEndpointOf, listEndpointOf } from '../../rest/operation-endpoint.js';
 import { ValidationBody } from '../../rest/schemas.js';
-import { MAX_IP_ADDRESSES, sessionFilterRules } from './guest-sessions.inputs.js';
+import { guestVisible } from '../guests/guests.service.js';
+import { MAX_IP_ADDRESSES } from './guest-sessions.inputs.js';
 import {
   SessionByIpSchema,
   SessionItemSchema,
   sessionByIpItem,
   sessionItem,
 } from './guest-sessions.serializer.js';
-import { countSessions, listSessionItems, sessionsByIp } from './guest-sessions.service.js';
+import {
+  countSessions,
+  guestSessionsQuery,
+  listSessions,
+  type SessionItemRow,
+  type SessionQuery,
+  sessionItemSelect,
+  sessionsByIp,
+} from './guest-sessions.service.js';
 
-export const list = listEndpoint({
-  action: 'guestSessions.list',
+/** The list's rows: a page, or an export's batch. */
+const read = (ctx: AppContext, q: SessionQuery, page: ExportPage | { skip: number; take: number }) =>
+  listSessions(ctx, q, { ...page, select: sessionItemSelect });
+
+// A session at a pinned caller's location may be a guest's of another one: no partner id then
+// (GraphQL's `GuestSession.guest` is null there).
+const serialize = (row: SessionItemRow, ctx: AppContext) => sessionItem(row, guestVisible(ctx, row.guest));
+
+export const list = listEndpointOf(guestSessionsQuery, {
   summary:
     'List guest sessions (guest_id, location_id, guest_device_mac, start_time, end_time, partner_id, online, last_session_first, page, per_page)',
   item: SessionItemSchema,
-  filters: sessionFilterRules,
-  list: listSessionItems,
-  serialize: (row) => sessionItem(row),
+  read,
+  serialize,
 });
 
-export const count = countEndpoint({
-  action: 'guestSessions.list',
+export const exportAll = exportEndpointOf(guestSessionsQuery, {
+  summary: 'Export guest sessions as CSV or NDJSON, streamed (the list filters, format, bom)',
+  name: 'sessions',
+  model: 'GuestSession',
+  item: SessionItemSchema,
+  read,
+  serialize,
+});
+
+export const count = countEndpointOf(guestSessionsQuery, {
   summary:
     'Count guest sessions (guest_id, location_id, guest_device_mac, start_time, end_time, partner_id, online, last_session_first)',
-  filters: sessionFilterRules,
   count: countSessions,
 });
 
 /** One address: an object (404 when unknown); several, comma-separated: an array of the known ones. */
 export const byIp: Endpoint = {
-  action: 'guestSessions.list',
+  action: guestSessionsQuery.action,
   summary: 'Latest session per IP address with its guest and duration (up to 100, comma-separated)',
   params: {
     ip_address: `One IP address (answers an object, 404 when unknown) or up to ${MAX_IP_ADDRESSES} comma-separated (answers an array of the known ones).`,

@@ -18,7 +18,8 @@ import { hms, humanSize, isoOffset, localDisplay } from '../../shared/format.js'
 import { CONNECTION_STATUS_NAMES, connectionStatusName } from '../../shared/labels.js';
 import { type SessionByIp, type SessionItemRow, sessionSeconds } from './guest-sessions.service.js';
 
-export function sessionItem(s: SessionItemRow, now = new Date()) {
+/** `partnerShown`: whether the caller may see the session's guest (else `partner_id` is null). */
+export function sessionItem(s: SessionItemRow, partnerShown: boolean, now = new Date()) {
   const tz = s.location.timezone;
   return {
     id: s.id,
@@ -40,7 +41,7 @@ export function sessionItem(s: SessionItemRow, now = new Date()) {
     start_time_formatted: localDisplay(s.startTime, tz),
     end_time_formatted: localDisplay(s.endTime, tz),
     guest_id: s.guestId,
-    partner_id: s.guest.partnerId,
+    partner_id: partnerShown ? s.guest.partnerId : null,
   };
 }
 

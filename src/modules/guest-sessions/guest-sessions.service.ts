@@ -6,12 +6,10 @@ import type { Scope } from '../../auth/principal.js';
 import type { AppContext } from '../../context.js';
 import { countRows, findManyRows } from '../../db/raw-rows.js';
 import { scoped } from '../../db/scope.js';
-import type { GuestSession, Prisma as PrismaNS } from '../../generated/prisma/client.js';
-import { dayStart, nextDayStart } from '../../shared/dates.js';
-import { validateFilters } from '../../validation/validator.js';
-import { normaliseMac } from '../guest-devices/guest-devices.inputs.js';
-import { guestVisible } from '../guests/guests.service.js';
-import { checkIpAddresses, sessionFilterRules } from './guest-sessions.inputs.js';
+import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
+import { type ListWhere, listOperation } from '../../operations/operation.js';
+import { guestVisibleSelect } from '../guests/guests.service.js';
+import { checkIpAddresses, sessionFilters } from './guest-sessions.inputs.js';
 
 export const sessionOrder = (newestFirst: boolean): PrismaNS.GuestSessionOrderByWithRelationInput[] =>
   newestFirst ? [{ startTime: 'desc' }, { id: 'desc' }] : [{ startTime: 'asc' }, { id: 'asc' }];
@@ -23,7 +21,7 @@ export function sessionScope(scope: Scope): PrismaNS.GuestSessionWhereInput {
 
 /** The same for a nested read (GraphQL relations), from the caller alone. */
 export function sessionScopeOf(ctx: AppContext): PrismaNS.GuestSessionWhereInput {
-  return sessionScope(authorize(ctx.principal, 'guestSessions.list'));
+  return sessionScope(authorize(ctx.principal, guestSessionsQuery.action));
 }
 
 /** Seconds from start to end; an open session counts up to `now`. */
@@ -32,49 +30,44 @@ export function sessionSeconds(s: { startTime: Date; endTime: Date | null }, now
   return Math.max(0, Math.floor((end.getTime() - s.startTime.getTime()) / 1000));
 }
 
-interface SessionFilters {
-  guest_id?: string;
-  location_id?: string;
-  guest_device_mac?: string;
-  start_time?: string;
-  end_time?: string;
-  partner_id?: string;
-  online?: boolean;
-  last_session_first?: boolean;
-}
+/** The session list and count of both transports (REST `GET /sessions`, GraphQL `guestSessions`). */
+export const guestSessionsQuery = listOperation({
+  action: 'guestSessions.list',
+  filters: sessionFilters,
+  within: (scope: Scope, and: PrismaNS.GuestSessionWhereInput[]): PrismaNS.GuestSessionWhereInput => ({
+    ...sessionScope(scope),
+    ...(and.length > 0 ? { AND: and } : {}),
+  }),
+  orderBy: (f) => sessionOrder(f.last_session_first === true),
+});
 
-async function sessionQuery(
-  ctx: AppContext,
-  raw: Record<string, unknown>,
-): Promise<{
-  where: PrismaNS.GuestSessionWhereInput;
-  orderBy: PrismaNS.GuestSessionOrderByWithRelationInput[];
-}> {
-  const scope = authorize(ctx.principal, 'guestSessions.list');
-  const f = (await validateFilters(raw, sessionFilterRules)) as SessionFilters;
-  const and: PrismaNS.GuestSessionWhereInput[] = [];
-  if (f.guest_id !== undefined) and.push({ guestId: f.guest_id });
-  // Its own condition: merged into the scope it would replace a pinned user's location.
-  if (f.location_id !== undefined) and.push({ locationId: f.location_id });
-  if (f.guest_device_mac !== undefined) {
-    and.push({ device: { mac: { equals: normaliseMac(f.guest_device_mac) ?? '', mode: 'insensitive' } } });
-  }
-  if (f.start_time !== undefined) and.push({ startTime: { gte: dayStart(f.start_time) } });
-  if (f.end_time !== undefined) and.push({ endTime: { lt: nextDayStart(f.end_time) } });
-  if (f.partner_id !== undefined) and.push({ guest: { partnerId: f.partner_id } });
-  if (f.online !== undefined) and.push({ online: f.online });
-  return {
-    where: { ...sessionScope(scope), ...(and.length > 0 ? { AND: and } : {}) },
-    orderBy: sessionOrder(f.last_session_first === true),
-  };
-}
+/** What the list and its count read by (see ListWhere). */
+export type SessionQuery = ListWhere<
+  PrismaNS.GuestSessionWhereInput,
+  PrismaNS.GuestSessionOrderByWithRelationInput[]
+>;
 
-/** Paging and (from GraphQL) the relations the selection needs. */
+/**
+ * The page and what to read of each row: REST's `{ skip, take, select: sessionItemSelect }`, GraphQL's
+ * relay page (`cursor`, `take`, `skip`) with plugin-prisma's select or include for its selection.
+ */
 type Page = Omit<PrismaNS.GuestSessionFindManyArgs, 'where' | 'orderBy'>;
 
-export async function listSessions(ctx: AppContext, filters: Record<string, unknown>, page: Page) {
-  const q = await sessionQuery(ctx, filters);
-  return findManyRows<GuestSession>(ctx.prisma, 'GuestSession', { ...page, ...q });
+/**
+ * The list of both transports: one filter set, scope and order; only `page` differs. The rows' type
+ * follows from `page` as it does for Prisma's own findMany (a `select` gives just those columns).
+ */
+export function listSessions<P extends Page>(
+  ctx: AppContext,
+  q: SessionQuery,
+  page: P,
+): Promise<PrismaNS.GuestSessionGetPayload<P>[]> {
+  // One raw statement (src/db/raw-rows.ts): the page is cut before the relations are built.
+  return findManyRows<PrismaNS.GuestSessionGetPayload<P>>(ctx.prisma, 'GuestSession', {
+    ...page,
+    where: q.where,
+    orderBy: q.orderBy,
+  });
 }
 
 /**
@@ -96,33 +89,16 @@ export const sessionItemSelect = {
   connectionStatus: true,
   location: { select: { name: true, timezone: true } },
   device: { select: { description: true, mac: true } },
-  // tenantId and locationId: guestVisible() decides whether the partner id is shown.
-  guest: { select: { partnerId: true, tenantId: true, locationId: true } },
+  // tenantId and locationId: guestVisible() decides whether the partner id is shown (see .rest.ts).
+  guest: { select: { partnerId: true, ...guestVisibleSelect } },
   accessCode: { select: { code: true } },
   serviceProfile: { select: { name: true } },
 } satisfies PrismaNS.GuestSessionSelect;
 
 export type SessionItemRow = PrismaNS.GuestSessionGetPayload<{ select: typeof sessionItemSelect }>;
 
-export async function listSessionItems(
-  ctx: AppContext,
-  filters: Record<string, unknown>,
-  page: { skip: number; take: number },
-): Promise<SessionItemRow[]> {
-  const q = await sessionQuery(ctx, filters);
-  // One raw statement (src/db/raw-rows.ts): the page is cut before the relations are built.
-  const rows = await findManyRows<SessionItemRow>(ctx.prisma, 'GuestSession', {
-    ...q,
-    ...page,
-    select: sessionItemSelect,
-  });
-  // A session at a pinned caller's location may be a guest's of another one: no partner id then.
-  return rows.map((s) => (guestVisible(ctx, s.guest) ? s : { ...s, guest: { ...s.guest, partnerId: null } }));
-}
-
-export async function countSessions(ctx: AppContext, filters: Record<string, unknown>): Promise<number> {
-  const { where } = await sessionQuery(ctx, filters);
-  return countRows(ctx.prisma, 'GuestSession', where);
+export function countSessions(ctx: AppContext, q: SessionQuery): Promise<number> {
+  return countRows(ctx.prisma, 'GuestSession', q.where);
 }
 
 export interface SessionByIp {
@@ -143,7 +119,8 @@ export async function sessionsByIp(
   addresses: readonly string[],
   opts: { field?: string } = {},
 ): Promise<SessionByIp[]> {
-  const scope = authorize(ctx.principal, 'guestSessions.list');
+  // The list's action: whoever may list sessions may look them up by address.
+  const scope = authorize(ctx.principal, guestSessionsQuery.action);
   checkIpAddresses(addresses, opts.field);
   // IPv6 text is stored in lower case.
   const wanted = [...new Set(addresses.map((a) => a.toLowerCase()))];

@@ -7,6 +7,8 @@ import { requires } from '../../auth/permissions.js';
 import type { AppContext } from '../../context.js';
 import { assertPageSize, relationPage, toRestInput } from '../../graphql/args.js';
 import { builder } from '../../graphql/builder.js';
+import { argsOf, inputTypeOf, restInputOf } from '../../graphql/operation-fields.js';
+import { docsOnly, execute, fieldsOf } from '../../operations/operation.js';
 import { dateOnly } from '../../shared/format.js';
 import { genderName } from '../../shared/labels.js';
 import { avatarUrl } from '../../storage/storage.js';
@@ -18,10 +20,12 @@ import {
   findGuest,
   guestOrder,
   guestScopeOf,
+  guestsQuery,
   latestBeacons,
   listGuests,
   tagsQuery,
   updateGuest,
+  viewGuest,
 } from './guests.service.js';
 
 /** As REST's `per_page`. */
@@ -170,59 +174,26 @@ builder.prismaObjectFields('Location', (t) => ({
   }),
 }));
 
-const filterArgs = (t: Parameters<Parameters<typeof builder.queryFields>[0]>[0]) => ({
-  username: t.arg.string({ description: 'Case-insensitive substring' }),
-  partnerId: t.arg.string({ description: 'Exact' }),
-  name: t.arg.string({ description: 'Case-insensitive substring of the full name' }),
-  email: t.arg.string({ description: 'Case-insensitive substring' }),
-  birthDate: t.arg.string({ description: '`yyyy-mm-dd`' }),
-  locationId: t.arg.string(),
-  gender: t.arg.string({ description: '`male` or `female`' }),
-  phone: t.arg.string({ description: 'Case-insensitive substring' }),
-  passportNo: t.arg.string({ description: 'Exact' }),
-  nationality: t.arg.string({ description: 'ISO 3166-1 alpha-2' }),
-  roomNo: t.arg.string({ description: 'Exact' }),
-  reservationNo: t.arg.string({ description: 'Exact' }),
-  customField1: t.arg.string({ description: 'Exact' }),
-  customField2: t.arg.string({ description: 'Exact' }),
-  customField3: t.arg.string({ description: 'Exact' }),
-  online: t.arg.boolean(),
-  lastVisitDate: t.arg.string({
-    description: '`YYYY-MM-DD` (that day and the six after) or `YYYY-MM-DD,YYYY-MM-DD` (at most one month)',
-  }),
-  receiveMarketing: t.arg.int({ description: '0 opted-out, 1 opted-in' }),
-  createdAt: t.arg.string({ description: 'Created on or after this day, `yyyy-mm-dd`' }),
-  updatedAt: t.arg.string({ description: 'Updated on or after this day, `yyyy-mm-dd`' }),
-  lastGuestFirst: t.arg.boolean({ description: 'Newest first' }),
-  type: t.arg.int({ description: '1 guest, 2 employee; null or omitted: all' }),
-});
-
-/** The filter arguments only (not the connection's paging arguments), as REST names. */
-function filters(args: object): Record<string, unknown> {
-  const { first: _f, last: _l, before: _b, after: _a, ...rest } = args as Record<string, unknown>;
-  return toRestInput(rest);
-}
-
 builder.queryFields((t) => ({
   guests: t.prismaConnection({
-    ...requires('guests.list'),
+    ...requires(guestsQuery.action),
     type: 'Guest',
     cursor: 'id',
     maxSize: MAX_PAGE_SIZE,
     defaultSize: 10,
     description: 'Guests of the current tenant, oldest first (REST `GET /guests`, the same filters).',
-    args: filterArgs(t),
-    resolve: (query, _root, args, ctx) => {
+    args: argsOf(guestsQuery.filters),
+    resolve: async (query, _root, args, ctx) => {
       assertPageSize(args, MAX_PAGE_SIZE);
-      return listGuests(ctx, filters(args), query);
+      return listGuests(ctx, await guestsQuery.query(ctx, restInputOf(guestsQuery.filters, args)), query);
     },
-    totalCount: (_root, args, ctx) => {
+    totalCount: async (_root, args, ctx) => {
       assertPageSize(args, MAX_PAGE_SIZE);
-      return countGuests(ctx, filters(args));
+      return countGuests(ctx, await guestsQuery.query(ctx, restInputOf(guestsQuery.filters, args)));
     },
   }),
   guest: t.prismaField({
-    ...requires('guests.view'),
+    ...requires(viewGuest.action),
     type: 'Guest',
     nullable: true,
     description: 'One guest of the current tenant, or null.',
@@ -231,78 +202,36 @@ builder.queryFields((t) => ({
   }),
 }));
 
-const commonInputFields = {
-  locationId: 'Required; a location of the tenant',
-  name: 'Full name',
-  firstName: null,
-  lastName: null,
-  email: 'Unique within the tenant',
-  birthDate: '`yyyy-mm-dd`',
-  birthday: 'Alias of birthDate',
-  phone: null,
-  passportNo: null,
-  nationality: 'ISO 3166-1 alpha-2',
-  residency: 'ISO 3166-1 alpha-2',
-  reservationNo: null,
-  partnerId: null,
-  customData: 'JSON text',
-  customField1: null,
-  customField2: null,
-  customField3: null,
-  avatar: '`data:image/(png|jpeg|gif|webp);base64,…`, at most 2048 KB (the 1 MiB GraphQL body limit applies)',
-} as const;
+const GuestCreateInput = inputTypeOf(
+  'GuestCreateInput',
+  'Checked by the same rules as REST `POST /guests`.',
+  fieldsOf(createGuest, docsOnly),
+);
 
-const GuestCreateInput = builder.inputType('GuestCreateInput', {
-  description: 'Checked by the same rules as REST `POST /guests`.',
-  fields: (t) => ({
-    ...Object.fromEntries(
-      Object.entries(commonInputFields).map(([k, d]) => [k, t.string(d ? { description: d } : {})]),
-    ),
-    gender: t.string({ description: '`male` or `female`' }),
-    roomNo: t.string(),
-    hotelStatus: t.int({ description: 'null N/A, 0 Check-out, 1 Check-in' }),
-    directLogin: t.int({ description: '0 disabled, 1 enabled' }),
-    tags: t.stringList({ description: 'Tag names; missing tags are created' }),
-    tagType: t.int({ description: 'Type of the tags created' }),
-    marketingConsent: t.int({ description: '0 opted-out, 1 opted-in' }),
-  }),
-});
-
-const GuestUpdateInput = builder.inputType('GuestUpdateInput', {
-  description:
-    'Checked by the same rules as REST `PUT /guests/:id`. Moving the guest to another location needs `guests.manage-global`.',
-  fields: (t) => ({
-    ...Object.fromEntries(
-      Object.entries(commonInputFields).map(([k, d]) => [k, t.string(d ? { description: d } : {})]),
-    ),
-    gender: t.int({ description: '0 Unknown, 1 Male, 2 Female' }),
-    roomNo: t.int({ description: '1 to 9999' }),
-    hotelStatus: t.int({ description: 'null N/A, 0 Check-out, 1 Check-in' }),
-    directLogin: t.int({ description: '0 disabled, 1 enabled' }),
-    tags: t.stringList({ description: 'Tag names (replace the current ones); missing tags are created' }),
-    tagType: t.int({ description: 'Type of the tags created' }),
-    marketingConsent: t.int({ description: '0 opted-out, 1 opted-in' }),
-  }),
-});
+const GuestUpdateInput = inputTypeOf(
+  'GuestUpdateInput',
+  'Checked by the same rules as REST `PUT /guests/:id`. Moving the guest to another location needs `guests.manage-global`.',
+  fieldsOf(updateGuest, docsOnly),
+);
 
 builder.mutationFields((t) => ({
   createGuest: t.prismaField({
-    ...requires('guests.create'),
+    ...requires(createGuest.action),
     type: 'Guest',
     args: { input: t.arg({ type: GuestCreateInput, required: true }) },
     resolve: async (query, _root, args, ctx, info) => {
       await ctx.fieldGuard?.check('createGuest', ctx.principal.tokenId, info);
-      const created = await createGuest(ctx, toRestInput(args.input));
+      const created = await execute(createGuest, ctx, toRestInput(args.input));
       return ctx.prisma.guest.findUniqueOrThrow({ ...query, where: { id: created.id } });
     },
   }),
   updateGuest: t.prismaField({
-    ...requires('guests.update'),
+    ...requires(updateGuest.action),
     type: 'Guest',
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: GuestUpdateInput, required: true }) },
     resolve: async (query, _root, args, ctx, info) => {
       await ctx.fieldGuard?.check('updateGuest', ctx.principal.tokenId, info);
-      const updated = await updateGuest(ctx, String(args.id), toRestInput(args.input));
+      const updated = await execute(updateGuest, ctx, toRestInput(args.input), String(args.id));
       return ctx.prisma.guest.findUniqueOrThrow({ ...query, where: { id: updated.id } });
     },
   }),

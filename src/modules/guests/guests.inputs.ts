@@ -2,8 +2,11 @@
 
 import type { Scope } from '../../auth/principal.js';
 import type { Prisma } from '../../db/database.js';
-import { CASE_INSENSITIVE_UNIQUE, takenIgnoringCase } from '../../db/text-search.js';
-import { GENDER_WORDS } from '../../shared/labels.js';
+import { CASE_INSENSITIVE_UNIQUE, takenIgnoringCase, textSearch } from '../../db/text-search.js';
+import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
+import { field, filterOf } from '../../operations/operation.js';
+import { dayStart } from '../../shared/dates.js';
+import { GENDER_WORDS, genderOfWord } from '../../shared/labels.js';
 import {
   array,
   between,
@@ -19,7 +22,6 @@ import {
   min,
   nullable,
   type Rule,
-  type Rules,
   required,
   size,
   string,
@@ -87,12 +89,12 @@ export function visitWindow(text: string): VisitWindow | keyof typeof LAST_VISIT
   return { from: new Date(start), to: new Date(end + DAY_MS) };
 }
 
-const lastVisitDate: Rule = {
+const LAST_VISIT_DATE =
+  '`YYYY-MM-DD` (that day and the six after) or `YYYY-MM-DD,YYYY-MM-DD` (both days included, at most one month).';
+
+const lastVisitDate: Rule<VisitWindow> = {
   name: 'lastVisitDate',
-  doc: {
-    description:
-      '`YYYY-MM-DD` (that day and the six after) or `YYYY-MM-DD,YYYY-MM-DD` (both days included, at most one month).',
-  },
+  doc: { description: LAST_VISIT_DATE },
   check: (value, ctx) => {
     const result = typeof value === 'string' ? visitWindow(value) : 'format';
     return typeof result === 'string'
@@ -104,33 +106,78 @@ const lastVisitDate: Rule = {
 
 const day = () => dateFormat('Y-m-d');
 
-export const guestFilterRules: Rules = {
-  username: textFilter(),
-  partner_id: textFilter(),
-  name: textFilter(),
-  email: textFilter(),
-  birth_date: [nullable(), day()],
-  location_id: textFilter(),
-  gender: [nullable(), string(), inList(GENDER_WORDS)],
-  phone: textFilter(),
-  passport_no: textFilter(),
-  nationality: textFilter(),
-  room_no: textFilter(),
-  reservation_no: textFilter(),
-  custom_field_1: textFilter(),
-  custom_field_2: textFilter(),
-  custom_field_3: textFilter(),
-  online: [nullable(), boolean()],
-  last_visit_date: [nullable(), lastVisitDate],
-  receive_marketing: [nullable(), integer(), inList([0, 1])],
-  created_at: [nullable(), day()],
-  updated_at: [nullable(), day()],
-  last_guest_first: [nullable(), boolean()],
-  type: [nullable(), integer(), inList([1, 2])],
+const guestFilter = filterOf<PrismaNS.GuestWhereInput>();
+const SUBSTRING = 'Case-insensitive substring';
+const EXACT = 'Exact';
+
+/**
+ * The filters of the guest list and count, on both transports: each one's rules (REST name), its
+ * GraphQL argument's description, and the condition it adds. A new filter is one entry here.
+ */
+export const guestFilters = {
+  username: guestFilter(textFilter(), {
+    description: SUBSTRING,
+    where: (v) => ({ username: textSearch(v) }),
+  }),
+  partner_id: guestFilter(textFilter(), { description: EXACT, where: (v) => ({ partnerId: v }) }),
+  name: guestFilter(textFilter(), {
+    description: 'Case-insensitive substring of the full name',
+    where: (v) => ({ name: textSearch(v) }),
+  }),
+  email: guestFilter(textFilter(), { description: SUBSTRING, where: (v) => ({ email: textSearch(v) }) }),
+  birth_date: guestFilter([nullable(), day()], {
+    description: '`yyyy-mm-dd`',
+    where: (v) => ({ birthDate: dayStart(v) }),
+  }),
+  location_id: guestFilter(textFilter(), { where: (v) => ({ locationId: v }) }),
+  gender: guestFilter([nullable(), string(), inList(GENDER_WORDS)], {
+    description: '`male` or `female`',
+    where: (v) => ({ gender: genderOfWord(v) }),
+  }),
+  phone: guestFilter(textFilter(), { description: SUBSTRING, where: (v) => ({ phone: textSearch(v) }) }),
+  passport_no: guestFilter(textFilter(), { description: EXACT, where: (v) => ({ passportNo: v }) }),
+  nationality: guestFilter(textFilter(), {
+    description: 'ISO 3166-1 alpha-2',
+    where: (v) => ({ nationalityCode: v.toUpperCase() }),
+  }),
+  room_no: guestFilter(textFilter(), { description: EXACT, where: (v) => ({ roomNo: v }) }),
+  reservation_no: guestFilter(textFilter(), { description: EXACT, where: (v) => ({ reservationNo: v }) }),
+  custom_field_1: guestFilter(textFilter(), { description: EXACT, where: (v) => ({ customField1: v }) }),
+  custom_field_2: guestFilter(textFilter(), { description: EXACT, where: (v) => ({ customField2: v }) }),
+  custom_field_3: guestFilter(textFilter(), { description: EXACT, where: (v) => ({ customField3: v }) }),
+  online: guestFilter([nullable(), boolean()], { where: (v) => ({ online: v }) }),
+  last_visit_date: guestFilter([nullable(), lastVisitDate], {
+    description: LAST_VISIT_DATE,
+    where: (v) => ({ lastVisitDate: { gte: v.from, lt: v.to } }),
+  }),
+  receive_marketing: guestFilter([nullable(), integer(), inList([0, 1])], {
+    description: '0 opted-out, 1 opted-in',
+    where: (v) => ({ receiveMarketing: v }),
+  }),
+  created_at: guestFilter([nullable(), day()], {
+    description: 'Created on or after this day, `yyyy-mm-dd`',
+    where: (v) => ({ createdAt: { gte: dayStart(v) } }),
+  }),
+  updated_at: guestFilter([nullable(), day()], {
+    description: 'Updated on or after this day, `yyyy-mm-dd`',
+    where: (v) => ({ updatedAt: { gte: dayStart(v) } }),
+  }),
+  last_guest_first: guestFilter([nullable(), boolean()], { description: 'Newest first' }),
+  type: guestFilter([nullable(), integer(), inList([1, 2])], {
+    description: '1 guest, 2 employee; null or omitted: all',
+    where: (v) => ({ type: v }),
+  }),
+  tag: guestFilter(textFilter(), {
+    description: 'A tag name, exact: the guests carrying that tag',
+    where: (v) => ({ tags: { some: { tag: { name: v } } } }),
+  }),
 };
 
-/** The list also takes `withBeacon` (the count does not). */
-export const guestListRules: Rules = { ...guestFilterRules, withBeacon: [nullable(), boolean()] };
+/** The REST list also takes `withBeacon` (the count and GraphQL, which has `Guest.beacon`, do not). */
+export const guestListFilters = {
+  ...guestFilters,
+  withBeacon: guestFilter([nullable(), boolean()]),
+};
 
 // ---------------------------------------------------------------------------------------------
 // Create and update
@@ -177,7 +224,7 @@ export function parseAvatar(value: unknown): Avatar | keyof typeof AVATAR_MESSAG
   return { bytes, ext: type === 'jpeg' ? 'jpg' : (type as Avatar['ext']) };
 }
 
-const avatar: Rule = {
+const avatar: Rule<Avatar> = {
   name: 'avatar',
   doc: {
     description: `A \`data:image/(png|jpeg|gif|webp);base64,…\` string, at most ${AVATAR_MAX_KB} KB decoded.`,
@@ -190,7 +237,7 @@ const avatar: Rule = {
 };
 
 /** A list of tag names (a JSON object is refused too: names are attached by value). */
-const tagNames: Rule = {
+const tagNames: Rule<string[]> = {
   name: 'tagNames',
   doc: { description: 'A list of tag names (non-empty strings of at most 255 characters).' },
   check: (value, ctx) => {
@@ -206,7 +253,7 @@ const tagNames: Rule = {
   coerce: (value) => [...new Set((value as string[]).map((s) => s.trim()))],
 };
 
-const text = (n = 255): Rule[] => [nullable(), string(), max(n)];
+const text = (n = 255) => [nullable(), string(), max(n)] as const;
 
 export interface GuestWriteOptions {
   prisma: Prisma;
@@ -216,58 +263,75 @@ export interface GuestWriteOptions {
   mode: 'create' | 'update';
 }
 
-export function guestWriteRules(o: GuestWriteOptions): Rules {
+/** The body of `POST /guests` and `PUT /guests/:id` (GraphQL GuestCreateInput, GuestUpdateInput). */
+export function guestWriteFields(o: GuestWriteOptions) {
   const update = o.mode === 'update';
   return {
-    location_id: [
-      required(),
-      string(),
-      // The whole tenant: whether the caller may place the guest there is a permission, not a rule.
-      exists(async (value) => {
-        const found = await o.prisma.location.findFirst({
-          where: { tenantId: o.scope.tenantId, id: String(value) },
-          select: { id: true },
-        });
-        return found !== null;
-      }),
-    ],
+    location_id: field(
+      [
+        required(),
+        string(),
+        // The whole tenant: whether the caller may place the guest there is a permission, not a rule.
+        exists(async (value) => {
+          const found = await o.prisma.location.findFirst({
+            where: { tenantId: o.scope.tenantId, id: String(value) },
+            select: { id: true },
+          });
+          return found !== null;
+        }),
+      ],
+      'Required; a location of the tenant',
+    ),
     // On update a sent name is a string of at least 5 characters (null is a 422: the name is never
     // cleared); on create it may be null or left out and stays empty.
-    name: update ? [string(), min(5), max(255)] : text(),
-    first_name: text(),
-    last_name: text(),
-    email: [
-      nullable(),
-      string(),
-      email(),
-      max(255),
-      // Case-insensitive, in the whole tenant.
-      unique((value) =>
-        takenIgnoringCase(o.prisma, CASE_INSENSITIVE_UNIQUE.guestEmail, String(value), {
-          tenantId: o.scope.tenantId,
-          exceptId: o.exceptId,
-        }),
-      ),
-    ],
-    birth_date: [nullable(), day()],
-    birthday: [nullable(), day()],
-    gender: update ? [integer(), inList([0, 1, 2])] : [nullable(), string(), inList(GENDER_WORDS)],
-    phone: text(),
-    passport_no: text(),
-    nationality: [nullable(), string(), size(2), countryCode()],
-    residency: [nullable(), string(), size(2), countryCode()],
-    room_no: update ? [nullable(), integer(), between(1, 9999)] : text(),
-    reservation_no: text(),
-    partner_id: text(),
-    hotel_status: [nullable(), integer(), inList([0, 1])],
-    custom_data: [nullable(), json()],
-    custom_field_1: text(),
-    custom_field_2: text(),
-    custom_field_3: text(),
-    direct_login: [integer(), inList([0, 1])],
-    tags: [nullable(), array(), tagNames],
-    tag_type: [nullable(), integer(), min(0), max(32767)],
-    marketing_consent: [integer(), inList([0, 1])],
-    avatar: [nullable(), avatar],
+    name: field(update ? [string(), min(5), max(255)] : text(), 'Full name'),
+    first_name: field(text()),
+    last_name: field(text()),
+    email: field(
+      [
+        nullable(),
+        string(),
+        email(),
+        max(255),
+        // Case-insensitive, in the whole tenant.
+        unique((value) =>
+          takenIgnoringCase(o.prisma, CASE_INSENSITIVE_UNIQUE.guestEmail, String(value), {
+            tenantId: o.scope.tenantId,
+            exceptId: o.exceptId,
+          }),
+        ),
+      ],
+      'Unique within the tenant',
+    ),
+    birth_date: field([nullable(), day()], '`yyyy-mm-dd`'),
+    birthday: field([nullable(), day()], 'Alias of birthDate'),
+    gender: update
+      ? field([integer(), inList([0, 1, 2])], '0 Unknown, 1 Male, 2 Female')
+      : field([nullable(), string(), inList(GENDER_WORDS)], '`male` or `female`'),
+    phone: field(text()),
+    passport_no: field(text()),
+    nationality: field([nullable(), string(), size(2), countryCode()], 'ISO 3166-1 alpha-2'),
+    residency: field([nullable(), string(), size(2), countryCode()], 'ISO 3166-1 alpha-2'),
+    room_no: update ? field([nullable(), integer(), between(1, 9999)], '1 to 9999') : field(text()),
+    reservation_no: field(text()),
+    partner_id: field(text()),
+    hotel_status: field([nullable(), integer(), inList([0, 1])], 'null N/A, 0 Check-out, 1 Check-in'),
+    custom_data: field([nullable(), json()], 'JSON text'),
+    custom_field_1: field(text()),
+    custom_field_2: field(text()),
+    custom_field_3: field(text()),
+    direct_login: field([integer(), inList([0, 1])], '0 disabled, 1 enabled'),
+    tags: field(
+      [nullable(), array(), tagNames],
+      update
+        ? 'Tag names (replace the current ones); missing tags are created'
+        : 'Tag names; missing tags are created',
+    ),
+    tag_type: field([nullable(), integer(), min(0), max(32767)], 'Type of the tags created'),
+    marketing_consent: field([integer(), inList([0, 1])], '0 opted-out, 1 opted-in'),
+    avatar: field(
+      [nullable(), avatar],
+      '`data:image/(png|jpeg|gif|webp);base64,…`, at most 2048 KB (the 1 MiB GraphQL body limit applies)',
+    ),
   };
 }

@@ -1,37 +1,59 @@
 // Guests: tenant-scoped domain functions used by both REST and GraphQL.
 import { randomBytes } from 'node:crypto';
 import { authorize, hasPermission } from '../../auth/permissions.js';
+import type { Scope } from '../../auth/principal.js';
 import type { AppContext } from '../../context.js';
-import { renameFields } from '../../db/columns.js';
 import { countRows, findFirstRow, findManyRows } from '../../db/raw-rows.js';
 import { inScope, scoped } from '../../db/scope.js';
-import { textSearch } from '../../db/text-search.js';
+import { isUniqueViolation, takenError } from '../../db/unique-violation.js';
 import { AppError } from '../../errors.js';
-import type { Guest } from '../../generated/prisma/client.js';
 import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
+import {
+  type InputOf,
+  type ListWhere,
+  listOperation,
+  operation,
+  reader,
+} from '../../operations/operation.js';
 import { dayStart } from '../../shared/dates.js';
 import { genderOfWord } from '../../shared/labels.js';
 import { avatarStorage } from '../../storage/storage.js';
-import { type Rules, validate, validateFilters } from '../../validation/validator.js';
-import {
-  type Avatar,
-  guestFilterRules,
-  guestListRules,
-  guestWriteRules,
-  type VisitWindow,
-} from './guests.inputs.js';
+import { guestFilters, guestListFilters, guestWriteFields } from './guests.inputs.js';
 
 export const MANAGE_GLOBAL = 'guests.manage-global';
 
-/** The guests a nested read (GraphQL relations) reaches: the tenant's, for a pinned role those at its location. */
-export function guestScopeOf(ctx: AppContext): PrismaNS.GuestWhereInput {
-  return scoped(authorize(ctx.principal, 'guests.list'), 'locationId');
+/**
+ * The one where-clause every guest read starts from: the scope's tenant, for a pinned role its
+ * location, and never an erased guest (guests.privacy.ts keeps the row as an anonymous tombstone).
+ * The pinned location and the tombstone are their own conditions: a caller's `AND: [{ id }]` or
+ * filters never replace them.
+ */
+export function guestWhere(scope: Scope): { tenantId: string; locationId?: string; erasedAt: null } {
+  return { ...scoped(scope, 'locationId'), erasedAt: null };
 }
 
-/** Whether a guest loaded through a to-one relation is one the caller may see (see guestScopeOf). */
-export function guestVisible(ctx: AppContext, g: { tenantId: string; locationId: string }): boolean {
-  return inScope(authorize(ctx.principal, 'guests.list'), g.tenantId, g.locationId);
+/** One guest by id in the caller's scope: the scope's conditions stay their own (see guestWhere). */
+export function guestById(scope: Scope, id: string): PrismaNS.GuestWhereInput {
+  return { ...guestWhere(scope), AND: [{ id }] };
 }
+
+/** The guests a nested read (GraphQL relations) reaches: the tenant's, for a pinned role those at its location. */
+export function guestScopeOf(ctx: AppContext): PrismaNS.GuestWhereInput {
+  return guestWhere(authorize(ctx.principal, guestsQuery.action));
+}
+
+/** Whether a guest loaded through a to-one relation is one the caller may see (see guestWhere). */
+export function guestVisible(
+  ctx: AppContext,
+  g: { tenantId: string; locationId: string; erasedAt: Date | null },
+): boolean {
+  return (
+    g.erasedAt === null && inScope(authorize(ctx.principal, guestsQuery.action), g.tenantId, g.locationId)
+  );
+}
+
+/** What guestVisible() reads of a guest loaded through a relation. */
+export const guestVisibleSelect = { tenantId: true, locationId: true, erasedAt: true } as const;
 
 /** Oldest first by default; `last_guest_first` turns it around. The id breaks ties either way. */
 export function guestOrder(lastFirst: boolean): PrismaNS.GuestOrderByWithRelationInput[] {
@@ -56,82 +78,42 @@ export const guestInclude = (tenantId: string) =>
 
 export type GuestRow = PrismaNS.GuestGetPayload<{ include: ReturnType<typeof guestInclude> }>;
 
-interface FilterValues {
-  username?: string;
-  partner_id?: string;
-  name?: string;
-  email?: string;
-  birth_date?: string;
-  location_id?: string;
-  gender?: string;
-  phone?: string;
-  passport_no?: string;
-  nationality?: string;
-  room_no?: string;
-  reservation_no?: string;
-  custom_field_1?: string;
-  custom_field_2?: string;
-  custom_field_3?: string;
-  online?: boolean;
-  last_visit_date?: VisitWindow;
-  receive_marketing?: number;
-  created_at?: string;
-  updated_at?: string;
-  last_guest_first?: boolean;
-  type?: number;
-  withBeacon?: boolean;
-}
+/** The list's action, scope and order; the two list operations differ only by `withBeacon`. */
+const guestList = {
+  action: 'guests.list',
+  within: (scope: Scope, and: PrismaNS.GuestWhereInput[]): PrismaNS.GuestWhereInput => ({
+    ...guestWhere(scope),
+    AND: and,
+  }),
+  orderBy: (f: { last_guest_first?: boolean }) => guestOrder(f.last_guest_first === true),
+} as const;
 
-/** The validated filters as a where clause, inside the caller's scope. */
-async function guestQuery(
+/** The guest list and count (GraphQL `guests`, REST `GET /guests/count`): filters → where and order. */
+export const guestsQuery = listOperation({ ...guestList, filters: guestFilters });
+
+/** REST's `GET /guests`: the same, with `withBeacon`. */
+export const guestListQuery = listOperation({ ...guestList, filters: guestListFilters });
+
+/** What the list and its count read by (see ListWhere). */
+export type GuestQuery = ListWhere<PrismaNS.GuestWhereInput, PrismaNS.GuestOrderByWithRelationInput[]>;
+
+/** Paging and shape: REST's typed list select, or plugin-prisma's query from the GraphQL selection. */
+type PageArgs = Omit<PrismaNS.GuestFindManyArgs, 'where' | 'orderBy'>;
+
+/**
+ * A page of guests for both transports. One raw statement (src/db/raw-rows.ts): the page is cut
+ * before the relations are built, so a deep page does not join the rows it skips.
+ */
+export function listGuests<A extends PageArgs>(
   ctx: AppContext,
-  raw: Record<string, unknown>,
-  rules: Rules,
-): Promise<{ where: PrismaNS.GuestWhereInput; f: FilterValues }> {
-  const scope = authorize(ctx.principal, 'guests.list');
-  const f = (await validateFilters(raw, rules)) as FilterValues;
-  const and: PrismaNS.GuestWhereInput[] = [];
-  // The pinned location is its own condition, so a `location_id` filter can only narrow it.
-  if (f.location_id !== undefined) and.push({ locationId: f.location_id });
-  if (f.username) and.push({ username: textSearch(f.username) });
-  if (f.name) and.push({ name: textSearch(f.name) });
-  if (f.email) and.push({ email: textSearch(f.email) });
-  if (f.phone) and.push({ phone: textSearch(f.phone) });
-  if (f.partner_id !== undefined) and.push({ partnerId: f.partner_id });
-  if (f.passport_no !== undefined) and.push({ passportNo: f.passport_no });
-  if (f.nationality !== undefined) and.push({ nationalityCode: f.nationality.toUpperCase() });
-  if (f.room_no !== undefined) and.push({ roomNo: f.room_no });
-  if (f.reservation_no !== undefined) and.push({ reservationNo: f.reservation_no });
-  if (f.custom_field_1 !== undefined) and.push({ customField1: f.custom_field_1 });
-  if (f.custom_field_2 !== undefined) and.push({ customField2: f.custom_field_2 });
-  if (f.custom_field_3 !== undefined) and.push({ customField3: f.custom_field_3 });
-  if (f.birth_date !== undefined) and.push({ birthDate: dayStart(f.birth_date) });
-  if (f.gender !== undefined) and.push({ gender: genderOfWord(f.gender) });
-  if (f.online !== undefined) and.push({ online: f.online });
-  if (f.last_visit_date !== undefined)
-    and.push({ lastVisitDate: { gte: f.last_visit_date.from, lt: f.last_visit_date.to } });
-  if (f.receive_marketing !== undefined) and.push({ receiveMarketing: f.receive_marketing });
-  if (f.created_at !== undefined) and.push({ createdAt: { gte: dayStart(f.created_at) } });
-  if (f.updated_at !== undefined) and.push({ updatedAt: { gte: dayStart(f.updated_at) } });
-  if (f.type !== undefined) and.push({ type: f.type });
-  return { where: { ...scoped(scope, 'locationId'), AND: and }, f };
+  q: GuestQuery,
+  args: A,
+): Promise<PrismaNS.GuestGetPayload<A>[]> {
+  return findManyRows(ctx.prisma, 'Guest', { ...args, where: q.where, orderBy: q.orderBy });
 }
 
-/** Paging and (from GraphQL) the relations the selection needs. */
-type Page = Omit<PrismaNS.GuestFindManyArgs, 'where' | 'orderBy'>;
-
-export async function listGuests(ctx: AppContext, filters: Record<string, unknown>, page: Page) {
-  const { where, f } = await guestQuery(ctx, filters, guestFilterRules);
-  return findManyRows<Guest>(ctx.prisma, 'Guest', {
-    ...page,
-    where,
-    orderBy: guestOrder(f.last_guest_first === true),
-  });
-}
-
-export async function countGuests(ctx: AppContext, filters: Record<string, unknown>): Promise<number> {
-  const { where } = await guestQuery(ctx, filters, guestFilterRules);
-  return countRows(ctx.prisma, 'Guest', where);
+export function countGuests(ctx: AppContext, q: GuestQuery): Promise<number> {
+  return countRows(ctx.prisma, 'Guest', q.where);
 }
 
 export interface Beacon {
@@ -193,22 +175,11 @@ export type GuestListRow = PrismaNS.GuestGetPayload<{ select: ReturnType<typeof 
   beacon?: Beacon | null;
 };
 
-/** REST's list: the rows both shapes need, and with `withBeacon` each guest's latest BLE record. */
-export async function listGuestRows(
+/** REST's `withBeacon`: each guest of the page with its latest BLE record (one statement). */
+export async function withBeacons<R extends { id: string }>(
   ctx: AppContext,
-  filters: Record<string, unknown>,
-  page: { skip: number; take: number },
-): Promise<GuestListRow[]> {
-  const { where, f } = await guestQuery(ctx, filters, guestListRules);
-  // One raw statement (src/db/raw-rows.ts): the page is cut before the relations are built, so a
-  // deep page does not join the rows it skips.
-  const rows = await findManyRows<GuestListRow>(ctx.prisma, 'Guest', {
-    where,
-    orderBy: guestOrder(f.last_guest_first === true),
-    ...page,
-    select: guestListSelect(ctx.principal.tenantId),
-  });
-  if (f.withBeacon !== true) return rows;
+  rows: R[],
+): Promise<(R & { beacon: Beacon | null })[]> {
   const beacons = await latestBeacons(
     ctx,
     rows.map((r) => r.id),
@@ -236,24 +207,24 @@ export async function latestBeacons(
   return new Map(rows.map((r) => [r.guestId, r]));
 }
 
-export async function findGuest(
+/** `GET /guests/:id`, GraphQL `guest(id)`: one guest in the caller's scope. */
+export const viewGuest = reader('guests.view');
+
+/** One guest in the shape `args` selects, or null. */
+export function findGuest<A extends Omit<PrismaNS.GuestFindFirstArgs, 'where'>>(
   ctx: AppContext,
   id: string,
-  query: Omit<PrismaNS.GuestFindFirstArgs, 'where'> = {},
-) {
-  const scope = authorize(ctx.principal, 'guests.view');
-  // The pinned location is its own condition: spread after `id` it would replace the requested id.
-  return findFirstRow<Guest>(ctx.prisma, 'Guest', {
-    ...query,
-    where: { ...scoped(scope, 'locationId'), AND: [{ id }] },
-  });
+  args: A,
+): Promise<PrismaNS.GuestGetPayload<A> | null> {
+  const scope = viewGuest.scope(ctx);
+  return findFirstRow(ctx.prisma, 'Guest', { ...args, where: guestById(scope, id) });
 }
 
 /** REST's detail: the guest with its location name and tags, or 404. */
 export async function guestDetail(ctx: AppContext, id: string): Promise<GuestRow> {
   const guest = await findGuest(ctx, id, { include: guestInclude(ctx.principal.tenantId) });
   if (!guest) throw new AppError('NOT_FOUND');
-  return guest as GuestRow;
+  return guest;
 }
 
 /** `settings` of the detail response: what the gateway supports for every guest today. */
@@ -267,21 +238,6 @@ export const GUEST_SETTINGS = {
 // ---------------------------------------------------------------------------------------------
 // Writes
 
-const columns: Record<string, keyof PrismaNS.GuestUncheckedCreateInput> = {
-  phone: 'phone',
-  passport_no: 'passportNo',
-  nationality: 'nationalityCode',
-  residency: 'residencyCode',
-  reservation_no: 'reservationNo',
-  partner_id: 'partnerId',
-  hotel_status: 'hotelStatus',
-  custom_field_1: 'customField1',
-  custom_field_2: 'customField2',
-  custom_field_3: 'customField3',
-  direct_login: 'directLogin',
-  marketing_consent: 'receiveMarketing',
-};
-
 function splitName(name: string): { firstName: string | null; lastName: string | null } {
   const words = name.trim().split(/\s+/).filter(Boolean);
   return { firstName: words[0] ?? null, lastName: words.length > 1 ? words.slice(1).join(' ') : null };
@@ -290,40 +246,62 @@ function splitName(name: string): { firstName: string | null; lastName: string |
 const joinName = (first: string | null | undefined, last: string | null | undefined): string =>
   [first, last].filter((s): s is string => !!s).join(' ');
 
-/** The validated input as columns (tags, avatar and location handled by the caller). */
+/** What `POST /guests` and `PUT /guests/:id` validate to (gender a word on create, a number on update). */
+type GuestWriteInput = InputOf<ReturnType<typeof guestWriteFields>>;
+
+/**
+ * The validated input as columns (tags, avatar and location handled by the caller): a field left out
+ * is undefined, which leaves its column as it is.
+ */
 function toColumns(
-  valid: Record<string, unknown>,
+  valid: GuestWriteInput,
   existing: { firstName: string | null; lastName: string | null } | null,
-): Record<string, unknown> {
-  const data: Record<string, unknown> = renameFields(valid, columns);
-  if ('email' in valid) data.email = valid.email;
-  if ('birth_date' in valid || 'birthday' in valid) {
-    const d = ('birth_date' in valid ? valid.birth_date : valid.birthday) as string | null;
-    data.birthDate = d === null ? null : dayStart(d);
-  }
-  if ('gender' in valid) {
-    const g = valid.gender;
-    data.gender = typeof g === 'number' ? g : typeof g === 'string' ? genderOfWord(g) : 0;
-  }
-  if ('room_no' in valid) data.roomNo = valid.room_no === null ? null : String(valid.room_no);
-  if ('custom_data' in valid) {
-    const c = valid.custom_data;
-    data.customData = c === null || typeof c === 'string' ? c : JSON.stringify(c);
-  }
-  // The full name and its parts stay in step: whichever side is sent, the other follows.
+) {
+  const birth = valid.birth_date !== undefined ? valid.birth_date : valid.birthday;
+  const g = valid.gender;
+  const c = valid.custom_data;
+  return {
+    phone: valid.phone,
+    passportNo: valid.passport_no,
+    nationalityCode: valid.nationality,
+    residencyCode: valid.residency,
+    reservationNo: valid.reservation_no,
+    partnerId: valid.partner_id,
+    hotelStatus: valid.hotel_status,
+    customField1: valid.custom_field_1,
+    customField2: valid.custom_field_2,
+    customField3: valid.custom_field_3,
+    directLogin: valid.direct_login,
+    receiveMarketing: valid.marketing_consent,
+    email: valid.email,
+    birthDate: birth === undefined ? undefined : birth === null ? null : dayStart(birth),
+    gender:
+      g === undefined ? undefined : typeof g === 'number' ? g : typeof g === 'string' ? genderOfWord(g) : 0,
+    roomNo: valid.room_no == null ? valid.room_no : String(valid.room_no),
+    customData: c == null || typeof c === 'string' ? c : JSON.stringify(c),
+    ...nameColumns(valid, existing),
+  } satisfies PrismaNS.GuestUncheckedUpdateInput;
+}
+
+/** The full name and its parts stay in step: whichever side is sent, the other follows. */
+function nameColumns(
+  valid: Pick<GuestWriteInput, 'name' | 'first_name' | 'last_name'>,
+  existing: { firstName: string | null; lastName: string | null } | null,
+): { name?: string; firstName?: string | null; lastName?: string | null } {
   const hasFirst = 'first_name' in valid;
   const hasLast = 'last_name' in valid;
   if (typeof valid.name === 'string') {
-    data.name = valid.name;
     const parts = splitName(valid.name);
-    data.firstName = hasFirst ? valid.first_name : parts.firstName;
-    data.lastName = hasLast ? valid.last_name : parts.lastName;
-  } else if (hasFirst || hasLast) {
-    data.firstName = hasFirst ? valid.first_name : (existing?.firstName ?? null);
-    data.lastName = hasLast ? valid.last_name : (existing?.lastName ?? null);
-    data.name = joinName(data.firstName as string | null, data.lastName as string | null);
+    return {
+      name: valid.name,
+      firstName: hasFirst ? valid.first_name : parts.firstName,
+      lastName: hasLast ? valid.last_name : parts.lastName,
+    };
   }
-  return data;
+  if (!hasFirst && !hasLast) return {};
+  const firstName = hasFirst ? (valid.first_name ?? null) : (existing?.firstName ?? null);
+  const lastName = hasLast ? (valid.last_name ?? null) : (existing?.lastName ?? null);
+  return { firstName, lastName, name: joinName(firstName, lastName) };
 }
 
 type Tx = PrismaNS.TransactionClient;
@@ -346,26 +324,17 @@ async function syncTags(
   await tx.guestTag.createMany({ data: tags.map((t) => ({ tenantId, guestId, tagId: t.id })) });
 }
 
-const emailTaken = (err: unknown): boolean => {
-  const e = err as { code?: string; meta?: { target?: unknown } };
-  return e.code === 'P2002';
-};
-const takenError = () =>
-  new AppError('VALIDATION', { fields: { email: ['The email has already been taken.'] } });
-
 /** Stores a new avatar first; the caller removes it again when the database write fails. */
-async function storeAvatar(
-  ctx: AppContext,
-  valid: Record<string, unknown>,
-): Promise<string | null | undefined> {
-  if (!('avatar' in valid)) return undefined;
-  const avatar = valid.avatar as Avatar | null;
-  return avatar === null ? null : avatarStorage(ctx).put('avatar', avatar.bytes, avatar.ext);
+async function storeAvatar(ctx: AppContext, valid: GuestWriteInput): Promise<string | null | undefined> {
+  if (valid.avatar === undefined) return undefined;
+  return valid.avatar === null
+    ? null
+    : avatarStorage(ctx).put('avatar', valid.avatar.bytes, valid.avatar.ext);
 }
 
 async function withAvatar<T>(
   ctx: AppContext,
-  valid: Record<string, unknown>,
+  valid: GuestWriteInput,
   write: (imagePath: string | null | undefined) => Promise<T>,
 ): Promise<T> {
   const stored = await storeAvatar(ctx, valid);
@@ -373,82 +342,77 @@ async function withAvatar<T>(
     return await write(stored);
   } catch (err) {
     if (stored) await avatarStorage(ctx).remove(stored);
-    if (emailTaken(err)) throw takenError();
+    if (isUniqueViolation(err)) throw takenError('email');
     throw err;
   }
 }
 
-export async function createGuest(ctx: AppContext, input: Record<string, unknown>): Promise<GuestRow> {
-  const scope = authorize(ctx.principal, 'guests.create');
-  const valid = await validate(input, guestWriteRules({ prisma: ctx.prisma, scope, mode: 'create' }));
-  const locationId = String(valid.location_id);
-  // A venue or front-desk user works in its own location only.
-  if (scope.locationId && locationId !== scope.locationId) throw new AppError('FORBIDDEN');
-  const data = toColumns(valid, null);
-  const email = (valid.email as string | null | undefined) ?? null;
-  const id = await withAvatar(ctx, valid, (imagePath) =>
-    ctx.prisma.$transaction(async (tx) => {
-      const guest = await tx.guest.create({
-        data: {
-          name: '',
-          ...data,
-          tenantId: scope.tenantId,
-          locationId,
-          username: email ?? `guest-${randomBytes(5).toString('hex')}`,
-          ...(imagePath !== undefined ? { imagePath } : {}),
-        },
-        select: { id: true },
-      });
-      if (Array.isArray(valid.tags)) {
-        await syncTags(
-          tx,
-          scope.tenantId,
-          guest.id,
-          valid.tags as string[],
-          (valid.tag_type as number) ?? null,
-        );
-      }
-      return guest.id;
-    }),
-  );
-  return guestDetail(ctx, id);
-}
+/** `POST /guests`, GraphQL `createGuest`. */
+export const createGuest = operation({
+  action: 'guests.create',
+  input: (env) => guestWriteFields({ ...env, mode: 'create' }),
+  async run({ ctx, scope, input }): Promise<GuestRow> {
+    const locationId = input.location_id;
+    // A venue or front-desk user works in its own location only.
+    if (scope.locationId && locationId !== scope.locationId) throw new AppError('FORBIDDEN');
+    const data = toColumns(input, null);
+    const email = input.email ?? null;
+    const id = await withAvatar(ctx, input, (imagePath) =>
+      ctx.prisma.$transaction(async (tx) => {
+        const guest = await tx.guest.create({
+          data: {
+            name: '',
+            ...data,
+            tenantId: scope.tenantId,
+            locationId,
+            username: email ?? `guest-${randomBytes(5).toString('hex')}`,
+            ...(imagePath !== undefined ? { imagePath } : {}),
+          },
+          select: { id: true },
+        });
+        if (Array.isArray(input.tags)) {
+          await syncTags(tx, scope.tenantId, guest.id, input.tags, input.tag_type ?? null);
+        }
+        return guest.id;
+      }),
+    );
+    return guestDetail(ctx, id);
+  },
+});
 
-export async function updateGuest(
-  ctx: AppContext,
-  id: string,
-  input: Record<string, unknown>,
-): Promise<GuestRow> {
-  const scope = authorize(ctx.principal, 'guests.update');
-  const existing = await ctx.prisma.guest.findFirst({
-    // Not `{ id, ...scoped() }`: the pinned location must not replace the path id.
-    where: { ...scoped(scope, 'locationId'), AND: [{ id }] },
-    select: { id: true, locationId: true, firstName: true, lastName: true, imagePath: true },
-  });
-  if (!existing) throw new AppError('NOT_FOUND');
-  const valid = await validate(
-    input,
-    guestWriteRules({ prisma: ctx.prisma, scope, exceptId: id, mode: 'update' }),
-  );
-  const locationId = String(valid.location_id);
-  if (locationId !== existing.locationId) {
-    // Moving a guest to another location of the tenant needs `guests.manage-global`; a pinned
-    // user never moves a guest out of its own location.
-    if (!hasPermission(ctx.principal, MANAGE_GLOBAL) || scope.locationId) throw new AppError('FORBIDDEN');
-  }
-  const data = toColumns(valid, existing);
-  await withAvatar(ctx, valid, (imagePath) =>
-    ctx.prisma.$transaction(async (tx) => {
-      await tx.guest.update({
-        where: { id },
-        data: { ...data, locationId, ...(imagePath !== undefined ? { imagePath } : {}) },
-      });
-      if ('tags' in valid) {
-        const names = Array.isArray(valid.tags) ? (valid.tags as string[]) : [];
-        await syncTags(tx, scope.tenantId, id, names, (valid.tag_type as number) ?? null);
-      }
-    }),
-  );
-  if ('avatar' in valid && existing.imagePath) await avatarStorage(ctx).remove(existing.imagePath);
-  return guestDetail(ctx, id);
-}
+/** `PUT /guests/:id`, GraphQL `updateGuest`. */
+export const updateGuest = operation({
+  action: 'guests.update',
+  find: async (ctx, scope, id) => {
+    const existing = await ctx.prisma.guest.findFirst({
+      where: guestById(scope, id),
+      select: { id: true, locationId: true, firstName: true, lastName: true, imagePath: true },
+    });
+    if (!existing) throw new AppError('NOT_FOUND');
+    return existing;
+  },
+  input: (env) => guestWriteFields({ ...env, exceptId: env.id, mode: 'update' }),
+  async run({ ctx, scope, input, found: existing }): Promise<GuestRow> {
+    const locationId = input.location_id;
+    if (locationId !== existing.locationId) {
+      // Moving a guest to another location of the tenant needs `guests.manage-global`; a pinned
+      // user never moves a guest out of its own location.
+      if (!hasPermission(ctx.principal, MANAGE_GLOBAL) || scope.locationId) throw new AppError('FORBIDDEN');
+    }
+    const data = toColumns(input, existing);
+    await withAvatar(ctx, input, (imagePath) =>
+      ctx.prisma.$transaction(async (tx) => {
+        await tx.guest.update({
+          where: { id: existing.id },
+          data: { ...data, locationId, ...(imagePath !== undefined ? { imagePath } : {}) },
+        });
+        if ('tags' in input) {
+          const names = input.tags ?? [];
+          await syncTags(tx, scope.tenantId, existing.id, names, input.tag_type ?? null);
+        }
+      }),
+    );
+    if ('avatar' in input && existing.imagePath) await avatarStorage(ctx).remove(existing.imagePath);
+    return guestDetail(ctx, existing.id);
+  },
+});

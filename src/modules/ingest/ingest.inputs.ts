@@ -4,29 +4,32 @@ import {
   array,
   boolean,
   custom,
+  type Infer,
   inList,
   integer,
+  ip,
   max,
   min,
   nullable,
   numeric,
   type Rule,
-  type Rules,
   required,
+  requiredWithoutAll,
+  rules,
   string,
 } from '../../validation/validator.js';
-import { isMac } from '../presence/mac.js';
+import { isMac, normalizeMac } from '../presence/mac.js';
 
 export const MAX_BATCH = 1000;
 
-export const batchRules: Rules = {
+export const batchRules = rules({
   events: [
     required(),
     array(),
     custom((v) => (Array.isArray(v) ? null : 'The :attribute field must be a list.')),
     max(MAX_BATCH),
   ],
-};
+});
 
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})$/;
 
@@ -37,50 +40,34 @@ export function parseIsoDateTime(v: unknown): Date | null {
   return Number.isNaN(d.getTime()) ? null : d;
 }
 
-const isoDateTime = (): Rule =>
+/** A value its rules guarantee; missing only when a rule's check and its coercion disagree (a bug). */
+function ensured<T>(value: T | null | undefined, what: string): T {
+  if (value === null || value === undefined) throw new Error(`Validated ingest ${what} is unreadable.`);
+  return value;
+}
+
+/** Passes ISO 8601 date-times with a zone, output as Dates. */
+const isoDateTime = (): Rule<Date> =>
   custom(
     (v) =>
       parseIsoDateTime(v)
         ? null
         : 'The :attribute field must be a valid ISO 8601 date-time with a time zone.',
     { format: 'date-time', description: 'ISO 8601 with a time zone (`2026-11-21T09:05:03Z`).' },
+    (v) => ensured(parseIsoDateTime(v), 'date-time'),
   );
 
-const filled = (v: unknown): boolean =>
-  v !== undefined && v !== null && !(typeof v === 'string' && v.trim() === '');
-
-/** Laravel's `required_without_all`. */
-function requiredWithoutAll(...others: string[]): Rule {
-  return {
-    name: 'requiredWithoutAll',
-    implicit: true,
-    doc: { description: `Required when none of ${others.join(', ')} is present.` },
-    check: (value, ctx) =>
-      filled(value) || others.some((o) => filled(ctx.input[o]))
-        ? null
-        : `The ${ctx.attribute} field is required when none of ${others.map(ctx.attributeOf).join(' / ')} are present.`,
-  };
-}
-
-const mac = (): Rule =>
-  custom((v) => (isMac(v) ? null : 'The :attribute field must be a valid MAC address.'), {
-    description: 'A MAC address.',
-  });
-
-const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
-const IPV6 = /^[0-9A-Fa-f:.]{2,45}$/;
-const ip = (): Rule =>
+/** Passes MAC addresses in any common notation, output normalized (`aa:bb:cc:dd:ee:ff`). */
+const mac = (): Rule<string> =>
   custom(
-    (v) =>
-      typeof v === 'string' && (IPV4.test(v) || (v.includes(':') && IPV6.test(v)))
-        ? null
-        : 'The :attribute field must be a valid IP address.',
-    { description: 'An IPv4 or IPv6 address.' },
+    (v) => (isMac(v) ? null : 'The :attribute field must be a valid MAC address.'),
+    { description: 'A MAC address.' },
+    (v) => normalizeMac(String(v)),
   );
 
-const eventId = [required(), string(), max(100)];
+const eventId = [required(), string(), max(100)] as const;
 
-export const presenceEventRules: Rules = {
+export const presenceEventRules = rules({
   event_id: eventId,
   mac: [required(), string(), mac()],
   data_type: [required(), integer(), inList([1, 2])],
@@ -91,11 +78,14 @@ export const presenceEventRules: Rules = {
   location_id: [requiredWithoutAll('zone_id', 'floor_id'), nullable(), string()],
   connected: [required(), boolean()],
   seen_at: [required(), string(), isoDateTime()],
-};
+});
 
-export const sessionEventRules: Rules = {
+export const SESSION_KINDS = ['start', 'interim', 'stop'] as const;
+export type SessionKind = (typeof SESSION_KINDS)[number];
+
+export const sessionEventRules = rules({
   event_id: eventId,
-  kind: [required(), string(), inList(['start', 'interim', 'stop'])],
+  kind: [required(), string(), inList(SESSION_KINDS)],
   mac: [required(), string(), mac()],
   ip: [required(), string(), ip()],
   guest_id: [nullable(), string()],
@@ -106,4 +96,68 @@ export const sessionEventRules: Rules = {
   access_code: [nullable(), string(), max(64)],
   service_profile_id: [nullable(), string()],
   at: [required(), string(), isoDateTime()],
-};
+});
+
+// ── The events as their rules let them through ─────────────────────────────────────────────────
+// `validate` infers each event's fields from the rules above (MAC normalized, dates as Dates); these
+// readers only rename them for the pipelines.
+
+/** A presence detection as `presenceEventRules` let it through. */
+export interface PresenceInput {
+  eventId: string;
+  mac: string;
+  dataType: number;
+  x: number | null;
+  y: number | null;
+  zoneId: string | null;
+  floorId: string | null;
+  locationId: string | null;
+  connected: boolean;
+  seenAt: Date;
+}
+
+export const readPresenceEvent = (e: Infer<typeof presenceEventRules>): PresenceInput => ({
+  eventId: e.event_id,
+  mac: e.mac,
+  dataType: e.data_type,
+  x: e.x ?? null,
+  y: e.y ?? null,
+  zoneId: e.zone_id ?? null,
+  floorId: e.floor_id ?? null,
+  locationId: e.location_id ?? null,
+  connected: e.connected,
+  seenAt: e.seen_at,
+});
+
+const sessionKind = (v: string): SessionKind | undefined => SESSION_KINDS.find((k) => k === v);
+
+/** A session accounting event as `sessionEventRules` let it through. */
+export interface SessionInput {
+  eventId: string;
+  kind: SessionKind;
+  mac: string;
+  ip: string;
+  guestId: string | null;
+  locationId: string;
+  bytesUp: number;
+  bytesDown: number;
+  loginType: string;
+  accessCode: string | null;
+  serviceProfileId: string | null;
+  at: Date;
+}
+
+export const readSessionEvent = (e: Infer<typeof sessionEventRules>): SessionInput => ({
+  eventId: e.event_id,
+  kind: ensured(sessionKind(e.kind), 'kind'),
+  mac: e.mac,
+  ip: e.ip,
+  guestId: e.guest_id ?? null,
+  locationId: e.location_id,
+  bytesUp: e.bytes_up,
+  bytesDown: e.bytes_down,
+  loginType: e.login_type,
+  accessCode: e.access_code ?? null,
+  serviceProfileId: e.service_profile_id ?? null,
+  at: e.at,
+});

@@ -3,13 +3,13 @@ import { Type } from '@sinclair/typebox';
 import type { Endpoint } from '../../rest/endpoint.js';
 import { Obj } from '../../rest/schemas.js';
 import { batchRules, presenceEventRules, sessionEventRules } from './ingest.inputs.js';
+import { ingestPresence } from './ingest.presence.js';
+import { ingestSessions } from './ingest.sessions.js';
 
 const Accepted = Obj(
   { accepted: Type.Integer({ minimum: 0, description: 'Events in the batch.' }) },
   'IngestAccepted',
 );
-
-import { ingestPresence, ingestSessions } from './ingest.service.js';
 
 export const presence: Endpoint = {
   action: 'ingest.write',

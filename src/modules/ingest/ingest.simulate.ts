@@ -13,7 +13,8 @@ import type { Random } from '../locations/locations.seed.js';
 import { normalizeMac } from '../presence/mac.js';
 import { createPresencePubSub } from '../presence/presence.pubsub.js';
 import { MAX_BATCH } from './ingest.inputs.js';
-import { ingestPresence, ingestSessions } from './ingest.service.js';
+import { ingestPresence } from './ingest.presence.js';
+import { ingestSessions } from './ingest.sessions.js';
 
 /** A simulation that cannot start or go on, said plainly (the CLI prints the message, no stack). */
 export class SimulationError extends Error {}

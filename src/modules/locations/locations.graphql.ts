@@ -2,17 +2,21 @@
 // REST filters and a total count, and the create/update mutations. Resolvers call the same service
 // functions as REST.
 
-import { authorize, requires } from '../../auth/permissions.js';
-import { scoped } from '../../db/scope.js';
+import { requires } from '../../auth/permissions.js';
 import { assertPageSize, toRestInput } from '../../graphql/args.js';
 import { builder } from '../../graphql/builder.js';
+import { argsOf, inputTypeOf, restInputOf } from '../../graphql/operation-fields.js';
+import { docsOnly, execute, fieldsOf } from '../../operations/operation.js';
 import { scaleFloorDimensions, zonePoints } from './locations.geometry.js';
 import {
+  buildingScopeOf,
   countLocations,
   createLocation,
   findLocation,
   listLocations,
+  locationsQuery,
   updateLocation,
+  viewLocation,
 } from './locations.service.js';
 
 /** As REST's `per_page`. */
@@ -113,57 +117,45 @@ export const LocationType = builder.prismaObject('Location', {
     // Floors and zones hang under the buildings, so the pinned location applies here for all three.
     buildings: t.relation('buildings', {
       query: (_args, ctx) => ({
-        where: scoped(authorize(ctx.principal, 'locations.hierarchy'), 'locationId'),
+        where: buildingScopeOf(ctx),
         orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
       }),
     }),
   }),
 });
 
-const LocationInput = builder.inputType('LocationInput', {
-  description: 'Every field is checked by the same rules as REST `POST /locations` (name is required).',
-  fields: (t) => ({
-    name: t.string(),
-    countryCode: t.string(),
-    city: t.string(),
-    address: t.string(),
-    postCode: t.string(),
-    description: t.string(),
-    state: t.string(),
-    lat: t.float(),
-    lng: t.float(),
-    timezone: t.string({ description: 'IANA time zone of the venue, default UTC' }),
-    smartLogin: t.int({ description: 'null inherit, 0 disabled, 1 enabled' }),
-    smartLoginFrequency: t.int(),
-    smartLoginFrequencyType: t.int({ description: '2 hours, 3 days' }),
-  }),
-});
+const LocationInput = inputTypeOf(
+  'LocationInput',
+  'Every field is checked by the same rules as REST `POST /locations` (name is required).',
+  fieldsOf(createLocation, docsOnly),
+);
 
 builder.queryFields((t) => ({
   locations: t.prismaConnection({
-    ...requires('locations.list'),
+    ...requires(locationsQuery.action),
     type: 'Location',
     cursor: 'id',
     maxSize: MAX_PAGE_SIZE,
     defaultSize: 10,
     description: 'Locations of the current tenant, oldest first (REST `GET /locations`).',
-    args: {
-      name: t.arg.string({ description: 'Case-insensitive substring of the name' }),
-      status: t.arg.int({ description: '0 (default) active, 1 trashed' }),
-    },
+    args: argsOf(locationsQuery.filters),
     // Adds `totalCount` to the connection, counted with the same filters.
-    resolve: (query, _root, args, ctx) => {
+    resolve: async (query, _root, args, ctx) => {
       assertPageSize(args, MAX_PAGE_SIZE);
-      return listLocations(ctx, toRestInput({ name: args.name, status: args.status }), query);
+      return listLocations(
+        ctx,
+        await locationsQuery.query(ctx, restInputOf(locationsQuery.filters, args)),
+        query,
+      );
     },
     // Without `edges` in the selection `resolve` does not run, so the page size is checked here too.
-    totalCount: (_root, args, ctx) => {
+    totalCount: async (_root, args, ctx) => {
       assertPageSize(args, MAX_PAGE_SIZE);
-      return countLocations(ctx, toRestInput({ name: args.name, status: args.status }));
+      return countLocations(ctx, await locationsQuery.query(ctx, restInputOf(locationsQuery.filters, args)));
     },
   }),
   location: t.prismaField({
-    ...requires('locations.list'),
+    ...requires(viewLocation.action),
     type: 'Location',
     nullable: true,
     description: 'One location of the current tenant (active or trashed), or null.',
@@ -174,22 +166,22 @@ builder.queryFields((t) => ({
 
 builder.mutationFields((t) => ({
   createLocation: t.prismaField({
-    ...requires('locations.create'),
+    ...requires(createLocation.action),
     type: 'Location',
     args: { input: t.arg({ type: LocationInput, required: true }) },
     resolve: async (query, _root, args, ctx, info) => {
       await ctx.fieldGuard?.check('createLocation', ctx.principal.tokenId, info);
-      const created = await createLocation(ctx, toRestInput(args.input));
+      const created = await execute(createLocation, ctx, toRestInput(args.input));
       return ctx.prisma.location.findUniqueOrThrow({ ...query, where: { id: created.id } });
     },
   }),
   updateLocation: t.prismaField({
-    ...requires('locations.update'),
+    ...requires(updateLocation.action),
     type: 'Location',
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: LocationInput, required: true }) },
     resolve: async (query, _root, args, ctx, info) => {
       await ctx.fieldGuard?.check('updateLocation', ctx.principal.tokenId, info);
-      const updated = await updateLocation(ctx, String(args.id), toRestInput(args.input));
+      const updated = await execute(updateLocation, ctx, toRestInput(args.input), String(args.id));
       return ctx.prisma.location.findUniqueOrThrow({ ...query, where: { id: updated.id } });
     },
   }),

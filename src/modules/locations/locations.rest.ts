@@ -1,8 +1,10 @@
-// REST endpoints of spec 4.1: validate paging, call one service function, serialize.
+// REST endpoints of spec 4.1: the location operations (locations.service.ts) with REST's paging,
+// status and serializers.
 import { Type } from '@sinclair/typebox';
-import { countEndpoint, docsOnly, type Endpoint, listEndpoint } from '../../rest/endpoint.js';
+import { rulesOf } from '../../operations/operation.js';
+import type { Endpoint } from '../../rest/endpoint.js';
+import { countEndpointOf, endpointOf, listEndpointOf } from '../../rest/operation-endpoint.js';
 import { DataBody, Obj } from '../../rest/schemas.js';
-import { hierarchyFilterRules, locationFilterRules, locationWriteRules } from './locations.inputs.js';
 import {
   HierarchyItemSchema,
   hierarchyItem,
@@ -14,34 +16,34 @@ import {
 import {
   countLocations,
   createLocation,
-  listLocationRows,
+  hierarchyQuery,
+  listLocations,
   locationHierarchy,
+  locationListSelect,
+  locationsQuery,
   updateLocation,
 } from './locations.service.js';
 
-export const list = listEndpoint({
+export const list = listEndpointOf(locationsQuery, {
   summary: 'List locations (name, status, page, per_page)',
-  action: 'locations.list',
   item: LocationListItemSchema,
-  filters: locationFilterRules,
-  list: listLocationRows,
+  read: (ctx, q, page) => listLocations(ctx, q, { ...page, select: locationListSelect }),
   serialize: locationListItem,
 });
 
-export const count = countEndpoint({
+export const count = countEndpointOf(locationsQuery, {
   summary: 'Count locations (name, status)',
-  action: 'locations.list',
-  filters: locationFilterRules,
   count: countLocations,
 });
 
 export const hierarchy: Endpoint = {
   summary: 'Locations with buildings, floors and zones',
-  action: 'locations.hierarchy',
-  filters: hierarchyFilterRules,
+  action: hierarchyQuery.action,
+  filters: rulesOf(hierarchyQuery.filters),
   response: Obj({ data: Type.Array(HierarchyItemSchema) }),
   async handle({ ctx, query }) {
-    const rows = await locationHierarchy(ctx, query);
+    const rows = await locationHierarchy(ctx, await hierarchyQuery.query(ctx, query));
+    // The options as sent (once valid): `1` exactly, as the legacy endpoint compared them.
     const opts = {
       withCoordinates: String(query.with_coordinates) === '1',
       scaleFloors: String(query.scale_floor_dimensions) === '1',
@@ -50,23 +52,15 @@ export const hierarchy: Endpoint = {
   },
 };
 
-export const create: Endpoint = {
+export const create = endpointOf(createLocation, {
   summary: 'Create a location',
-  action: 'locations.create',
   status: 201,
-  body: () => locationWriteRules(docsOnly.prisma, docsOnly.scope),
   response: DataBody(LocationDetailSchema),
-  async handle({ ctx, body }) {
-    return { data: locationDetail(await createLocation(ctx, body)) };
-  },
-};
+  answer: (location) => ({ data: locationDetail(location) }),
+});
 
-export const update: Endpoint = {
+export const update = endpointOf(updateLocation, {
   summary: 'Update a location',
-  action: 'locations.update',
-  body: () => locationWriteRules(docsOnly.prisma, docsOnly.scope),
   response: DataBody(LocationDetailSchema),
-  async handle({ ctx, params, body }) {
-    return { data: locationDetail(await updateLocation(ctx, params.id ?? '', body)) };
-  },
-};
+  answer: (location) => ({ data: locationDetail(location) }),
+});

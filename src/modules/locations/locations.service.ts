@@ -1,54 +1,86 @@
 // Locations: tenant-scoped domain functions used by both REST and GraphQL.
 import { authorize } from '../../auth/permissions.js';
+import type { Scope } from '../../auth/principal.js';
 import type { AppContext } from '../../context.js';
-import { renameFields } from '../../db/columns.js';
 import { countRows, findFirstRow, findManyRows } from '../../db/raw-rows.js';
 import { scoped } from '../../db/scope.js';
-import { textSearch } from '../../db/text-search.js';
+import { isUniqueViolation, takenError } from '../../db/unique-violation.js';
 import { AppError } from '../../errors.js';
 import type { Location, Prisma as PrismaNS } from '../../generated/prisma/client.js';
-import { validate, validateFilters } from '../../validation/validator.js';
-import { hierarchyFilterRules, locationFilterRules, locationWriteRules } from './locations.inputs.js';
+import {
+  type InputOf,
+  type ListWhere,
+  listOperation,
+  operation,
+  reader,
+} from '../../operations/operation.js';
+import { hierarchyFilters, locationFilters, locationWriteFields } from './locations.inputs.js';
 
 export const locationOrder = [
   { createdAt: 'asc' },
   { id: 'asc' },
 ] satisfies PrismaNS.LocationOrderByWithRelationInput[];
 
-export interface LocationFilters {
-  name?: string;
-  /** 0 (default) active, 1 trashed. */
-  status?: number;
+/** A list shows the active locations unless a `status` condition says which. */
+const ACTIVE = { isTrashed: false } satisfies PrismaNS.LocationWhereInput;
+const choosesTrashed = (conditions: PrismaNS.LocationWhereInput[]): boolean =>
+  conditions.some((c) => c.isTrashed !== undefined);
+
+/**
+ * The caller's locations (a pinned caller's one), the conditions of the filters given, then the
+ * active ones unless `status` chose. The scope stays its own condition: a `location_id` filter only
+ * narrows a pinned caller.
+ */
+function withinScope(scope: Scope, conditions: PrismaNS.LocationWhereInput[]): PrismaNS.LocationWhereInput {
+  return { ...scoped(scope, 'id'), AND: choosesTrashed(conditions) ? conditions : [...conditions, ACTIVE] };
 }
 
-export async function locationWhere(
-  ctx: AppContext,
-  action: 'locations.list' | 'locations.hierarchy',
-  raw: Record<string, unknown>,
-): Promise<PrismaNS.LocationWhereInput> {
-  const scope = authorize(ctx.principal, action);
-  const f = (await validateFilters(
-    raw,
-    action === 'locations.list' ? locationFilterRules : hierarchyFilterRules,
-  )) as {
-    name?: string;
-    status?: number;
-    location_id?: string;
-  };
-  return {
-    ...scoped(scope, 'id'),
-    ...(f.location_id !== undefined ? { AND: [{ id: f.location_id }] } : {}),
-    isTrashed: f.status === 1,
-    ...(f.name ? { name: textSearch(f.name) } : {}),
-  };
-}
+/** The location list and count (REST `GET /locations[/count]`, GraphQL `locations`). */
+export const locationsQuery = listOperation({
+  action: 'locations.list',
+  filters: locationFilters,
+  within: withinScope,
+  orderBy: () => locationOrder,
+});
 
-/** Paging and (from GraphQL) the relations the selection needs. */
+/** `GET /locations/hierarchy`: the active locations with buildings, floors and zones. */
+export const hierarchyQuery = listOperation({
+  action: 'locations.hierarchy',
+  filters: hierarchyFilters,
+  within: withinScope,
+  orderBy: () => locationOrder,
+});
+
+/** What the list and its count read by (see ListWhere). */
+export type LocationQuery = ListWhere<
+  PrismaNS.LocationWhereInput,
+  PrismaNS.LocationOrderByWithRelationInput[]
+>;
+
+/**
+ * The page and what to read of each row: REST's `{ skip, take, select: locationListSelect }`, GraphQL's
+ * relay page (`cursor`, `take`, `skip`) with plugin-prisma's include for its selection.
+ */
 type Page = Omit<PrismaNS.LocationFindManyArgs, 'where' | 'orderBy'>;
 
-export async function listLocations(ctx: AppContext, filters: Record<string, unknown>, page: Page) {
-  const where = await locationWhere(ctx, 'locations.list', filters);
-  return findManyRows<Location>(ctx.prisma, 'Location', { where, orderBy: locationOrder, ...page });
+/**
+ * The list of both transports: one filter set, scope and order; only `page` differs. The rows' type
+ * follows from `page` as it does for Prisma's own findMany (a `select` gives just those columns).
+ */
+export function listLocations<P extends Page>(
+  ctx: AppContext,
+  q: LocationQuery,
+  page: P,
+): Promise<PrismaNS.LocationGetPayload<P>[]> {
+  return findManyRows<PrismaNS.LocationGetPayload<P>>(ctx.prisma, 'Location', {
+    ...page,
+    where: q.where,
+    orderBy: q.orderBy,
+  });
+}
+
+export function countLocations(ctx: AppContext, q: LocationQuery): Promise<number> {
+  return countRows(ctx.prisma, 'Location', q.where);
 }
 
 /**
@@ -69,27 +101,15 @@ export const locationListSelect = {
 
 export type LocationListRow = PrismaNS.LocationGetPayload<{ select: typeof locationListSelect }>;
 
-/** REST's list (GraphQL's, listLocations, reads what its selection needs). */
-export async function listLocationRows(
-  ctx: AppContext,
-  filters: Record<string, unknown>,
-  page: { skip: number; take: number },
-) {
-  const where = await locationWhere(ctx, 'locations.list', filters);
-  return findManyRows<LocationListRow>(ctx.prisma, 'Location', {
-    where,
-    orderBy: locationOrder,
-    ...page,
-    select: locationListSelect,
-  });
-}
+/** GraphQL `location(id)`: one location in the caller's scope, with the list's action. */
+export const viewLocation = reader(locationsQuery.action);
 
 export async function findLocation(
   ctx: AppContext,
   id: string,
   query: Omit<PrismaNS.LocationFindFirstArgs, 'where'> = {},
 ) {
-  const scope = authorize(ctx.principal, 'locations.list');
+  const scope = viewLocation.scope(ctx);
   // The pinned location is its own condition: spread after `id` it would replace the requested id.
   return findFirstRow<Location>(ctx.prisma, 'Location', {
     ...query,
@@ -97,20 +117,19 @@ export async function findLocation(
   });
 }
 
-export async function countLocations(ctx: AppContext, filters: Record<string, unknown>): Promise<number> {
-  return countRows(ctx.prisma, 'Location', await locationWhere(ctx, 'locations.list', filters));
+/** The buildings (and their floors and zones) a nested read reaches: a pinned caller's location's. */
+export function buildingScopeOf(ctx: AppContext): PrismaNS.BuildingWhereInput {
+  return scoped(authorize(ctx.principal, hierarchyQuery.action), 'locationId');
 }
 
 /** Locations with buildings, floors and zones, in one statement whatever their number. */
-export async function locationHierarchy(ctx: AppContext, filters: Record<string, unknown>) {
-  const where = await locationWhere(ctx, 'locations.hierarchy', filters);
-  const tenantId = ctx.principal.tenantId;
+export function locationHierarchy(ctx: AppContext, q: LocationQuery) {
   // Only the columns the hierarchy shows: each level is built as JSON in the database, so every
   // extra column costs on every row (bench/RESULTS.md).
   return findManyRows<PrismaNS.LocationGetPayload<{ select: ReturnType<typeof hierarchySelect> }>>(
     ctx.prisma,
     'Location',
-    { where, orderBy: locationOrder, select: hierarchySelect(tenantId) },
+    { where: q.where, orderBy: q.orderBy, select: hierarchySelect(ctx.principal.tenantId) },
   );
 }
 
@@ -152,65 +171,61 @@ const hierarchySelect = (tenantId: string) =>
 
 export type LocationTree = Awaited<ReturnType<typeof locationHierarchy>>[number];
 
-const columns: Record<string, keyof PrismaNS.LocationUncheckedCreateInput> = {
-  name: 'name',
-  country_code: 'countryCode',
-  city: 'city',
-  address: 'address',
-  post_code: 'postCode',
-  description: 'description',
-  state: 'state',
-  lat: 'lat',
-  lng: 'lng',
-  timezone: 'timezone',
-  smart_login: 'smartLogin',
-  smart_login_frequency: 'smartLoginFrequency',
-  smart_login_frequency_type: 'smartLoginFrequencyType',
-};
+export type LocationWriteInput = InputOf<ReturnType<typeof locationWriteFields>>;
 
-function toColumns(valid: Record<string, unknown>): Record<string, unknown> {
-  const data: Record<string, unknown> = renameFields(valid, columns);
-  // numeric() accepts numeric strings ("41.5"); the columns are floats.
-  for (const column of ['lat', 'lng'] as const) {
-    if (typeof data[column] === 'string') data[column] = Number(data[column]);
-  }
-  return data;
+/** The sent fields under their column names; a field left out is undefined, which leaves its column. */
+function toColumns(input: LocationWriteInput) {
+  return {
+    name: input.name,
+    countryCode: input.country_code,
+    city: input.city,
+    address: input.address,
+    postCode: input.post_code,
+    description: input.description,
+    state: input.state,
+    lat: input.lat,
+    lng: input.lng,
+    timezone: input.timezone,
+    smartLogin: input.smart_login,
+    smartLoginFrequency: input.smart_login_frequency,
+    smartLoginFrequencyType: input.smart_login_frequency_type,
+  } satisfies PrismaNS.LocationUncheckedUpdateInput;
 }
 
-/** Two requests racing for one name: the unique index decides, and the loser gets the 422. */
-function nameTaken(err: unknown): boolean {
-  return (err as { code?: string }).code === 'P2002';
-}
-const takenError = () =>
-  new AppError('VALIDATION', { fields: { name: ['The name has already been taken.'] } });
+/** `POST /locations`, GraphQL `createLocation`. */
+export const createLocation = operation({
+  action: 'locations.create',
+  input: locationWriteFields,
+  async run({ ctx, scope, input }): Promise<Location> {
+    try {
+      return await ctx.prisma.location.create({ data: { ...toColumns(input), tenantId: scope.tenantId } });
+    } catch (err) {
+      if (isUniqueViolation(err)) throw takenError('name');
+      throw err;
+    }
+  },
+});
 
-export async function createLocation(ctx: AppContext, input: Record<string, unknown>) {
-  const scope = authorize(ctx.principal, 'locations.create');
-  const valid = await validate(input, locationWriteRules(ctx.prisma, scope));
-  try {
-    return await ctx.prisma.location.create({
-      data: { ...(toColumns(valid) as { name: string }), tenantId: scope.tenantId },
+/** `PUT /locations/:id`, GraphQL `updateLocation`. */
+export const updateLocation = operation({
+  action: 'locations.update',
+  find: async (ctx, scope, id) => {
+    const existing = await ctx.prisma.location.findFirst({
+      // Not `{ id, ...scoped() }`: a venue user's pinned id would replace the path id, and the update
+      // below would then change whichever location of the tenant the path named.
+      where: { ...scoped(scope, 'id'), AND: [{ id }] },
+      select: { id: true },
     });
-  } catch (err) {
-    if (nameTaken(err)) throw takenError();
-    throw err;
-  }
-}
-
-export async function updateLocation(ctx: AppContext, id: string, input: Record<string, unknown>) {
-  const scope = authorize(ctx.principal, 'locations.update');
-  const existing = await ctx.prisma.location.findFirst({
-    // Not `{ id, ...scoped() }`: a venue user's pinned id would replace the path id, and the update
-    // below would then change whichever location of the tenant the path named.
-    where: { ...scoped(scope, 'id'), AND: [{ id }] },
-    select: { id: true },
-  });
-  if (!existing) throw new AppError('NOT_FOUND');
-  const valid = await validate(input, locationWriteRules(ctx.prisma, scope, id));
-  try {
-    return await ctx.prisma.location.update({ where: { id }, data: toColumns(valid) });
-  } catch (err) {
-    if (nameTaken(err)) throw takenError();
-    throw err;
-  }
-}
+    if (!existing) throw new AppError('NOT_FOUND');
+    return existing;
+  },
+  input: locationWriteFields,
+  async run({ ctx, input, found }): Promise<Location> {
+    try {
+      return await ctx.prisma.location.update({ where: { id: found.id }, data: toColumns(input) });
+    } catch (err) {
+      if (isUniqueViolation(err)) throw takenError('name');
+      throw err;
+    }
+  },
+});

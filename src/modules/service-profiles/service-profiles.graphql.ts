@@ -1,8 +1,13 @@
 // Service profiles in the graph: the `serviceProfiles` connection (REST `GET /service-profiles`).
 import { requires } from '../../auth/permissions.js';
-import { assertPageSize, toRestInput } from '../../graphql/args.js';
+import { assertPageSize } from '../../graphql/args.js';
 import { builder } from '../../graphql/builder.js';
-import { countServiceProfiles, listServiceProfiles } from './service-profiles.service.js';
+import { argsOf, restInputOf } from '../../graphql/operation-fields.js';
+import {
+  countServiceProfiles,
+  listServiceProfiles,
+  serviceProfilesQuery,
+} from './service-profiles.service.js';
 
 const MAX_PAGE_SIZE = 100;
 
@@ -25,24 +30,23 @@ builder.prismaObject('ServiceProfile', {
 
 builder.queryFields((t) => ({
   serviceProfiles: t.prismaConnection({
-    ...requires('serviceProfiles.list'),
+    ...requires(serviceProfilesQuery.action),
     type: 'ServiceProfile',
     cursor: 'id',
     maxSize: MAX_PAGE_SIZE,
     defaultSize: 10,
     description:
       'Service profiles of the current tenant, the default first, then by name (REST `GET /service-profiles`).',
-    args: {
-      name: t.arg.string({ description: 'Case-insensitive substring of the name' }),
-      isDefault: t.arg.boolean(),
-    },
-    resolve: (query, _root, args, ctx) => {
+    args: argsOf(serviceProfilesQuery.filters),
+    resolve: async (query, _root, args, ctx) => {
       assertPageSize(args, MAX_PAGE_SIZE);
-      return listServiceProfiles(ctx, toRestInput({ name: args.name, isDefault: args.isDefault }), query);
+      const q = await serviceProfilesQuery.query(ctx, restInputOf(serviceProfilesQuery.filters, args));
+      return listServiceProfiles(ctx, q, query);
     },
-    totalCount: (_root, args, ctx) => {
+    totalCount: async (_root, args, ctx) => {
       assertPageSize(args, MAX_PAGE_SIZE);
-      return countServiceProfiles(ctx, toRestInput({ name: args.name, isDefault: args.isDefault }));
+      const q = await serviceProfilesQuery.query(ctx, restInputOf(serviceProfilesQuery.filters, args));
+      return countServiceProfiles(ctx, q);
     },
   }),
 }));

@@ -1,21 +1,21 @@
-// REST endpoints for service profiles (beyond the spec).
-import { countEndpoint, listEndpoint } from '../../rest/endpoint.js';
-import { serviceProfileFilterRules } from './service-profiles.inputs.js';
+// REST endpoints for service profiles (beyond the spec): the list operation
+// (service-profiles.service.ts) with REST's paging and serializer.
+import { countEndpointOf, listEndpointOf } from '../../rest/operation-endpoint.js';
 import { ServiceProfileItemSchema, serviceProfileItem } from './service-profiles.serializer.js';
-import { countServiceProfiles, listServiceProfiles } from './service-profiles.service.js';
+import {
+  countServiceProfiles,
+  listServiceProfiles,
+  serviceProfilesQuery,
+} from './service-profiles.service.js';
 
-export const list = listEndpoint({
+export const list = listEndpointOf(serviceProfilesQuery, {
   summary: 'List service profiles (name, is_default, page, per_page)',
-  action: 'serviceProfiles.list',
   item: ServiceProfileItemSchema,
-  filters: serviceProfileFilterRules,
-  list: listServiceProfiles,
+  read: listServiceProfiles,
   serialize: serviceProfileItem,
 });
 
-export const count = countEndpoint({
+export const count = countEndpointOf(serviceProfilesQuery, {
   summary: 'Count service profiles (name, is_default)',
-  action: 'serviceProfiles.list',
-  filters: serviceProfileFilterRules,
   count: countServiceProfiles,
 });

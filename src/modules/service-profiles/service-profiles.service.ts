@@ -1,13 +1,11 @@
 // Service profiles (bandwidth, session duration, data quota): read access for both transports.
 // They are tenant-wide, so pinned users read them too (they need an id to generate access codes).
-import { authorize } from '../../auth/permissions.js';
 import type { AppContext } from '../../context.js';
 import { countRows, findManyRows } from '../../db/raw-rows.js';
 import { scoped } from '../../db/scope.js';
-import { textSearch } from '../../db/text-search.js';
 import type { Prisma as PrismaNS, ServiceProfile } from '../../generated/prisma/client.js';
-import { validateFilters } from '../../validation/validator.js';
-import { serviceProfileFilterRules } from './service-profiles.inputs.js';
+import { type ListWhere, listOperation } from '../../operations/operation.js';
+import { serviceProfileFilters } from './service-profiles.inputs.js';
 
 /** The default profile first, then by name; the id breaks ties. */
 export const serviceProfileOrder = [
@@ -16,33 +14,34 @@ export const serviceProfileOrder = [
   { id: 'asc' },
 ] satisfies PrismaNS.ServiceProfileOrderByWithRelationInput[];
 
-async function serviceProfileWhere(
-  ctx: AppContext,
-  raw: Record<string, unknown>,
-): Promise<PrismaNS.ServiceProfileWhereInput> {
-  const scope = authorize(ctx.principal, 'serviceProfiles.list');
-  const f = (await validateFilters(raw, serviceProfileFilterRules)) as {
-    name?: string;
-    is_default?: boolean;
-  };
-  return {
+/** The list and count (REST `GET /service-profiles[/count]`, GraphQL `serviceProfiles`). */
+export const serviceProfilesQuery = listOperation({
+  action: 'serviceProfiles.list',
+  filters: serviceProfileFilters,
+  // The tenant's, whatever the caller's pinned location.
+  within: (scope, conditions): PrismaNS.ServiceProfileWhereInput => ({
     ...scoped<never>(scope),
-    ...(f.name ? { name: textSearch(f.name) } : {}),
-    ...(f.is_default !== undefined ? { isDefault: f.is_default } : {}),
-  };
-}
+    AND: conditions,
+  }),
+  orderBy: () => serviceProfileOrder,
+});
+
+/** What the list and its count read by (see ListWhere). */
+export type ServiceProfileQuery = ListWhere<
+  PrismaNS.ServiceProfileWhereInput,
+  PrismaNS.ServiceProfileOrderByWithRelationInput[]
+>;
 
 type Page = Omit<PrismaNS.ServiceProfileFindManyArgs, 'where' | 'orderBy'>;
 
-export async function listServiceProfiles(ctx: AppContext, filters: Record<string, unknown>, page: Page) {
-  const where = await serviceProfileWhere(ctx, filters);
+export function listServiceProfiles(ctx: AppContext, q: ServiceProfileQuery, page: Page) {
   return findManyRows<ServiceProfile>(ctx.prisma, 'ServiceProfile', {
     ...page,
-    where,
-    orderBy: serviceProfileOrder,
+    where: q.where,
+    orderBy: q.orderBy,
   });
 }
 
-export async function countServiceProfiles(ctx: AppContext, filters: Record<string, unknown>) {
-  return countRows(ctx.prisma, 'ServiceProfile', await serviceProfileWhere(ctx, filters));
+export function countServiceProfiles(ctx: AppContext, q: ServiceProfileQuery) {
+  return countRows(ctx.prisma, 'ServiceProfile', q.where);
 }

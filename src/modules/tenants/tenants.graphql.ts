@@ -1,16 +1,20 @@
 // Tenants in the graph: the `tenants` connection of the caller's group with the REST filters and a
-// total count, and the create/update/deactivate/activate/switch mutations. Resolvers call the same
-// service functions as REST.
+// total count, and the create/update/deactivate/activate/switch mutations. Resolvers run the same
+// operations as REST (tenants.service.ts).
 import { requires } from '../../auth/permissions.js';
 import { assertPageSize, toRestInput } from '../../graphql/args.js';
 import { builder, type SchemaTypes } from '../../graphql/builder.js';
+import { argsOf, inputTypeOf, restInputOf } from '../../graphql/operation-fields.js';
+import { docsOnly, execute, fieldsOf } from '../../operations/operation.js';
 import { countryName } from '../../validation/countries.js';
 import {
+  activateTenant,
   countTenants,
   createTenant,
+  deactivateTenant,
   listTenants,
-  setTenantTrashed,
   switchTenant,
+  tenantsQuery,
   updateTenant,
 } from './tenants.service.js';
 
@@ -42,61 +46,46 @@ export const TenantType = builder.prismaObject('Tenant', {
   }),
 });
 
-const TenantInput = builder.inputType('TenantInput', {
-  description: 'Checked by the same rules as REST `POST /tenants` (name is required, at least 5 characters).',
-  fields: (t) => ({
-    name: t.string(),
-    countryCode: t.string({ description: 'ISO 3166-1 alpha-2, upper case' }),
-    city: t.string(),
-    address: t.string(),
-    postCode: t.string(),
-    description: t.string(),
-  }),
-});
-
-const filters = (args: { name?: string | null; description?: string | null }) =>
-  toRestInput({ name: args.name, description: args.description });
+const TenantInput = inputTypeOf(
+  'TenantInput',
+  'Checked by the same rules as REST `POST /tenants` (name is required, at least 5 characters).',
+  fieldsOf(createTenant, docsOnly),
+);
 
 builder.queryFields((t) => ({
   tenants: t.prismaConnection({
-    ...requires('tenants.list'),
+    ...requires(tenantsQuery.action),
     type: 'Tenant',
     cursor: 'id',
     maxSize: MAX_PAGE_SIZE,
     defaultSize: 10,
     description: 'Tenants of the caller’s group, oldest first (REST `GET /tenants`).',
-    args: {
-      name: t.arg.string({ description: 'The full name, case-insensitive' }),
-      description: t.arg.string({ description: 'Case-insensitive substring of the description' }),
-    },
-    resolve: (query, _root, args, ctx) => {
+    args: argsOf(tenantsQuery.filters),
+    resolve: async (query, _root, args, ctx) => {
       assertPageSize(args, MAX_PAGE_SIZE);
-      return listTenants(ctx, filters(args), query);
+      return listTenants(ctx, await tenantsQuery.query(ctx, restInputOf(tenantsQuery.filters, args)), query);
     },
-    totalCount: (_root, args, ctx) => {
+    totalCount: async (_root, args, ctx) => {
       assertPageSize(args, MAX_PAGE_SIZE);
-      return countTenants(ctx, filters(args));
+      return countTenants(ctx, await tenantsQuery.query(ctx, restInputOf(tenantsQuery.filters, args)));
     },
   }),
 }));
 
 /** `deactivateTenant` / `activateTenant`: one shape, the target state differs. */
-function trashMutation(t: PothosSchemaTypes.MutationFieldBuilder<SchemaTypes, unknown>, trashed: boolean) {
+function trashMutation(
+  t: PothosSchemaTypes.MutationFieldBuilder<SchemaTypes, unknown>,
+  op: typeof deactivateTenant,
+  trashed: boolean,
+) {
+  const fields = fieldsOf(op, docsOnly);
   return t.prismaField({
-    ...requires('tenants.activate'),
+    ...requires(op.action),
     type: 'Tenant',
     description: `${trashed ? 'Trashes' : 'Restores'} a tenant; with \`userStatus\` its users (support users excepted) take that status.`,
-    args: {
-      id: t.arg.id({ required: true }),
-      userStatus: t.arg.int({ description: '0 Passive, 1 Active, 2 Banned' }),
-    },
+    args: { id: t.arg.id({ required: true }), ...argsOf(fields) },
     resolve: async (query, _root, args, ctx) => {
-      const tenant = await setTenantTrashed(
-        ctx,
-        String(args.id),
-        trashed,
-        toRestInput({ userStatus: args.userStatus }),
-      );
+      const tenant = await execute(op, ctx, restInputOf(fields, args), String(args.id));
       return ctx.prisma.tenant.findUniqueOrThrow({ ...query, where: { id: tenant.id } });
     },
   });
@@ -104,33 +93,33 @@ function trashMutation(t: PothosSchemaTypes.MutationFieldBuilder<SchemaTypes, un
 
 builder.mutationFields((t) => ({
   createTenant: t.prismaField({
-    ...requires('tenants.create'),
+    ...requires(createTenant.action),
     type: 'Tenant',
     description: 'Creates a tenant in the caller’s group and moves the caller to it (REST `POST /tenants`).',
     args: { input: t.arg({ type: TenantInput, required: true }) },
     resolve: async (query, _root, args, ctx) => {
-      const created = await createTenant(ctx, toRestInput(args.input));
+      const created = await execute(createTenant, ctx, toRestInput(args.input));
       return ctx.prisma.tenant.findUniqueOrThrow({ ...query, where: { id: created.id } });
     },
   }),
   updateTenant: t.prismaField({
-    ...requires('tenants.update'),
+    ...requires(updateTenant.action),
     type: 'Tenant',
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: TenantInput, required: true }) },
     resolve: async (query, _root, args, ctx) => {
-      const updated = await updateTenant(ctx, String(args.id), toRestInput(args.input));
+      const updated = await execute(updateTenant, ctx, toRestInput(args.input), String(args.id));
       return ctx.prisma.tenant.findUniqueOrThrow({ ...query, where: { id: updated.id } });
     },
   }),
-  deactivateTenant: trashMutation(t, true),
-  activateTenant: trashMutation(t, false),
+  deactivateTenant: trashMutation(t, deactivateTenant, true),
+  activateTenant: trashMutation(t, activateTenant, false),
   switchTenant: t.prismaField({
-    ...requires('tenants.switch'),
+    ...requires(switchTenant.action),
     type: 'Tenant',
     description: 'Makes this tenant of the caller’s group the caller’s current tenant; returns it.',
     args: { id: t.arg.id({ required: true }) },
     resolve: async (query, _root, args, ctx) => {
-      const tenant = await switchTenant(ctx, String(args.id));
+      const tenant = await execute(switchTenant, ctx, {}, String(args.id));
       return ctx.prisma.tenant.findUniqueOrThrow({ ...query, where: { id: tenant.id } });
     },
   }),

@@ -1,4 +1,7 @@
 // The rules of spec 4.6, shared by REST and GraphQL.
+import { sameText, textSearch } from '../../db/text-search.js';
+import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
+import { field, filterOf } from '../../operations/operation.js';
 import {
   countryCode,
   inList,
@@ -6,29 +9,40 @@ import {
   max,
   min,
   nullable,
-  type Rules,
   required,
   size,
   string,
   textFilter,
 } from '../../validation/validator.js';
 
-export const tenantFilterRules: Rules = {
-  name: textFilter(),
-  description: textFilter(),
+const tenantFilter = filterOf<PrismaNS.TenantWhereInput>();
+
+/**
+ * The filters of the tenant list and count, on both transports: each one's rules (REST name), its
+ * GraphQL argument's description, and the condition it adds.
+ */
+export const tenantFilters = {
+  name: tenantFilter(textFilter(), {
+    description: 'The full name, case-insensitive',
+    where: (v) => ({ name: sameText(v) }),
+  }),
+  description: tenantFilter(textFilter(), {
+    description: 'Case-insensitive substring of the description',
+    where: (v) => ({ description: textSearch(v) }),
+  }),
 };
 
-/** Create and update share every rule (`name` stays required on update). */
-export const tenantWriteRules: Rules = {
-  name: [required(), string(), min(5), max(255)],
-  country_code: [nullable(), string(), size(2), countryCode()],
-  city: [nullable(), string(), max(255)],
-  address: [nullable(), string(), max(255)],
-  post_code: [nullable(), string(), max(255)],
-  description: [nullable(), string()],
+/** The body of `POST /tenants` and `PUT /tenants/:id` (GraphQL TenantInput): `name` stays required on update. */
+export const tenantWriteFields = {
+  name: field([required(), string(), min(5), max(255)]),
+  country_code: field([nullable(), string(), size(2), countryCode()], 'ISO 3166-1 alpha-2, upper case'),
+  city: field([nullable(), string(), max(255)]),
+  address: field([nullable(), string(), max(255)]),
+  post_code: field([nullable(), string(), max(255)]),
+  description: field([nullable(), string()]),
 };
 
 /** Body of deactivate and activate: optional, 0 Passive, 1 Active, 2 Banned. */
-export const tenantStatusRules: Rules = {
-  user_status: [integer(), inList([0, 1, 2])],
+export const tenantStatusFields = {
+  user_status: field([integer(), inList([0, 1, 2])], '0 Passive, 1 Active, 2 Banned'),
 };

@@ -1,9 +1,9 @@
-// REST endpoints of spec 4.6: validate paging, call one service function, serialize.
+// REST endpoints of spec 4.6: the tenant operations (tenants.service.ts) with REST's paging, status
+// and serializers.
 
 import { Type } from '@sinclair/typebox';
-import { countEndpoint, type Endpoint, listEndpoint } from '../../rest/endpoint.js';
+import { countEndpointOf, endpointOf, listEndpointOf } from '../../rest/operation-endpoint.js';
 import { DataBody, Obj } from '../../rest/schemas.js';
-import { tenantFilterRules, tenantStatusRules, tenantWriteRules } from './tenants.inputs.js';
 import {
   TenantDetailSchema,
   TenantListItemSchema,
@@ -11,78 +11,57 @@ import {
   tenantListItem,
 } from './tenants.serializer.js';
 import {
+  activateTenant,
   countTenants,
   createTenant,
-  listTenantsWithGroup,
-  setTenantTrashed,
+  deactivateTenant,
+  listTenants,
   switchTenant,
+  tenantListSelect,
+  tenantsQuery,
   updateTenant,
 } from './tenants.service.js';
 
-export const list = listEndpoint({
+export const list = listEndpointOf(tenantsQuery, {
   summary: 'List the tenants of the caller’s group (name, description, page, per_page)',
-  action: 'tenants.list',
   item: TenantListItemSchema,
-  filters: tenantFilterRules,
-  list: listTenantsWithGroup,
+  read: (ctx, q, page) => listTenants(ctx, q, { ...page, select: tenantListSelect }),
   serialize: tenantListItem,
 });
 
-export const count = countEndpoint({
+export const count = countEndpointOf(tenantsQuery, {
   summary: 'Count the tenants of the caller’s group (name, description)',
-  action: 'tenants.list',
-  filters: tenantFilterRules,
   count: countTenants,
 });
 
-export const create: Endpoint = {
+export const create = endpointOf(createTenant, {
   summary: 'Create a tenant and move the caller to it',
-  action: 'tenants.create',
-  body: tenantWriteRules,
   response: DataBody(TenantDetailSchema),
-  async handle({ ctx, body }) {
-    return { data: tenantDetail(await createTenant(ctx, body)) };
-  },
-};
+  answer: (tenant) => ({ data: tenantDetail(tenant) }),
+});
 
-export const update: Endpoint = {
+export const update = endpointOf(updateTenant, {
   summary: 'Update a tenant',
-  action: 'tenants.update',
-  body: tenantWriteRules,
   response: DataBody(TenantDetailSchema),
-  async handle({ ctx, params, body }) {
-    return { data: tenantDetail(await updateTenant(ctx, params.id ?? '', body)) };
-  },
-};
+  answer: (tenant) => ({ data: tenantDetail(tenant) }),
+});
 
-export const deactivate: Endpoint = {
+export const deactivate = endpointOf(deactivateTenant, {
   summary: 'Deactivate a tenant (optional user_status for its users)',
-  action: 'tenants.activate',
-  body: tenantStatusRules,
   response: Obj({ is_trashed: Type.Literal(true) }),
-  async handle({ ctx, params, body }) {
-    const t = await setTenantTrashed(ctx, params.id ?? '', true, body);
-    return { is_trashed: t.isTrashed };
-  },
-};
+  answer: (tenant) => ({ is_trashed: tenant.isTrashed }),
+});
 
-export const activate: Endpoint = {
+export const activate = endpointOf(activateTenant, {
   summary: 'Activate a tenant (optional user_status for its users)',
-  action: 'tenants.activate',
-  body: tenantStatusRules,
   response: Obj({ is_trashed: Type.Literal(false) }),
-  async handle({ ctx, params, body }) {
-    const t = await setTenantTrashed(ctx, params.id ?? '', false, body);
-    return { is_trashed: t.isTrashed };
-  },
-};
+  answer: (tenant) => ({ is_trashed: tenant.isTrashed }),
+});
 
-export const switchTo: Endpoint = {
+export const switchTo = endpointOf(switchTenant, {
   summary: 'Switch the caller to this tenant',
-  action: 'tenants.switch',
+  // No input: the body is not read (nor documented), as before; the query string has no rules either.
+  from: 'query',
   response: Obj({ success: Type.Literal(true) }),
-  async handle({ ctx, params }) {
-    await switchTenant(ctx, params.id ?? '');
-    return { success: true };
-  },
-};
+  answer: () => ({ success: true }),
+});

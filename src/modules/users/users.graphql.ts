@@ -1,19 +1,22 @@
 // Dashboard users in the graph: `viewer` (the caller, its tenant, role and allowed actions), the
 // `users` connection with the REST filters and a total count, and the create/update/deactivate/
-// activate mutations. Resolvers call the same service functions as REST.
+// activate mutations. Resolvers run the same operations as REST (users.service.ts).
 import { allowedActions, requires } from '../../auth/permissions.js';
 import type { Role } from '../../auth/principal.js';
 import { assertPageSize, toRestInput } from '../../graphql/args.js';
 import { builder } from '../../graphql/builder.js';
+import { argsOf, restInputOf } from '../../graphql/operation-fields.js';
+import { execute } from '../../operations/operation.js';
 import { roleName, userType } from './users.roles.js';
 import {
-  ACTIVE,
+  activateUser,
   countUsers,
   createUser,
+  deactivateUser,
   listUsers,
-  PASSIVE,
-  setUserStatus,
   updateUser,
+  usersQuery,
+  viewer,
   viewerUser,
 } from './users.service.js';
 
@@ -52,6 +55,8 @@ builder.prismaObject('User', {
   }),
 });
 
+// Written by hand: `passwordConfirmation` is read by the `confirmed` rule of `password`, not a field
+// of its own, so the operation's fields would leave it out.
 const UserInput = builder.inputType('UserInput', {
   description:
     'Checked by the same rules as REST `POST /users` and `PUT /users/:id` (on update the password is optional).',
@@ -66,74 +71,68 @@ const UserInput = builder.inputType('UserInput', {
   }),
 });
 
-const filters = (args: { name?: string | null; email?: string | null }) =>
-  toRestInput({ name: args.name, email: args.email });
-
 builder.queryFields((t) => ({
   viewer: t.prismaField({
-    ...requires('viewer.read'),
+    ...requires(viewer.action),
     type: 'User',
     description: 'The caller: its fields, `currentTenant`, `role` and `allowedActions`.',
     resolve: (query, _root, _args, ctx) => viewerUser(ctx, query),
   }),
   users: t.prismaConnection({
-    ...requires('users.list'),
+    ...requires(usersQuery.action),
     type: 'User',
     cursor: 'id',
     maxSize: MAX_PAGE_SIZE,
     defaultSize: 10,
     description: 'Users whose current tenant is the caller’s, oldest first (REST `GET /users`).',
-    args: {
-      name: t.arg.string({ description: 'Case-insensitive substring of the name' }),
-      email: t.arg.string({ description: 'Case-insensitive substring of the email' }),
-    },
-    resolve: (query, _root, args, ctx) => {
+    args: argsOf(usersQuery.filters),
+    resolve: async (query, _root, args, ctx) => {
       assertPageSize(args, MAX_PAGE_SIZE);
-      return listUsers(ctx, filters(args), query);
+      return listUsers(ctx, await usersQuery.query(ctx, restInputOf(usersQuery.filters, args)), query);
     },
-    totalCount: (_root, args, ctx) => {
+    totalCount: async (_root, args, ctx) => {
       assertPageSize(args, MAX_PAGE_SIZE);
-      return countUsers(ctx, filters(args));
+      return countUsers(ctx, await usersQuery.query(ctx, restInputOf(usersQuery.filters, args)));
     },
   }),
 }));
 
 builder.mutationFields((t) => ({
   createUser: t.prismaField({
-    ...requires('users.create'),
+    ...requires(createUser.action),
     type: 'User',
     args: { input: t.arg({ type: UserInput, required: true }) },
     resolve: async (query, _root, args, ctx) => {
-      const created = await createUser(ctx, toRestInput(args.input));
+      const created = await execute(createUser, ctx, toRestInput(args.input));
       return ctx.prisma.user.findUniqueOrThrow({ ...query, where: { id: created.id } });
     },
   }),
   updateUser: t.prismaField({
-    ...requires('users.update'),
+    ...requires(updateUser.action),
     type: 'User',
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: UserInput, required: true }) },
     resolve: async (query, _root, args, ctx) => {
-      const updated = await updateUser(ctx, String(args.id), toRestInput(args.input));
+      const updated = await execute(updateUser, ctx, toRestInput(args.input), String(args.id));
       return ctx.prisma.user.findUniqueOrThrow({ ...query, where: { id: updated.id } });
     },
   }),
   deactivateUser: t.prismaField({
-    ...requires('users.activate'),
+    ...requires(deactivateUser.action),
     type: 'User',
     description: 'Status 0 Passive: the user’s tokens answer 401 from the next request.',
     args: { id: t.arg.id({ required: true }) },
     resolve: async (query, _root, args, ctx) => {
-      const user = await setUserStatus(ctx, String(args.id), PASSIVE);
+      const user = await execute(deactivateUser, ctx, {}, String(args.id));
       return ctx.prisma.user.findUniqueOrThrow({ ...query, where: { id: user.id } });
     },
   }),
   activateUser: t.prismaField({
-    ...requires('users.activate'),
+    ...requires(activateUser.action),
     type: 'User',
     description: 'Status 1 Active.',
     args: { id: t.arg.id({ required: true }) },
     resolve: async (query, _root, args, ctx) => {
-      const user = await setUserStatus(ctx, String(args.id), ACTIVE);
+      const user = await execute(activateUser, ctx, {}, String(args.id));
       return ctx.prisma.user.findUniqueOrThrow({ ...query, where: { id: user.id } });
     },
   }),

@@ -1,16 +1,21 @@
 // Dashboard users: the users whose current tenant is the caller's (a venue admin: those pinned to
 // its location), used by both REST and GraphQL.
 import { hashPassword } from '../../auth/passwords.js';
-import { authorize } from '../../auth/permissions.js';
 import type { Scope } from '../../auth/principal.js';
 import type { AppContext } from '../../context.js';
 import { countRows, findManyRows } from '../../db/raw-rows.js';
 import { scoped } from '../../db/scope.js';
-import { textSearch } from '../../db/text-search.js';
+import { isUniqueViolation, takenError } from '../../db/unique-violation.js';
 import { AppError } from '../../errors.js';
-import type { Prisma as PrismaNS, User } from '../../generated/prisma/client.js';
-import { validate, validateFilters } from '../../validation/validator.js';
-import { userFilterRules, userWriteRules } from './users.inputs.js';
+import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
+import {
+  type InputOf,
+  type ListWhere,
+  listOperation,
+  operation,
+  reader,
+} from '../../operations/operation.js';
+import { userCreateFields, userFilters, userUpdateFields } from './users.inputs.js';
 import { pinnedRoles } from './users.roles.js';
 
 export const userOrder = [
@@ -48,56 +53,43 @@ export const userItemSelect = {
 
 export type UserItemRow = PrismaNS.UserGetPayload<{ select: typeof userItemSelect }>;
 
-export async function userWhere(
-  ctx: AppContext,
-  raw: Record<string, unknown>,
-): Promise<PrismaNS.UserWhereInput> {
-  const scope = authorize(ctx.principal, 'users.list');
-  const f = (await validateFilters(raw, userFilterRules)) as { name?: string; email?: string };
-  return {
+/** The user list and count (GraphQL `users`, REST `GET /users`, `GET /users/count`): filters → where. */
+export const usersQuery = listOperation({
+  action: 'users.list',
+  filters: userFilters,
+  within: (scope: Scope, and: PrismaNS.UserWhereInput[]): PrismaNS.UserWhereInput => ({
     ...scoped(scope, 'locationId'),
-    ...(f.name ? { name: textSearch(f.name) } : {}),
-    ...(f.email ? { email: textSearch(f.email) } : {}),
-  };
-}
+    AND: and,
+  }),
+  orderBy: () => userOrder,
+});
 
-type Page = Omit<PrismaNS.UserFindManyArgs, 'where' | 'orderBy'>;
+/** What the list and its count read by (see ListWhere). */
+export type UserQuery = ListWhere<PrismaNS.UserWhereInput, PrismaNS.UserOrderByWithRelationInput[]>;
 
-export async function listUsers(ctx: AppContext, filters: Record<string, unknown>, page: Page) {
-  return findManyRows<User>(ctx.prisma, 'User', {
-    where: await userWhere(ctx, filters),
-    orderBy: userOrder,
-    ...page,
-  });
-}
+/** Paging and shape: REST's typed item select, or plugin-prisma's query from the GraphQL selection. */
+type PageArgs = Omit<PrismaNS.UserFindManyArgs, 'where' | 'orderBy'>;
 
-/** The list with the tenant and location names the REST shape carries. */
-export async function listUsersWithNames(
+/** A page of users for both transports (one raw statement, src/db/raw-rows.ts). */
+export function listUsers<A extends PageArgs>(
   ctx: AppContext,
-  filters: Record<string, unknown>,
-  page: { skip: number; take: number },
-): Promise<UserItemRow[]> {
-  return findManyRows<UserItemRow>(ctx.prisma, 'User', {
-    where: await userWhere(ctx, filters),
-    orderBy: userOrder,
-    select: userItemSelect,
-    ...page,
-  });
+  q: UserQuery,
+  args: A,
+): Promise<PrismaNS.UserGetPayload<A>[]> {
+  return findManyRows(ctx.prisma, 'User', { ...args, where: q.where, orderBy: q.orderBy });
 }
 
-export async function countUsers(ctx: AppContext, filters: Record<string, unknown>): Promise<number> {
-  return countRows(ctx.prisma, 'User', await userWhere(ctx, filters));
+export function countUsers(ctx: AppContext, q: UserQuery): Promise<number> {
+  return countRows(ctx.prisma, 'User', q.where);
 }
 
-/** The caller itself (GraphQL `viewer`). */
+/** GraphQL `viewer`: the caller itself. */
+export const viewer = reader('viewer.read');
+
+/** The caller itself, in the shape `query` selects. */
 export function viewerUser(ctx: AppContext, query: Omit<PrismaNS.UserFindUniqueArgs, 'where'> = {}) {
-  authorize(ctx.principal, 'viewer.read');
+  viewer.scope(ctx);
   return ctx.prisma.user.findUniqueOrThrow({ ...query, where: { id: ctx.principal.userId } });
-}
-
-/** Roles the caller may give: a venue admin only the roles of its location's staff. */
-function assignableRoles(ctx: AppContext): readonly string[] {
-  return ctx.principal.role === 'venue' ? pinnedRoles : ['tenant', ...pinnedRoles];
 }
 
 /**
@@ -114,23 +106,11 @@ async function changeable(ctx: AppContext, scope: Scope, id: string) {
   return user;
 }
 
-function emailTaken(err: unknown): boolean {
-  return (err as { code?: string }).code === 'P2002';
-}
-const takenError = () =>
-  new AppError('VALIDATION', { fields: { email: ['The email has already been taken.'] } });
-
-interface ValidUser {
-  name: string;
-  email: string;
-  role: string;
-  status: number;
-  password?: string | null;
-  location_id?: string | null;
-}
+/** A valid body of either write (on create the password is there, on update it may be absent). */
+type UserWrite = InputOf<ReturnType<typeof userUpdateFields>>;
 
 /** Columns of a valid input; a tenant admin is never pinned to a location. */
-async function toColumns(v: ValidUser) {
+async function toColumns(v: UserWrite) {
   return {
     name: v.name,
     email: v.email,
@@ -145,52 +125,61 @@ async function toColumns(v: ValidUser) {
   };
 }
 
-export async function createUser(ctx: AppContext, input: Record<string, unknown>): Promise<UserRow> {
-  const scope = authorize(ctx.principal, 'users.create');
-  const valid = (await validate(
-    input,
-    userWriteRules(ctx.prisma, scope, { assignableRoles: assignableRoles(ctx) }),
-  )) as unknown as ValidUser;
-  try {
-    return await ctx.prisma.user.create({
-      data: { ...(await toColumns(valid)), tenantId: scope.tenantId },
-      include: userInclude,
-    });
-  } catch (err) {
-    if (emailTaken(err)) throw takenError();
-    throw err;
-  }
-}
+/** `POST /users`, GraphQL `createUser`: a user of the caller's tenant. */
+export const createUser = operation({
+  action: 'users.create',
+  input: userCreateFields,
+  async run({ ctx, scope, input }): Promise<UserRow> {
+    try {
+      return await ctx.prisma.user.create({
+        data: { ...(await toColumns(input)), tenantId: scope.tenantId },
+        include: userInclude,
+      });
+    } catch (err) {
+      if (isUniqueViolation(err)) throw takenError('email');
+      throw err;
+    }
+  },
+});
 
-export async function updateUser(
-  ctx: AppContext,
-  id: string,
-  input: Record<string, unknown>,
-): Promise<UserRow> {
-  const scope = authorize(ctx.principal, 'users.update');
-  await changeable(ctx, scope, id);
-  const valid = (await validate(
-    input,
-    userWriteRules(ctx.prisma, scope, { exceptId: id, assignableRoles: assignableRoles(ctx) }),
-  )) as unknown as ValidUser;
-  try {
-    return await ctx.prisma.user.update({
-      where: { id },
-      data: await toColumns(valid),
-      include: userInclude,
-    });
-  } catch (err) {
-    if (emailTaken(err)) throw takenError();
-    throw err;
-  }
-}
+/** `PUT /users/:id`, GraphQL `updateUser`. */
+export const updateUser = operation({
+  action: 'users.update',
+  find: changeable,
+  input: userUpdateFields,
+  async run({ ctx, input, found }): Promise<UserRow> {
+    try {
+      return await ctx.prisma.user.update({
+        where: { id: found.id },
+        data: await toColumns(input),
+        include: userInclude,
+      });
+    } catch (err) {
+      if (isUniqueViolation(err)) throw takenError('email');
+      throw err;
+    }
+  },
+});
 
 export const PASSIVE = 0;
 export const ACTIVE = 1;
 
 /** Deactivate (status 0 Passive: its tokens answer 401 from the next request) or activate (1). */
-export async function setUserStatus(ctx: AppContext, id: string, status: typeof PASSIVE | typeof ACTIVE) {
-  const scope = authorize(ctx.principal, 'users.activate');
-  await changeable(ctx, scope, id);
-  return ctx.prisma.user.update({ where: { id }, data: { status }, select: { id: true, status: true } });
-}
+const setStatus = (status: typeof PASSIVE | typeof ACTIVE) =>
+  operation({
+    action: 'users.activate',
+    find: changeable,
+    input: {},
+    run: ({ ctx, found }) =>
+      ctx.prisma.user.update({
+        where: { id: found.id },
+        data: { status },
+        select: { id: true, status: true },
+      }),
+  });
+
+/** `PUT /users/:id/deactivate`, GraphQL `deactivateUser`. */
+export const deactivateUser = setStatus(PASSIVE);
+
+/** `PUT /users/:id/activate`, GraphQL `activateUser`. */
+export const activateUser = setStatus(ACTIVE);

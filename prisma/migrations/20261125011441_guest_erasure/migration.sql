@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "Guest" ADD COLUMN     "erasedAt" TIMESTAMPTZ(6);

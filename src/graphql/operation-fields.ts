@@ -1,0 +1,102 @@
+// GraphQL arguments and input types read from an operation's fields (src/operations/operation.ts):
+// the camelCase name of each REST field, its type from the field's type rule, its description. The
+// resolver turns the arguments back into REST names and the operation validates them, so both
+// transports give the same messages.
+import type { Fields } from '../operations/operation.js';
+import type { ValueType } from '../validation/validator.js';
+import { toGraphqlFieldName } from './args.js';
+import { builder } from './builder.js';
+
+/** The GraphQL type of a field, from its type rule: free-form values (dates, JSON text, files) are strings. */
+function graphqlKind(type: ValueType | undefined): 'string' | 'int' | 'float' | 'boolean' | 'stringList' {
+  switch (type) {
+    case 'integer':
+      return 'int';
+    case 'numeric':
+      return 'float';
+    case 'boolean':
+      return 'boolean';
+    case 'array':
+      return 'stringList';
+    default:
+      return 'string';
+  }
+}
+
+interface Spec {
+  name: string;
+  kind: ReturnType<typeof graphqlKind>;
+  options: { description?: string };
+}
+
+function specsOf(fields: Fields): Spec[] {
+  return Object.entries(fields).map(([name, f]) => ({
+    name: toGraphqlFieldName(name),
+    kind: graphqlKind(f.rules.find((rule) => rule.type !== undefined)?.type),
+    options: f.description === undefined ? {} : { description: f.description },
+  }));
+}
+
+const namePairs = new WeakMap<Fields, [graphql: string, rest: string][]>();
+
+/**
+ * The arguments `argsOf(fields)` declared, under their REST names (what the operation validates);
+ * other arguments of the field (a connection's paging) are left out, and so are absent ones.
+ */
+export function restInputOf(
+  fields: Fields,
+  args: Readonly<Record<string, unknown>>,
+): Record<string, unknown> {
+  let pairs = namePairs.get(fields);
+  if (!pairs) {
+    pairs = Object.keys(fields).map((rest) => [toGraphqlFieldName(rest), rest]);
+    namePairs.set(fields, pairs);
+  }
+  const out: Record<string, unknown> = {};
+  for (const [graphql, rest] of pairs) if (args[graphql] !== undefined) out[rest] = args[graphql];
+  return out;
+}
+
+/** The fields as an input type (all optional, as arguments). */
+export function inputTypeOf(name: string, description: string, fields: Fields) {
+  return builder.inputType(name, {
+    description,
+    fields: (t) => {
+      const field = ({ kind, options }: Spec) =>
+        kind === 'int'
+          ? t.int(options)
+          : kind === 'float'
+            ? t.float(options)
+            : kind === 'boolean'
+              ? t.boolean(options)
+              : kind === 'stringList'
+                ? t.stringList(options)
+                : t.string(options);
+      return Object.fromEntries(specsOf(fields).map((s) => [s.name, field(s)]));
+    },
+  });
+}
+
+/**
+ * The fields as arguments of a root field (all optional: required-ness is a rule, with its message).
+ * The fields named in `ids` (REST names) are `ID` arguments: filters by id that the schema types `ID`;
+ * the operation validates them as the strings GraphQL makes of any ID.
+ */
+export function argsOf<F extends Fields>(fields: F, ids: readonly (keyof F & string)[] = []) {
+  const idArgs = ids.map(toGraphqlFieldName);
+  return builder.args((t) => {
+    const arg = ({ name, kind, options }: Spec) =>
+      idArgs.includes(name)
+        ? t.id(options)
+        : kind === 'int'
+          ? t.int(options)
+          : kind === 'float'
+            ? t.float(options)
+            : kind === 'boolean'
+              ? t.boolean(options)
+              : kind === 'stringList'
+                ? t.stringList(options)
+                : t.string(options);
+    return Object.fromEntries(specsOf(fields).map((s) => [s.name, arg(s)]));
+  });
+}

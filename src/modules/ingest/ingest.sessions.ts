@@ -1,0 +1,364 @@
+// The session accounting pipeline (POST /ingest/sessions): RADIUS-style start / interim / stop events
+// from the venue's controllers. A batch checks the ids each event names inside the tenant, claims
+// its event ids (ingest.batch.ts), then applies the events in time order to guest sessions, devices
+// and guests.
+import { authorize } from '../../auth/permissions.js';
+import type { AppContext } from '../../context.js';
+import { scoped } from '../../db/scope.js';
+import { AVAILABLE, USED } from '../access-codes/access-codes.labels.js';
+import { macVariants, normalizeMac } from '../presence/mac.js';
+import {
+  attr,
+  BatchErrors,
+  claimEvents,
+  distinct,
+  type IngestResult,
+  inBatchOrder,
+  inTransaction,
+  invalid,
+  type Tx,
+  validateEvents,
+} from './ingest.batch.js';
+import { readSessionEvent, type SessionInput, type SessionKind, sessionEventRules } from './ingest.inputs.js';
+
+export async function ingestSessions(
+  ctx: AppContext,
+  body: Readonly<Record<string, unknown>>,
+): Promise<IngestResult> {
+  const scope = authorize(ctx.principal, 'ingest.write');
+  const errors = new BatchErrors();
+  const { raw, valid } = await validateEvents(body, sessionEventRules, readSessionEvent, errors);
+  const { tenantId } = scoped(scope);
+  await inTransaction(ctx.prisma, async (tx) => {
+    const events = await resolveSessionEvents(tx, tenantId, valid, errors);
+    errors.throwIfAny();
+    const fresh = await claimEvents(tx, tenantId, 'session', raw, valid, errors);
+    const apply = inBatchOrder(fresh, events).sort((a, b) => a.at.getTime() - b.at.getTime());
+    await applySessions(tx, tenantId, apply);
+  });
+  return { accepted: raw.length };
+}
+
+// ── Checking the ids the events name ──────────────────────────────────────────────────────────
+
+/** An accounting event with its access code resolved. */
+interface SessionEvent {
+  kind: SessionKind;
+  mac: string;
+  ip: string;
+  guestId: string | null;
+  locationId: string;
+  bytesUp: number;
+  bytesDown: number;
+  loginType: string;
+  accessCodeId: string | null;
+  serviceProfileId: string | null;
+  at: Date;
+}
+
+/** The locations, guests, service profiles, access codes and devices of the tenant that the batch names. */
+async function loadSessionRefs(tx: Tx, tenantId: string, events: Iterable<SessionInput>) {
+  const list = [...events];
+  const macs = distinct(list, (e) => e.mac);
+  const [locations, guests, profiles, codes, devices] = await Promise.all([
+    tx.location.findMany({
+      where: { tenantId, id: { in: distinct(list, (e) => e.locationId) } },
+      select: { id: true },
+    }),
+    tx.guest.findMany({
+      where: { tenantId, erasedAt: null, id: { in: distinct(list, (e) => e.guestId) } },
+      select: { id: true },
+    }),
+    tx.serviceProfile.findMany({
+      where: { tenantId, id: { in: distinct(list, (e) => e.serviceProfileId) } },
+      select: { id: true },
+    }),
+    tx.accessCode.findMany({
+      where: { tenantId, code: { in: distinct(list, (e) => e.accessCode) } },
+      select: { id: true, code: true, serviceProfileId: true },
+    }),
+    tx.guestDevice.findMany({
+      where: { tenantId, mac: { in: macs.flatMap(macVariants) } },
+      select: { mac: true },
+    }),
+  ]);
+  const has = (rows: { id: string }[]) => new Set(rows.map((r) => r.id));
+  // A MAC is known when its device exists, or when an event of this batch names its guest.
+  const knownMacs = new Set(devices.map((d) => normalizeMac(d.mac)));
+  for (const e of list) if (e.guestId !== null) knownMacs.add(e.mac);
+  return {
+    locationIds: has(locations),
+    guestIds: has(guests),
+    profileIds: has(profiles),
+    codeByText: new Map(codes.map((c) => [c.code, c])),
+    knownMacs,
+  };
+}
+
+type SessionRefs = Awaited<ReturnType<typeof loadSessionRefs>>;
+
+/** Event `i` with its access code resolved; null (with errors) when it names an unknown id. */
+function checkSessionEvent(
+  i: number,
+  e: SessionInput,
+  refs: SessionRefs,
+  errors: BatchErrors,
+): SessionEvent | null {
+  const { guestId, accessCode: code, serviceProfileId: profileId } = e;
+  if (!refs.locationIds.has(e.locationId)) errors.add(i, 'location_id', invalid(i, 'location_id'));
+  if (guestId !== null && !refs.guestIds.has(guestId)) errors.add(i, 'guest_id', invalid(i, 'guest_id'));
+  if (guestId === null && !refs.knownMacs.has(e.mac)) {
+    errors.add(
+      i,
+      'guest_id',
+      `The ${attr(i, 'guest_id')} field is required when ${attr(i, 'mac')} is not a known device.`,
+    );
+  }
+  if (profileId !== null && !refs.profileIds.has(profileId)) {
+    errors.add(i, 'service_profile_id', invalid(i, 'service_profile_id'));
+  }
+  const accessCode = code === null ? undefined : refs.codeByText.get(code);
+  if (code !== null && !accessCode) errors.add(i, 'access_code', invalid(i, 'access_code'));
+  if (errors.has(i)) return null;
+  return {
+    kind: e.kind,
+    mac: e.mac,
+    ip: e.ip,
+    guestId,
+    locationId: e.locationId,
+    bytesUp: e.bytesUp,
+    bytesDown: e.bytesDown,
+    loginType: e.loginType,
+    accessCodeId: accessCode?.id ?? null,
+    serviceProfileId: profileId ?? accessCode?.serviceProfileId ?? null,
+    at: e.at,
+  };
+}
+
+async function resolveSessionEvents(
+  tx: Tx,
+  tenantId: string,
+  valid: Map<number, SessionInput>,
+  errors: BatchErrors,
+): Promise<Map<number, SessionEvent>> {
+  const refs = await loadSessionRefs(tx, tenantId, valid.values());
+  const out = new Map<number, SessionEvent>();
+  for (const [i, e] of valid) {
+    const event = checkSessionEvent(i, e, refs, errors);
+    if (event) out.set(i, event);
+  }
+  return out;
+}
+
+// ── Applying the events ───────────────────────────────────────────────────────────────────────
+
+const DEVICE = { id: true, guestId: true, mac: true } as const;
+const OPEN_SESSION = {
+  id: true,
+  deviceId: true,
+  guestId: true,
+  downloadedData: true,
+  uploadedData: true,
+} as const;
+
+interface Device {
+  id: string;
+  guestId: string;
+  mac: string;
+}
+interface OpenSession {
+  id: string;
+  deviceId: string;
+  guestId: string;
+  downloadedData: bigint;
+  uploadedData: bigint;
+}
+
+/** The batch's devices by MAC and their open sessions by device id; both move with the events. */
+interface SessionBook {
+  tx: Tx;
+  tenantId: string;
+  deviceByMac: Map<string, Device>;
+  openByDevice: Map<string, OpenSession>;
+}
+
+/**
+ * Session accounting, event by event in time order. `bytes_up`/`bytes_down` are the session's
+ * running totals (as RADIUS accounting sends them): the session keeps the largest value seen and
+ * the device and guest totals grow by the difference. `start` opens a session (closing a
+ * forgotten open one of the device), `interim` updates it, `stop` closes it; an `interim` or `stop`
+ * without an open session opens one at its time. An unknown MAC with a guest gets a device.
+ */
+async function applySessions(tx: Tx, tenantId: string, events: SessionEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  const macs = distinct(events, (e) => e.mac);
+  const book = await loadSessionBook(tx, tenantId, macs);
+  for (const e of events) {
+    const device = await deviceOf(book, e);
+    let session = book.openByDevice.get(device.id);
+    if (session && (e.kind === 'start' || session.guestId !== device.guestId)) {
+      await closeSession(book, session, e.at);
+      session = undefined;
+    }
+    const opened = !session;
+    session ??= await openSession(book, e, device);
+    await account(book, e, device, session, opened);
+  }
+}
+
+async function loadSessionBook(tx: Tx, tenantId: string, macs: string[]): Promise<SessionBook> {
+  const devices = await tx.guestDevice.findMany({
+    where: { tenantId, mac: { in: macs.flatMap(macVariants) } },
+    select: DEVICE,
+  });
+  const openRows = await tx.guestSession.findMany({
+    where: { tenantId, deviceId: { in: devices.map((d) => d.id) }, endTime: null },
+    orderBy: [{ startTime: 'asc' }, { id: 'asc' }],
+    select: OPEN_SESSION,
+  });
+  return {
+    tx,
+    tenantId,
+    deviceByMac: new Map(devices.map((d) => [normalizeMac(d.mac), d])),
+    openByDevice: new Map(openRows.map((s) => [s.deviceId, s])),
+  };
+}
+
+/** The event's device: created for an unknown MAC, moved to the guest who logs in with it. */
+async function deviceOf({ tx, tenantId, deviceByMac }: SessionBook, e: SessionEvent): Promise<Device> {
+  let device = deviceByMac.get(e.mac);
+  if (!device) {
+    device = await tx.guestDevice.create({
+      // checkSessionEvent lets an unknown MAC through only with a guest named in the batch.
+      data: { tenantId, guestId: e.guestId as string, mac: e.mac, ip: e.ip, lastSeenTime: e.at },
+      select: DEVICE,
+    });
+    deviceByMac.set(e.mac, device);
+  } else if (e.guestId !== null && device.guestId !== e.guestId) {
+    // The device follows the guest who logs in with it.
+    device = await tx.guestDevice.update({
+      where: { id: device.id },
+      data: { guestId: e.guestId },
+      select: DEVICE,
+    });
+    deviceByMac.set(e.mac, device);
+  }
+  return device;
+}
+
+/** Closes a session at `at`; its device goes offline, and its guest too unless another session is open. */
+async function closeSession(
+  { tx, tenantId, openByDevice }: SessionBook,
+  s: { id: string; guestId: string; deviceId: string },
+  at: Date,
+): Promise<void> {
+  await tx.guestSession.update({
+    where: { id: s.id },
+    data: { endTime: at, online: false, connectionStatus: 0 },
+  });
+  openByDevice.delete(s.deviceId);
+  await tx.guestDevice.update({ where: { id: s.deviceId }, data: { online: false, connectionStatus: 0 } });
+  const stillOnline = await tx.guestSession.count({
+    where: { tenantId, guestId: s.guestId, endTime: null },
+  });
+  if (stillOnline === 0) {
+    await tx.guest.update({ where: { id: s.guestId }, data: { online: false, connectionStatus: 0 } });
+  }
+}
+
+/** Opens a session of the device's guest at the event's time; its access code counts a use. */
+async function openSession(
+  { tx, tenantId, openByDevice }: SessionBook,
+  e: SessionEvent,
+  device: Device,
+): Promise<OpenSession> {
+  const session = await tx.guestSession.create({
+    data: {
+      tenantId,
+      locationId: e.locationId,
+      guestId: device.guestId,
+      deviceId: device.id,
+      ipAddress: e.ip,
+      accessCodeId: e.accessCodeId,
+      loginType: e.loginType,
+      serviceProfileId: e.serviceProfileId,
+      startTime: e.at,
+      online: true,
+      connectionStatus: 1,
+    },
+    select: OPEN_SESSION,
+  });
+  openByDevice.set(device.id, session);
+  if (e.accessCodeId) {
+    // Accounting reports what happened: the use counts whatever the code's state, and an available
+    // code whose uses reach its `max_uses` becomes 2 Used, as a redeem would leave it.
+    await tx.$executeRaw`UPDATE "AccessCode" SET "useCount" = "useCount" + 1, "usedAt" = ${e.at},
+      "status" = CASE WHEN "status" = ${AVAILABLE} AND "maxUses" IS NOT NULL AND "useCount" + 1 >= "maxUses"
+        THEN ${USED} ELSE "status" END
+      WHERE "id" = ${e.accessCodeId}`;
+  }
+  return session;
+}
+
+/**
+ * The event's running totals on the session (closing it on `stop`), the difference added to the
+ * device's and the guest's totals, and their online flags and last-visit fields.
+ */
+async function account(
+  { tx, tenantId, openByDevice }: SessionBook,
+  e: SessionEvent,
+  device: Device,
+  session: OpenSession,
+  opened: boolean,
+): Promise<void> {
+  const guestId = device.guestId;
+  const down = BigInt(e.bytesDown) > session.downloadedData ? BigInt(e.bytesDown) : session.downloadedData;
+  const up = BigInt(e.bytesUp) > session.uploadedData ? BigInt(e.bytesUp) : session.uploadedData;
+  const dDown = down - session.downloadedData;
+  const dUp = up - session.uploadedData;
+  const stop = e.kind === 'stop';
+  const updated = await tx.guestSession.update({
+    where: { id: session.id },
+    data: {
+      downloadedData: down,
+      uploadedData: up,
+      ipAddress: e.ip,
+      ...(stop ? { endTime: e.at, online: false, connectionStatus: 0 } : {}),
+    },
+    select: OPEN_SESSION,
+  });
+  if (stop) openByDevice.delete(device.id);
+  else openByDevice.set(device.id, updated);
+  await tx.guestDevice.update({
+    where: { id: device.id },
+    data: {
+      ip: e.ip,
+      lastSeenTime: e.at,
+      online: !stop,
+      connectionStatus: stop ? 0 : 1,
+      totalDownloadedData: { increment: dDown },
+      totalUploadedData: { increment: dUp },
+    },
+  });
+  const stillOnline = stop
+    ? (await tx.guestSession.count({ where: { tenantId, guestId, endTime: null } })) > 0
+    : true;
+  await tx.guest.update({
+    where: { id: guestId },
+    data: {
+      online: stillOnline,
+      connectionStatus: stillOnline ? 1 : 0,
+      totalDownloadedData: { increment: dDown },
+      totalUploadedData: { increment: dUp },
+      ...(opened
+        ? {
+            lastVisitDate: e.at,
+            lastAttemptTime: e.at,
+            lastConnectionTime: e.at,
+            lastLoginType: e.loginType,
+            visitCount: { increment: 1 },
+          }
+        : {}),
+    },
+  });
+}

@@ -1,0 +1,167 @@
+// Date rules: dateFormat (strict, as PHP's round trip) and afterOrEqual (dates read as Laravel compares them).
+import type { Keep, Rule, RuleContext } from '../engine.js';
+import { fill } from '../messages.js';
+import { isEmpty, isNumeric } from '../php-values.js';
+
+const FORMAT_TOKENS: Record<string, { pattern: string; unit: DatePart }> = {
+  Y: { pattern: '(\\d{4})', unit: 'year' },
+  m: { pattern: '(\\d{2})', unit: 'month' },
+  d: { pattern: '(\\d{2})', unit: 'day' },
+  H: { pattern: '(\\d{2})', unit: 'hour' },
+  i: { pattern: '(\\d{2})', unit: 'minute' },
+  s: { pattern: '(\\d{2})', unit: 'second' },
+};
+type DatePart = 'year' | 'month' | 'day' | 'hour' | 'minute' | 'second';
+
+/** Epoch ms (UTC) of a real calendar date/time, or null. */
+function toEpoch(parts: Partial<Record<DatePart, number>>): number | null {
+  const { year = 1970, month = 1, day = 1, hour = 0, minute = 0, second = 0 } = parts;
+  if (month < 1 || month > 12 || hour > 23 || minute > 59 || second > 59) return null;
+  const epoch = Date.UTC(year, month - 1, day, hour, minute, second);
+  // Date.UTC rolls 2026-02-30 over into March; a real date survives the round trip.
+  const date = new Date(epoch);
+  const realDay = date.getUTCFullYear() === year && date.getUTCMonth() === month - 1;
+  return realDay && date.getUTCDate() === day ? epoch : null;
+}
+
+/**
+ * Laravel's `date_format`, strict as PHP's round trip (zero-padded, real dates).
+ * Supports the Y m d H i s tokens; anything else is rejected up front rather than half-implemented.
+ */
+export function dateFormat(format: string): Rule<string> {
+  const units: DatePart[] = [];
+  let source = '';
+  for (const ch of format) {
+    const token = FORMAT_TOKENS[ch];
+    if (token) {
+      units.push(token.unit);
+      source += token.pattern;
+    } else if (/[a-zA-Z\\]/.test(ch)) {
+      throw new Error(`dateFormat: unsupported format character '${ch}' in '${format}'`);
+    } else {
+      source += ch.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+    }
+  }
+  const pattern = new RegExp(`^${source}$`);
+  const parses = (v: unknown): boolean => {
+    const match = typeof v === 'string' ? pattern.exec(v) : null;
+    if (!match) return false;
+    const parts: Partial<Record<DatePart, number>> = {};
+    units.forEach((unit, i) => {
+      parts[unit] = Number(match[i + 1]);
+    });
+    return toEpoch(parts) !== null;
+  };
+  return {
+    name: 'dateFormat',
+    type: 'date',
+    doc:
+      format === 'Y-m-d'
+        ? { format: 'date' }
+        : { pattern: `^${source}$`, description: `Format \`${format}\`.` },
+    check: (value, ctx) =>
+      parses(value)
+        ? null
+        : fill('The :attribute field must match the format :format.', { attribute: ctx.attribute, format }),
+  };
+}
+
+const DATE_TIME =
+  /^(\d{4})-(\d{1,2})-(\d{1,2})(?:[ T](\d{1,2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+const US_DATE = /^(\d{1,2})\/(\d{1,2})\/(\d{4})$/;
+
+/**
+ * A date as Laravel's date comparison reads one (DateTime::createFromFormat, then Carbon::parse), in
+ * the shapes clients send: `Y-m-d` with an optional time and zone, digits with or without leading
+ * zeros, a day past the month's end rolling over as PHP's does (2026-02-30 is March 2), and `m/d/Y`.
+ * Naive values are read as UTC so two naive values compare. Anything else is no date.
+ */
+function parseDate(value: unknown): number | null {
+  if (typeof value !== 'string') return null;
+  const us = US_DATE.exec(value);
+  const m = us ? [value, us[3], us[1], us[2]] : DATE_TIME.exec(value);
+  if (!m) return null;
+  const [, y, mo, d, h, mi, s, zone] = m;
+  const [month = 0, day = 0, hour = 0, minute = 0, second = 0] = [mo, d, h, mi, s].map((part) =>
+    Number(part ?? 0),
+  );
+  if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 59) return null;
+  const epoch = Date.UTC(Number(y), month - 1, day, hour, minute, second);
+  if (zone === undefined || zone === 'Z') return epoch;
+  const sign = zone.startsWith('-') ? -1 : 1;
+  const digits = zone.replace(/[+:-]/g, '');
+  return epoch - sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2))) * 60_000;
+}
+
+/**
+ * Laravel's `after_or_equal:other_field`: a value that is no text fails; it passes when the other
+ * field is empty, as Laravel does.
+ */
+export function afterOrEqual(other: string): Rule<Keep> {
+  const fail = (ctx: RuleContext): string =>
+    fill('The :attribute field must be a date after or equal to :date.', {
+      attribute: ctx.attribute,
+      date: ctx.attributeOf(other),
+    });
+  return {
+    name: 'afterOrEqual',
+    doc: { description: `A date after or equal to ${other}.` },
+    check: (value, ctx) => {
+      if (typeof value !== 'string' && !isNumeric(value)) return fail(ctx);
+      const otherValue = ctx.input[other];
+      if (isEmpty(otherValue)) return null;
+      const mine = parseDate(value);
+      const theirs = parseDate(otherValue);
+      if (mine !== null && theirs !== null && mine >= theirs) return null;
+      return fail(ctx);
+    },
+  };
+}
+
+/** The days of `month` (1–12) of `year`, for the calendar check of `date`. */
+const daysIn = (year: number, month: number): number => new Date(Date.UTC(year, month, 0)).getUTCDate();
+
+/**
+ * Laravel's `date`: a date (and time) in the shapes parseDate reads, on a real calendar day, as PHP's
+ * `checkdate` requires (2026-02-30 is refused). The value is output as a Date (naive values in UTC).
+ */
+export function date(): Rule<Date> {
+  const epochOf = (value: unknown): number | null => {
+    const epoch = parseDate(value);
+    if (epoch === null || typeof value !== 'string') return null;
+    const us = US_DATE.exec(value);
+    const m = us ? [value, us[3], us[1], us[2]] : DATE_TIME.exec(value);
+    const [year, month, day] = [m?.[1], m?.[2], m?.[3]].map(Number) as [number, number, number];
+    if (day > daysIn(year, month)) return null;
+    // parseDate reads whole seconds; the milliseconds of a fraction count here (Carbon keeps them).
+    const fraction = us ? null : /:\d{2}\.(\d+)/.exec(value);
+    return epoch + (fraction ? Number(`${fraction[1]}00`.slice(0, 3)) : 0);
+  };
+  return {
+    name: 'date',
+    type: 'date',
+    doc: { format: 'date-time' },
+    check: (value, ctx) =>
+      epochOf(value) === null
+        ? fill('The :attribute field must be a valid date.', { attribute: ctx.attribute })
+        : null,
+    coerce: (value) => new Date(epochOf(value) ?? Number.NaN),
+  };
+}
+
+/**
+ * Laravel's `after:now`: a date later than the moment of the check; a value that is no date fails
+ * too (after `date`, as Laravel's rules run without `bail`).
+ */
+export function afterNow(): Rule<Keep> {
+  return {
+    name: 'afterNow',
+    doc: { description: 'A moment in the future.' },
+    check: (value, ctx) => {
+      const epoch = value instanceof Date ? value.getTime() : parseDate(value);
+      return epoch !== null && !Number.isNaN(epoch) && epoch > Date.now()
+        ? null
+        : fill('The :attribute field must be a date after :date.', { attribute: ctx.attribute, date: 'now' });
+    },
+  };
+}

@@ -1,0 +1,58 @@
+// Type rules: each says what the value is (size rules measure by it) and may coerce it (integer → number).
+import type { Rule } from '../engine.js';
+import { isNumeric, isPhpArray } from '../php-values.js';
+import { simple } from './simple.js';
+
+export function string(): Rule<string> {
+  return simple<string>('string', 'The :attribute field must be a string.', (v) => typeof v === 'string', {
+    type: 'string',
+  });
+}
+
+/** JS integers and `/^-?\d+$/` strings within the safe range (coerced to numbers). */
+export function integer(): Rule<number> {
+  return simple<number>(
+    'integer',
+    'The :attribute field must be an integer.',
+    (v) =>
+      (typeof v === 'number' && Number.isSafeInteger(v)) ||
+      (typeof v === 'string' && /^-?\d+$/.test(v) && Number.isSafeInteger(Number(v))),
+    { type: 'integer', coerce: Number },
+  );
+}
+
+/** Finite numbers and PHP numeric strings (coerced to numbers). */
+export function numeric(): Rule<number> {
+  return simple<number>('numeric', 'The :attribute field must be a number.', isNumeric, {
+    type: 'numeric',
+    coerce: Number,
+  });
+}
+
+const BOOLEANS = new Map<unknown, boolean>([
+  [true, true],
+  [false, false],
+  [1, true],
+  [0, false],
+  ['1', true],
+  ['0', false],
+  ['true', true],
+  ['false', false],
+]);
+
+export function boolean(): Rule<boolean> {
+  return simple<boolean>('boolean', 'The :attribute field must be true or false.', (v) => BOOLEANS.has(v), {
+    type: 'boolean',
+    coerce: (v) => BOOLEANS.get(v),
+  });
+}
+
+/** Lists, and plain objects (a PHP associative array is an array). */
+export function array(): Rule<unknown[] | Record<string, unknown>> {
+  return simple<unknown[] | Record<string, unknown>>(
+    'array',
+    'The :attribute field must be an array.',
+    isPhpArray,
+    { type: 'array' },
+  );
+}

@@ -1,0 +1,623 @@
+// A guest's data rights (issue 17): the copy (`GET /guests/:id/export`, GraphQL `guestExport`) and the
+// erasure (`DELETE /guests/:id`, GraphQL `eraseGuest`). The erasure's goal: afterwards no text column
+// of any table holds any of the guest's values (MACs in any notation), the avatar is gone from
+// storage, and every location count is what it was.
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Prisma as PrismaNS } from '../src/generated/prisma/client.js';
+import { issueToken } from '../src/modules/tenants/bootstrap.service.js';
+import { recordStatements, startApp, type TestApp } from './helpers/app.js';
+import { addDevice, addHierarchy, addSession, addUser, newTenant, randomMac } from './helpers/fixtures.js';
+import { type ScratchDatabase, scratchDatabase } from './helpers/scratch-database.js';
+
+let t: TestApp;
+let scratch: ScratchDatabase;
+beforeAll(async () => {
+  // A database of this file's own: the search below reads every row of every table, which in the
+  // shared test database would be every earlier run's rows too.
+  scratch = await scratchDatabase('erasure');
+  // Avatars in the database (StoredFile), so the search below covers the avatar storage as well.
+  t = await startApp({ MEDIA_STORAGE: 'database' }, { db: scratch.db });
+});
+afterAll(async () => {
+  await t.close();
+  await scratch.drop();
+});
+
+// biome-ignore lint/suspicious/noExplicitAny: response bodies are asserted against literals.
+type Json = any;
+
+const GUESTS = '/api/v1/guests';
+const NOT_FOUND = '{"error":"Record not found."}';
+const FORBIDDEN = '{"message":"This action is unauthorized."}';
+const prisma = () => t.db.prisma;
+
+const PNG_HEAD = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+const avatar = `data:image/png;base64,${Buffer.concat([PNG_HEAD, Buffer.alloc(64, 7)]).toString('base64')}`;
+
+let n = 0;
+const eid = (): string => `erasure-${Date.now()}-${++n}-${randomBytes(3).toString('hex')}`;
+const iso = (secondsAgo: number): string => new Date(Date.now() - secondsAgo * 1000).toISOString();
+const tok = (): string => randomBytes(5).toString('hex');
+
+/**
+ * A tenant whose location has zones, and a guest at it with every personal field, an avatar, tags,
+ * two devices (sessions through the ingest, one by an access code), presence with location sessions
+ * and logs; plus a second guest whose data must survive the erasure untouched.
+ */
+async function world() {
+  const a = await newTenant(prisma());
+  const locationId = await addHierarchy(prisma(), a.tenant_id, { buildings: 1, floors: 1, zones: 2 });
+  const [z0, z1] = await prisma().zone.findMany({
+    where: { tenantId: a.tenant_id, floor: { building: { locationId } } },
+    orderBy: { name: 'asc' },
+  });
+  if (!z0 || !z1) throw new Error('zones');
+  const ingest = (await issueToken(prisma(), a.user_id, ['ingest'])).token;
+  const s = tok();
+  const values = {
+    first: `Zelda${s}`,
+    last: `Quux${s}`,
+    email: `zelda.${s}@erase.test`,
+    phone: `+97155${parseInt(s, 16).toString().slice(0, 7)}`,
+    passport: `PX${s}`,
+    room: `R${s}`,
+    reservation: `RES-${s}`,
+    partner: `PARTNER-${s}`,
+    social: `SOCIAL-${s}`,
+    c1: `cf1-${s}`,
+    c2: `cf2-${s}`,
+    c3: `cf3-${s}`,
+    customData: `secret-${s}`,
+    tag: `tag-${s}`,
+    agent: `Agent/${s}`,
+    deviceDescription: `Zelda phone ${s}`,
+    ip: `10.${parseInt(s.slice(0, 2), 16)}.${parseInt(s.slice(2, 4), 16)}.${parseInt(s.slice(4, 6), 16)}`,
+  };
+  const created = await t.request('POST', GUESTS, {
+    token: a.token,
+    body: {
+      location_id: locationId,
+      first_name: values.first,
+      last_name: values.last,
+      email: values.email,
+      phone: values.phone,
+      passport_no: values.passport,
+      birth_date: '1987-06-05',
+      gender: 'female',
+      nationality: 'AE',
+      residency: 'GB',
+      room_no: values.room,
+      reservation_no: values.reservation,
+      partner_id: values.partner,
+      custom_field_1: values.c1,
+      custom_field_2: values.c2,
+      custom_field_3: values.c3,
+      custom_data: JSON.stringify({ note: values.customData }),
+      tags: [values.tag],
+      avatar,
+    },
+  });
+  expect(created.status, created.text).toBe(201);
+  const guestId: string = created.json.data.id;
+  await prisma().guest.update({ where: { id: guestId }, data: { socialId: values.social } });
+  const imagePath = (await prisma().guest.findUniqueOrThrow({ where: { id: guestId } })).imagePath;
+  expect(imagePath).toMatch(/^avatar-/);
+
+  const macs = [randomMac(), randomMac()] as [string, string];
+  // A session through the ingest (lower-case dashes: stored canonical), one through a code.
+  const started = await t.request('POST', '/api/v1/ingest/sessions', {
+    token: ingest,
+    body: {
+      events: [
+        {
+          event_id: eid(),
+          kind: 'start',
+          mac: macs[0].toLowerCase().replaceAll(':', '-'),
+          ip: values.ip,
+          guest_id: guestId,
+          location_id: locationId,
+          bytes_up: 10,
+          bytes_down: 20,
+          login_type: 'Email',
+          at: iso(600),
+        },
+      ],
+    },
+  });
+  expect(started.status, started.text).toBe(200);
+  const code = await t.request('POST', '/api/v1/access-codes', {
+    token: a.token,
+    body: { location_id: locationId, service_profile_id: a.service_profile_id, type: 2 },
+  });
+  expect(code.status, code.text).toBe(201);
+  const codeValue: string = code.json.access_codes[0].code;
+  const redeemed = await t.request('POST', '/api/v1/access-codes/redeem', {
+    token: a.token,
+    body: {
+      code: codeValue,
+      location_id: locationId,
+      mac: macs[1],
+      guest_id: guestId,
+      start_session: true,
+      ip_address: values.ip,
+    },
+  });
+  expect(redeemed.status, redeemed.text).toBe(200);
+  await prisma().guestDevice.updateMany({
+    where: { tenantId: a.tenant_id, guestId },
+    data: { userAgent: values.agent, description: values.deviceDescription },
+  });
+  // Presence of both devices, moving between zones: location sessions and logs.
+  const presence = await t.request('POST', '/api/v1/ingest/presence', {
+    token: ingest,
+    body: {
+      events: [
+        { mac: macs[0], zone_id: z0.id, seen_at: iso(120) },
+        { mac: macs[0], zone_id: z1.id, seen_at: iso(60) },
+        { mac: macs[1].toLowerCase(), zone_id: z0.id, seen_at: iso(30), data_type: 2 },
+      ].map((e) => ({ event_id: eid(), data_type: 1, connected: true, ...e })),
+    },
+  });
+  expect(presence.status, presence.text).toBe(200);
+
+  // Another guest of the same location: nothing of theirs changes.
+  const other = await t.request('POST', GUESTS, {
+    token: a.token,
+    body: { location_id: locationId, name: `Other Guest ${s}`, email: `other.${s}@erase.test` },
+  });
+  expect(other.status, other.text).toBe(201);
+  const otherMac = randomMac();
+  const otherStart = await t.request('POST', '/api/v1/ingest/sessions', {
+    token: ingest,
+    body: {
+      events: [
+        {
+          event_id: eid(),
+          kind: 'start',
+          mac: otherMac,
+          ip: '10.200.0.9',
+          guest_id: other.json.data.id,
+          location_id: locationId,
+          bytes_up: 1,
+          bytes_down: 2,
+          login_type: 'Email',
+          at: iso(500),
+        },
+      ],
+    },
+  });
+  expect(otherStart.status, otherStart.text).toBe(200);
+  const otherPresence = await t.request('POST', '/api/v1/ingest/presence', {
+    token: ingest,
+    body: {
+      events: [
+        { event_id: eid(), mac: otherMac, zone_id: z1.id, data_type: 1, connected: true, seen_at: iso(20) },
+      ],
+    },
+  });
+  expect(otherPresence.status, otherPresence.text).toBe(200);
+
+  return {
+    a,
+    locationId,
+    guestId,
+    values,
+    macs,
+    imagePath: imagePath as string,
+    codeValue,
+    other: other.json.data,
+    otherMac,
+  };
+}
+type World = Awaited<ReturnType<typeof world>>;
+
+/** Every count a location shows, on REST. */
+async function counts(w: World) {
+  const q = `location_id=${w.locationId}`;
+  const get = async (path: string): Promise<Json> => {
+    const res = await t.request('GET', `/api/v1${path}`, { token: w.a.token });
+    expect(res.status, `${path}: ${res.text}`).toBe(200);
+    return res.json;
+  };
+  const active = await get(`/locations-analytics/active-sessions?${q}`);
+  return {
+    guestSessions: (await get(`/sessions/count?${q}`)).count,
+    devices: (await get('/guest-devices/count')).count,
+    // The analytics lists of location sessions and logs are gone (410): their tables, counted.
+    locationSessions: await prisma().locationSession.count({ where: { locationId: w.locationId } }),
+    locationLogs: await prisma().locationLog.count({ where: { locationId: w.locationId } }),
+    active: (active.data ?? active).length,
+    activeMacs: new Set((active.data ?? active).map((r: Json) => r.mac_address)).size,
+    codes: (await get(`/access-codes/count?${q}`)).count,
+    presence: await prisma().presenceRecord.count({ where: { tenantId: w.a.tenant_id } }),
+    current: await prisma().currentPresence.count({ where: { tenantId: w.a.tenant_id } }),
+  };
+}
+
+/** Every text-like column of every table of the schema (arrays and JSON cast to text). */
+async function textColumns(): Promise<{ table: string; column: string }[]> {
+  const rows = await prisma().$queryRaw<{ table: string; column: string }[]>(PrismaNS.sql`
+    SELECT table_name AS table, column_name AS column FROM information_schema.columns
+    WHERE table_schema = current_schema()
+      AND (data_type IN ('text', 'character varying', 'character', 'json', 'jsonb')
+           OR (data_type = 'ARRAY' AND udt_name IN ('_text', '_varchar')))
+    ORDER BY table_name, column_name`);
+  return rows;
+}
+
+/**
+ * Where any of `needles` (case-insensitive) is found: `Table.column` names. One scan per table (its
+ * text-like columns joined, one regular expression), then the columns of a table that matched.
+ */
+async function findAnywhere(needles: string[]): Promise<string[]> {
+  const regex = needles.map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|');
+  const byTable = new Map<string, string[]>();
+  for (const { table, column } of await textColumns())
+    byTable.set(table, [...(byTable.get(table) ?? []), column]);
+  const found: string[] = [];
+  const hit = async (table: string, columns: string[]): Promise<boolean> => {
+    const text = columns.map((c) => `coalesce("${c}"::text, '')`).join(` || ' ' || `);
+    const [row] = await prisma().$queryRaw<{ n: bigint }[]>(PrismaNS.sql`
+      SELECT count(*) AS n FROM ${PrismaNS.raw(`"${table}"`)} WHERE (${PrismaNS.raw(text)}) ~* ${regex}`);
+    return (row?.n ?? 0n) > 0n;
+  };
+  for (const [table, columns] of byTable) {
+    if (!(await hit(table, columns))) continue;
+    for (const column of columns) if (await hit(table, [column])) found.push(`${table}.${column}`);
+  }
+  return found;
+}
+
+/** A MAC in every notation a writer may have used. */
+const notations = (mac: string): string[] => {
+  const hex = mac.replaceAll(':', '');
+  return [mac, mac.replaceAll(':', '-'), hex].flatMap((m) => [m, m.toLowerCase()]);
+};
+
+const erase = (token: string, id: string) => t.request('DELETE', `${GUESTS}/${id}`, { token });
+
+describe.concurrent('DELETE /guests/:id (erasure)', () => {
+  it('leaves none of the guest’s values in any text column of any table, nor its avatar, and keeps every count', async () => {
+    const w = await world();
+    const needles = [
+      ...Object.values(w.values),
+      `${w.values.first} ${w.values.last}`,
+      ...w.macs.flatMap(notations),
+      w.imagePath,
+    ];
+    // The search finds them all before (it would find them after, were they left).
+    const before = await findAnywhere(needles);
+    expect(before).toEqual(
+      expect.arrayContaining([
+        'Guest.email',
+        'Guest.name',
+        'Guest.passportNo',
+        'Guest.socialId',
+        'Guest.customData',
+        'Guest.imagePath',
+        'GuestDevice.mac',
+        'GuestDevice.userAgent',
+        'GuestSession.ipAddress',
+        'PresenceRecord.mac',
+        'CurrentPresence.mac',
+        'LocationSession.mac',
+        'LocationLog.guestMac',
+        'StoredFile.key',
+        'Tag.name',
+      ]),
+    );
+    const countsBefore = await counts(w);
+    expect(countsBefore).toMatchObject({ guestSessions: 3, devices: 3, locationSessions: 3, activeMacs: 3 });
+    const guestsBefore = (await t.request('GET', `${GUESTS}/count`, { token: w.a.token })).json.count;
+
+    const res = await erase(w.a.token, w.guestId);
+    expect(res.status, res.text).toBe(204);
+    expect(res.text).toBe('');
+
+    // The tag itself is the tenant's (other guests may carry it); only its link to the guest goes.
+    const left = await findAnywhere(needles.filter((v) => v !== w.values.tag));
+    expect(left).toEqual([]);
+    expect(await prisma().guestTag.count({ where: { guestId: w.guestId } })).toBe(0);
+    expect(await prisma().storedFile.count({ where: { key: { contains: w.imagePath } } })).toBe(0);
+    expect(await counts(w)).toEqual(countsBefore);
+    expect((await t.request('GET', `${GUESTS}/count`, { token: w.a.token })).json.count).toBe(
+      guestsBefore - 1,
+    );
+
+    // The stand-ins: locally administered MACs, one per device, the same in every table.
+    const devices = await prisma().guestDevice.findMany({
+      where: { guestId: w.guestId },
+      orderBy: { mac: 'asc' },
+    });
+    expect(devices).toHaveLength(2);
+    for (const d of devices) {
+      expect(d.mac).toMatch(/^02(:[0-9A-F]{2}){5}$/);
+      expect(await prisma().presenceRecord.count({ where: { deviceId: d.id, mac: { not: d.mac } } })).toBe(0);
+      expect(await prisma().locationSession.count({ where: { deviceId: d.id, mac: { not: d.mac } } })).toBe(
+        0,
+      );
+    }
+    // The other guest is untouched.
+    const other = await t.request('GET', `${GUESTS}/${w.other.id}`, { token: w.a.token });
+    expect(other.json.data.name).toBe(w.other.name);
+    expect(await prisma().guestDevice.count({ where: { mac: w.otherMac } })).toBe(1);
+    expect(await prisma().currentPresence.count({ where: { mac: w.otherMac } })).toBe(1);
+  }, 120_000);
+
+  it('makes the guest absent everywhere: 404 on REST, null on GraphQL, gone from lists and relations', async () => {
+    const w = await world();
+    expect((await erase(w.a.token, w.guestId)).status).toBe(204);
+    const token = w.a.token;
+    expect((await t.request('GET', `${GUESTS}/${w.guestId}`, { token })).text).toBe(NOT_FOUND);
+    const put = await t.request('PUT', `${GUESTS}/${w.guestId}`, {
+      token,
+      body: { location_id: w.locationId, name: 'Back again' },
+    });
+    expect(put.status).toBe(404);
+    expect((await t.request('GET', `${GUESTS}/${w.guestId}/export`, { token })).text).toBe(NOT_FOUND);
+    // A second erasure.
+    const again = await erase(token, w.guestId);
+    expect(again.status).toBe(404);
+    expect(again.text).toBe(NOT_FOUND);
+    const list = await t.request('GET', `${GUESTS}?per_page=100`, { token });
+    expect(list.json.data.map((g: Json) => g.id)).toEqual([w.other.id]);
+
+    const gql = await t.graphql(
+      token,
+      `query($id: ID!, $loc: ID!) {
+        guest(id: $id) { id }
+        guestExport(id: $id) { guest { id } }
+        guests { totalCount edges { node { id } } }
+        location(id: $loc) { guests { totalCount edges { node { id } } } }
+        guestSessions(first: 10) { edges { node { guestId guest { id } } } }
+        accessCodes { edges { node { guestId guest { id } guestName } } }
+      }`,
+      { id: w.guestId, loc: w.locationId },
+    );
+    expect(gql.json.errors, gql.text).toBeUndefined();
+    const d = gql.json.data;
+    expect(d.guest).toBeNull();
+    expect(d.guestExport).toBeNull();
+    expect(d.guests).toEqual({ totalCount: 1, edges: [{ node: { id: w.other.id } }] });
+    expect(d.location.guests).toEqual({ totalCount: 1, edges: [{ node: { id: w.other.id } }] });
+    // Sessions stay as anonymous records: linked by id, the guest itself absent.
+    const mine = d.guestSessions.edges.filter((e: Json) => e.node.guestId === w.guestId);
+    expect(mine).toHaveLength(2);
+    for (const e of mine) expect(e.node.guest).toBeNull();
+    // The code it used is let go.
+    expect(d.accessCodes.edges.map((e: Json) => e.node)).toEqual([
+      { guestId: null, guest: null, guestName: '' },
+    ]);
+    // The redeem does not reach the erased guest either.
+    const redeem = await t.request('POST', '/api/v1/access-codes/redeem', {
+      token,
+      body: { code: w.codeValue, location_id: w.locationId, mac: randomMac(), guest_id: w.guestId },
+    });
+    expect(redeem.status).toBe(422);
+    expect(redeem.json.errors.guest_id).toEqual(['The selected guest id is invalid.']);
+
+    const gqlErase = await t.graphql(token, 'mutation($id: ID!) { eraseGuest(id: $id) { id erased } }', {
+      id: w.guestId,
+    });
+    expect(gqlErase.json.errors[0].extensions.code).toBe('NOT_FOUND');
+  });
+
+  it('frees the e-mail: the same address registers again', async () => {
+    const w = await world();
+    expect((await erase(w.a.token, w.guestId)).status).toBe(204);
+    const again = await t.request('POST', GUESTS, {
+      token: w.a.token,
+      body: { location_id: w.locationId, email: w.values.email.toUpperCase(), name: 'Zelda Again' },
+    });
+    expect(again.status, again.text).toBe(201);
+    expect(again.json.data.id).not.toBe(w.guestId);
+  });
+
+  it('erases through GraphQL `eraseGuest` alike', async () => {
+    const w = await world();
+    const res = await t.graphql(w.a.token, 'mutation($id: ID!) { eraseGuest(id: $id) { id erased } }', {
+      id: w.guestId,
+    });
+    expect(res.json).toEqual({ data: { eraseGuest: { id: w.guestId, erased: true } } });
+    expect(await findAnywhere([w.values.email, w.values.passport, ...w.macs.flatMap(notations)])).toEqual([]);
+    expect((await t.request('GET', `${GUESTS}/${w.guestId}`, { token: w.a.token })).status).toBe(404);
+  }, 120_000);
+
+  it('is the tenant admin’s (and support’s): 403 for venue and front-desk users, 404 across tenants', async () => {
+    const a = await newTenant(prisma());
+    const b = await newTenant(prisma());
+    const g = await t.request('POST', GUESTS, {
+      token: a.token,
+      body: { location_id: a.location_id, name: 'Some One' },
+    });
+    const id: string = g.json.data.id;
+    const venue = await addUser(prisma(), a.tenant_id, 'venue', { locationId: a.location_id });
+    const desk = await addUser(prisma(), a.tenant_id, 'front-desk', { locationId: a.location_id });
+    for (const u of [venue, desk]) {
+      const res = await erase(u.token, id);
+      expect(res.status).toBe(403);
+      expect(res.text).toBe(FORBIDDEN);
+      const gql = await t.graphql(u.token, 'mutation($id: ID!) { eraseGuest(id: $id) { id } }', { id });
+      expect(gql.json.errors[0].extensions.code).toBe('FORBIDDEN');
+    }
+    const foreign = await erase(b.token, id);
+    expect(foreign.status).toBe(404);
+    expect(foreign.text).toBe(NOT_FOUND);
+    const gqlForeign = await t.graphql(b.token, 'mutation($id: ID!) { eraseGuest(id: $id) { id } }', { id });
+    expect(gqlForeign.json.errors[0].extensions.code).toBe('NOT_FOUND');
+    expect((await erase(a.token, 'missing-id')).text).toBe(NOT_FOUND);
+    const support = await addUser(prisma(), a.tenant_id, 'support');
+    expect((await erase(support.token, id)).status).toBe(204);
+  });
+});
+
+describe.concurrent('GET /guests/:id/export (copy)', () => {
+  it('holds everything on the guest, newest first, in the lists’ item shapes', async () => {
+    const w = await world();
+    const res = await t.request('GET', `${GUESTS}/${w.guestId}/export`, { token: w.a.token });
+    expect(res.status, res.text).toBe(200);
+    const c = res.json.data;
+    expect(Object.keys(c)).toEqual([
+      'guest',
+      'custom_data',
+      'tags',
+      'devices',
+      'sessions',
+      'presence_records',
+      'location_sessions',
+      'location_logs',
+      'access_codes',
+    ]);
+    const detail = await t.request('GET', `${GUESTS}/${w.guestId}`, { token: w.a.token });
+    expect(c.guest).toEqual(detail.json.data);
+    expect(c.custom_data).toBe(JSON.stringify({ note: w.values.customData }));
+    expect(c.tags).toEqual([{ name: w.values.tag, type: null, group_name: null }]);
+    expect(c.devices.map((d: Json) => d.mac).sort()).toEqual([...w.macs].sort());
+    expect(c.devices[0].user_agent).toBe(w.values.agent);
+    // The same items as the lists show them.
+    const devices = await t.request(
+      'GET',
+      `/api/v1/guest-devices?guest_id=${w.guestId}&last_guest_device_first=1`,
+      {
+        token: w.a.token,
+      },
+    );
+    expect(c.devices).toEqual(devices.json.data);
+    expect(c.sessions).toHaveLength(2);
+    expect(c.sessions.every((s: Json) => s.guest_id === w.guestId && s.partner_id === w.values.partner)).toBe(
+      true,
+    );
+    expect(c.sessions[0].start_time >= c.sessions[1].start_time).toBe(true);
+    expect(c.presence_records).toHaveLength(3);
+    expect(c.presence_records.map((p: Json) => p.seen_at)).toEqual(
+      [...c.presence_records.map((p: Json) => p.seen_at)].sort().reverse(),
+    );
+    expect(c.presence_records[0]).toMatchObject({ mac_address: w.macs[1], data_type: 2, connected: 1 });
+    expect(c.location_sessions).toHaveLength(2);
+    expect(c.location_logs.length).toBeGreaterThanOrEqual(3);
+    expect(c.location_logs.every((l: Json) => l.guest_id === w.guestId)).toBe(true);
+    expect(c.access_codes).toHaveLength(1);
+    expect(c.access_codes[0]).toMatchObject({ code: w.codeValue, guest_id: w.guestId, use_count: 1 });
+    expect(c.access_codes[0].guest_name).toBe(`${w.values.first} ${w.values.last}`);
+
+    const gql = await t.graphql(
+      w.a.token,
+      `query($id: ID!) { guestExport(id: $id) {
+        guest { id email passportNo customData }
+        tags { name }
+        devices { mac }
+        sessions { id }
+        presenceRecords { macAddress dataType seenAt }
+        locationSessions { id mac }
+        locationLogs { guestMac }
+        accessCodes { code }
+      } }`,
+      { id: w.guestId },
+    );
+    expect(gql.json.errors, gql.text).toBeUndefined();
+    const e = gql.json.data.guestExport;
+    expect(e.guest).toEqual({
+      id: w.guestId,
+      email: w.values.email,
+      passportNo: w.values.passport,
+      customData: c.custom_data,
+    });
+    expect(e.tags).toEqual([{ name: w.values.tag }]);
+    expect(e.devices.map((d: Json) => d.mac)).toEqual(c.devices.map((d: Json) => d.mac));
+    expect(e.sessions.map((s: Json) => s.id)).toEqual(c.sessions.map((s: Json) => s.id));
+    expect(e.presenceRecords.map((p: Json) => p.macAddress)).toEqual(
+      c.presence_records.map((p: Json) => p.mac_address),
+    );
+    expect(e.locationSessions.map((s: Json) => s.id)).toEqual(c.location_sessions.map((s: Json) => s.id));
+    expect(e.locationLogs).toHaveLength(c.location_logs.length);
+    expect(e.accessCodes).toEqual([{ code: w.codeValue }]);
+  });
+
+  it('is 404 across tenants and for a pinned caller at another location, 403 for the front desk', async () => {
+    const a = await newTenant(prisma());
+    const b = await newTenant(prisma());
+    const elsewhere = await prisma().location.create({
+      data: { tenantId: a.tenant_id, name: `Other ${tok()}` },
+    });
+    const g = await t.request('POST', GUESTS, {
+      token: a.token,
+      body: { location_id: a.location_id, name: 'Some One' },
+    });
+    const id: string = g.json.data.id;
+    const here = await addUser(prisma(), a.tenant_id, 'venue', { locationId: a.location_id });
+    const there = await addUser(prisma(), a.tenant_id, 'venue', { locationId: elsewhere.id });
+    const desk = await addUser(prisma(), a.tenant_id, 'front-desk', { locationId: a.location_id });
+    const q = 'query($id: ID!) { guestExport(id: $id) { guest { id } } }';
+
+    const ok = await t.request('GET', `${GUESTS}/${id}/export`, { token: here.token });
+    expect(ok.status, ok.text).toBe(200);
+    expect(ok.json.data.guest.id).toBe(id);
+    expect((await t.graphql(here.token, q, { id })).json).toEqual({
+      data: { guestExport: { guest: { id } } },
+    });
+
+    for (const token of [b.token, there.token]) {
+      const res = await t.request('GET', `${GUESTS}/${id}/export`, { token });
+      expect(res.status).toBe(404);
+      expect(res.text).toBe(NOT_FOUND);
+      expect((await t.graphql(token, q, { id })).json).toEqual({ data: { guestExport: null } });
+    }
+    // A venue admin's copy holds what its location holds: not the guest's session elsewhere.
+    const device = await addDevice(prisma(), a.tenant_id, id);
+    const at = { guestId: id, deviceId: device.id };
+    const hereSession = await addSession(prisma(), a.tenant_id, { ...at, locationId: a.location_id });
+    await addSession(prisma(), a.tenant_id, { ...at, locationId: elsewhere.id });
+    const sessionIds = async (token: string) => {
+      const rest = await t.request('GET', `${GUESTS}/${id}/export`, { token });
+      const gql = await t.graphql(token, 'query($id: ID!) { guestExport(id: $id) { sessions { id } } }', {
+        id,
+      });
+      const restIds = rest.json.data.sessions.map((x: Json) => x.id);
+      expect(gql.json.data.guestExport.sessions.map((x: Json) => x.id)).toEqual(restIds);
+      return restIds;
+    };
+    expect(await sessionIds(here.token)).toEqual([hereSession.id]);
+    expect(await sessionIds(a.token)).toHaveLength(2);
+
+    const deskRes = await t.request('GET', `${GUESTS}/${id}/export`, { token: desk.token });
+    expect(deskRes.status).toBe(403);
+    expect(deskRes.text).toBe(FORBIDDEN);
+    const deskGql = await t.graphql(desk.token, q, { id });
+    expect(deskGql.json.errors[0].extensions.code).toBe('FORBIDDEN');
+    expect((await t.request('GET', `${GUESTS}/missing-id/export`, { token: a.token })).text).toBe(NOT_FOUND);
+  });
+});
+
+describe('the copy’s statements', () => {
+  it('do not grow with the guest’s history', async () => {
+    const a = await newTenant(prisma());
+    const guestWith = async (devices: number, sessions: number) => {
+      const g = await t.request('POST', GUESTS, {
+        token: a.token,
+        body: { location_id: a.location_id, name: `History ${tok()}`, tags: ['x', 'y'] },
+      });
+      const id: string = g.json.data.id;
+      for (let d = 0; d < devices; d++) {
+        const device = await addDevice(prisma(), a.tenant_id, id);
+        for (let s = 0; s < sessions; s++) {
+          await addSession(prisma(), a.tenant_id, {
+            guestId: id,
+            deviceId: device.id,
+            locationId: a.location_id,
+          });
+        }
+      }
+      return id;
+    };
+    const small = await guestWith(1, 1);
+    const large = await guestWith(3, 4);
+    const copy = (id: string) =>
+      recordStatements(t.db, () => t.request('GET', `${GUESTS}/${id}/export`, { token: a.token }));
+    const one = await copy(small);
+    const many = await copy(large);
+    expect(one.result.json.data.sessions).toHaveLength(1);
+    expect(many.result.json.data.sessions).toHaveLength(12);
+    expect(many.sql.length).toBe(one.sql.length);
+  });
+});
