@@ -110,7 +110,7 @@ const UNAVAILABLE_SQLSTATE = /^(57014|57P0[123]|53300|08...)$/;
 const UNAVAILABLE_PRISMA = new Set(['P1001', 'P1002', 'P1017', 'P2024']);
 /**
  * What pg and pg-pool throw as plain Errors (@prisma/adapter-pg passes them through): no connection
- * within `connectionTimeoutMillis`, a connection lost mid-query, no answer within `query_timeout`.
+ * within `connectionTimeoutMillis`, a connection lost mid-query, no answer within the read timeout (src/db/read-timeout-client.ts).
  */
 const PG_MESSAGES = new Set([
   'timeout exceeded when trying to connect',

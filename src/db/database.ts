@@ -10,6 +10,7 @@ import { applyMigrations, migrateDatabaseUrl } from './migrate.js';
 import { parseDate, parseTimestamp, parseTimestampTz } from './pg-dates.js';
 import { newPglite } from './pglite.js';
 import { DatabaseLockedError, lockDataDir } from './pglite-lock.js';
+import { watchReadTimeout } from './read-timeout.js';
 
 export type Prisma = PrismaClient;
 
@@ -171,13 +172,17 @@ export function pgliteDatabase(pglite: PGlite, release?: () => void): Database {
   };
 }
 
+/** How long a statement may go unanswered before its connection is given up: the server's limit and a margin. */
+const readTimeoutOf = (statementTimeoutMs: number): number =>
+  statementTimeoutMs > 0 ? statementTimeoutMs + 2_000 : 0;
+
 /** pg settings that keep a slow or unreachable server from holding requests for minutes. */
 function timeouts(statementTimeoutMs: number, connectTimeoutMs: number): pg.PoolConfig {
   return {
     connectionTimeoutMillis: connectTimeoutMs,
     ...(statementTimeoutMs > 0
-      ? // The client-side limit catches a server (or network) that stopped answering altogether.
-        { statement_timeout: statementTimeoutMs, query_timeout: statementTimeoutMs + 2_000 }
+      ? // The client-side limit (see readTimeoutOf) catches a server or network that stopped answering.
+        { statement_timeout: statementTimeoutMs }
       : {}),
   };
 }
@@ -197,6 +202,7 @@ async function openPostgres(url: string, migrate: boolean, opts: DatabaseOptions
     log: [{ emit: 'event', level: 'query' }],
   });
   pool.on('error', () => {}); // an idle connection lost: the pool replaces it
+  const stopWatching = watchReadTimeout(pool, readTimeoutOf(statementTimeoutMs));
   const { onQuery, timed } = withQueryEvents(prisma);
   const types: pg.CustomTypesConfig = {
     getTypeParser: ((oid: number, format?: string) =>
@@ -210,7 +216,13 @@ async function openPostgres(url: string, migrate: boolean, opts: DatabaseOptions
     ).rows as T[];
   rawReaders.set(prisma, rows);
   // The health check's own connection: two seconds at most, whatever the settings above.
-  const health = new pg.Pool({ connectionString: url, max: 1, ...timeouts(2_000, 2_000) });
+  // Its one small query per probe keeps pg's own read timeout (see src/db/read-timeout.ts for the pool's).
+  const health = new pg.Pool({
+    connectionString: url,
+    max: 1,
+    ...timeouts(2_000, 2_000),
+    query_timeout: readTimeoutOf(2_000),
+  });
   health.on('error', () => {}); // an idle connection lost: the next ping reconnects
   return {
     prisma,
@@ -227,6 +239,7 @@ async function openPostgres(url: string, migrate: boolean, opts: DatabaseOptions
       max: pool.options.max,
     }),
     async close() {
+      stopWatching();
       await prisma.$disconnect();
       await pool.end(); // handed to the adapter, which leaves it open
       await health.end();
