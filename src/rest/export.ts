@@ -221,13 +221,22 @@ export function exportEndpointOf<F extends Filters<W>, W, O, Row extends { id: s
       // The first batch before the first byte: a failure here answers as any request (503).
       const first = await def.read(ctx, q, { take: EXPORT_BATCH });
       const date = new Date().toISOString().slice(0, 10);
-      const write = (rows: Row[]): string => {
-        let out = '';
+      // Each record is encoded into the batch's buffer as soon as it is written, so that no batch-long
+      // string (nor its thousands of pieces) is alive when V8 collects its young generation.
+      const write = (rows: Row[]): Buffer => {
+        let buf = Buffer.allocUnsafe(256 * 1024);
+        let at = 0;
         for (const row of rows) {
           const item = def.serialize(row, ctx) as Record<string, unknown>;
-          out += format === 'csv' ? csvRecord(columns, item) : `${phpJsonEncode(item)}\n`;
+          const text = format === 'csv' ? csvRecord(columns, item) : `${phpJsonEncode(item)}\n`;
+          if (at + text.length * 3 > buf.length) {
+            const bigger = Buffer.allocUnsafe(Math.max(buf.length * 2, at + text.length * 3));
+            buf.copy(bigger, 0, 0, at);
+            buf = bigger;
+          }
+          at += buf.write(text, at);
         }
-        return out;
+        return buf.subarray(0, at);
       };
       const head = format === 'csv' ? `${options.value.bom === true ? BOM : ''}${csvHeader(columns)}` : '';
       return new StreamAnswer(
@@ -254,7 +263,7 @@ export function exportEndpointOf<F extends Filters<W>, W, O, Row extends { id: s
               env,
               stop.signal,
             ))
-              yield Buffer.from(write(rows));
+              yield write(rows);
           }
           const stream = Readable.from(chunks(), { objectMode: false, highWaterMark: 64 * 1024 });
           const cut = (): void => {
