@@ -3,7 +3,7 @@
 // skip_invalid, upserts by email or partner_id, location scope, limits and bad files; GraphQL
 // `importGuests`; tenant isolation on both transports.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, type TestApp, type TestResponse } from './helpers/app.js';
+import { recordStatements, startApp, type TestApp, type TestResponse } from './helpers/app.js';
 import { checkContract } from './helpers/contract.js';
 import { addGuest, addUser, newTenant } from './helpers/fixtures.js';
 import { form, type Part } from './helpers/multipart.js';
@@ -463,6 +463,354 @@ describe.concurrent('POST /guests/import: roles and tenants', () => {
     const untouched = await prisma().guest.findUniqueOrThrow({ where: { id: theirs.id } });
     expect(untouched).toEqual(theirs);
     expect(await prisma().guest.count({ where: { tenantId: b.tenant_id } })).toBe(1);
+  });
+});
+
+describe.concurrent('POST /guests/import: files', () => {
+  it('reads a CSV part: header names in any case, quoted cells, empty cells not sent, tags, unknown columns ignored', async () => {
+    const a = await newTenant(prisma());
+    const csv =
+      '\uFEFF Location_ID ,Name,EMAIL,phone,tags,Shoe Size,room_no\r\n' +
+      `${a.location_id},"Lee, Ann",ann@example.com,,"vip,late checkout",44,\r\n` +
+      '\r\n' +
+      `${a.location_id},"Omar ""The Guest""
+Haddad",,+971,"[""json"",""list""]",,12,,\r\n`;
+    const res = await upload(a.token, [csvFile(csv)]);
+    expect(res.status, res.text).toBe(200);
+    expect(res.json).toEqual({ data: { created: 2, updated: 0, skipped: 0 }, errors: {} });
+    const [ann, omar] = await guestsOf(a.tenant_id);
+    expect(ann).toMatchObject({ name: 'Lee, Ann', email: 'ann@example.com', phone: null, roomNo: null });
+    expect(ann?.tags.map((x) => x.tag.name).sort()).toEqual(['late checkout', 'vip']);
+    expect(omar).toMatchObject({
+      name: 'Omar "The Guest"\nHaddad',
+      email: null,
+      phone: '+971',
+      roomNo: '12',
+    });
+    expect(omar?.tags.map((x) => x.tag.name).sort()).toEqual(['json', 'list']);
+  });
+
+  it('numbers CSV rows from 0 after the header (blank lines not counted); a row with extra cells is refused', async () => {
+    const a = await newTenant(prisma());
+    const csv = [
+      'location_id,email',
+      `${a.location_id},first@example.com`,
+      '',
+      `${a.location_id},bad-email`,
+      `${a.location_id},third@example.com,surplus`,
+      `${a.location_id},fourth@example.com,,`,
+    ].join('\n');
+    const res = await upload(a.token, [csvFile(csv), { name: 'mode', value: 'skip_invalid' }]);
+    expect(res.json).toEqual({
+      data: { created: 2, updated: 0, skipped: 2 },
+      errors: {
+        'rows.1.email': ['The rows.1.email field must be a valid email address.'],
+        'rows.2': ['The rows.2 field must not have more than 2 columns.'],
+      },
+    });
+  });
+
+  it('reads NDJSON (by extension, content type, first character or `format`) and JSON-array files', async () => {
+    const a = await newTenant(prisma());
+    const ndjson = `{"location_id":"${a.location_id}","name":"Line One"}\r\n\n{"location_id":"${a.location_id}","tags":["a"]}\n`;
+    const cases: [Part, string][] = [
+      [csvFile(ndjson, 'guests.ndjson', 'application/octet-stream'), ''],
+      [csvFile(ndjson, 'guests.txt', 'application/x-ndjson'), ''],
+      [csvFile(ndjson, 'upload', 'application/octet-stream'), ''],
+      [csvFile(ndjson, 'guests.csv', 'text/csv'), 'ndjson'],
+      [csvFile(`[{"location_id":"${a.location_id}"},{"location_id":"${a.location_id}"}]`, 'guests.json'), ''],
+    ];
+    for (const [file, format] of cases) {
+      const parts: Part[] = [file, ...(format ? [{ name: 'format', value: format }] : [])];
+      const res = await upload(a.token, parts);
+      expect(res.json, `${'filename' in file ? file.filename : ''} ${format}`).toEqual({
+        data: { created: 2, updated: 0, skipped: 0 },
+        errors: {},
+      });
+    }
+  });
+
+  it('names an NDJSON line that is not JSON, or not an object, as its row', async () => {
+    const a = await newTenant(prisma());
+    const ndjson = `{"location_id":"${a.location_id}"}\n{"location_id": oops}\n\n[1,2]\n{"location_id":"${a.location_id}","gender":"x"}\n`;
+    const res = await upload(a.token, [csvFile(ndjson, 'g.ndjson')]);
+    expect(res.status).toBe(422);
+    expect(res.json.errors).toEqual({
+      'rows.1': ['The rows.1 field must be a valid JSON string.'],
+      'rows.2': ['The rows.2 field must be an object.'],
+      'rows.3.gender': ['The selected rows.3.gender is invalid.'],
+    });
+  });
+
+  it.each([
+    ['no file part', [{ name: 'mode', value: 'skip_invalid' }], { file: ['The file field is required.'] }],
+    [
+      'a text field for the file',
+      [{ name: 'file', value: 'location_id\nx' }],
+      { file: ['The file field must be a file.'] },
+    ],
+    [
+      'an unknown format and mode, with no file',
+      [
+        { name: 'format', value: 'xlsx' },
+        { name: 'mode', value: 'sometimes' },
+      ],
+      {
+        mode: ['The selected mode is invalid.'],
+        format: ['The selected format is invalid.'],
+        file: ['The file field is required.'],
+      },
+    ],
+    [
+      'a file that is not UTF-8',
+      [
+        {
+          name: 'file',
+          file: Buffer.from([0x6e, 0x61, 0x6d, 0x65, 0x0a, 0xff, 0xfe]),
+          type: 'text/csv',
+          filename: 'a.csv',
+        },
+      ],
+      { file: ['The file field must be a UTF-8 text file.'] },
+    ],
+    [
+      'a quote never closed',
+      [csvFile('location_id,name\nx,"open\ny,z\n')],
+      { file: ['The file field must be a valid CSV file: a quoted field opened on line 2 is never closed.'] },
+    ],
+    [
+      'text after a closing quote',
+      [csvFile('location_id,name\nx,"a"b\n')],
+      {
+        file: ['The file field must be a valid CSV file: text after the closing quote of a field on line 2.'],
+      },
+    ],
+    [
+      'a repeated column',
+      [csvFile('location_id,Email,email\nx,a,b\n')],
+      { file: ['The file field must not repeat the column email.'] },
+    ],
+    [
+      'a header and no row',
+      [csvFile('location_id,name\r\n\r\n')],
+      { file: ['The file field must contain at least one row.'] },
+    ],
+    ['an empty file', [csvFile('')], { file: ['The file field must contain at least one row.'] }],
+    [
+      'a JSON file that is not an array',
+      [csvFile('{"rows": []', 'g.json', 'application/json')],
+      { file: ['The file field must be a valid JSON array.'] },
+    ],
+    [
+      'an empty JSON array',
+      [csvFile('[]', 'g.json')],
+      { file: ['The file field must contain at least one row.'] },
+    ],
+  ] as [string, Part[], Json][])('refuses %s with a 422', async (_name, parts, errors) => {
+    const a = await newTenant(prisma());
+    const res = await upload(a.token, parts);
+    expect(res.status, res.text).toBe(422);
+    expect(res.json.errors).toEqual(errors);
+  });
+
+  it('answers 400 to a form that cannot be read', async () => {
+    const a = await newTenant(prisma());
+    const res = await t.app.fastify.inject({
+      method: 'POST',
+      url: URL,
+      headers: { authorization: `Bearer ${a.token}`, 'content-type': 'multipart/form-data; boundary=xyz' },
+      payload: '--xyz\r\nContent-Disposition: form-data; name="file"; filename="a.csv"\r\n\r\nlocation_id',
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.body).toBe('{"message":"Malformed multipart body."}');
+  });
+});
+
+describe('POST /guests/import: size limit (GUEST_IMPORT_MAX_MB=1)', () => {
+  let small: TestApp;
+  beforeAll(async () => {
+    small = await startApp({ GUEST_IMPORT_MAX_MB: '1' }, { db: t.db });
+  });
+  afterAll(async () => {
+    await small.app.close();
+  });
+
+  it('answers 413 to a file part or a JSON body over the limit, and reads one just under it', async () => {
+    const a = await newTenant(prisma());
+    const row = `${a.location_id},${'n'.repeat(100)}\n`;
+    const under = `location_id,name\n${row.repeat(Math.floor((1024 * 1024 - 20) / row.length))}`;
+    const over = `${under}${row.repeat(20)}`;
+    const send = (text: string) => {
+      const { body, contentType } = form([csvFile(text)]);
+      return small.app.fastify.inject({
+        method: 'POST',
+        url: `${URL}?mode=skip_invalid`,
+        headers: { authorization: `Bearer ${a.token}`, 'content-type': contentType },
+        payload: body,
+      });
+    };
+    const tooBig = await send(over);
+    expect(tooBig.statusCode).toBe(413);
+    expect(tooBig.body).toBe('{"message":"Payload Too Large."}');
+    const json = await small.request('POST', URL, {
+      token: a.token,
+      rawBody: `[${'{},'.repeat(400_000)}{}]`,
+    });
+    expect(json.status).toBe(413);
+    expect(json.text).toBe('{"message":"Payload Too Large."}');
+    expect(await prisma().guest.count({ where: { tenantId: a.tenant_id } })).toBe(0);
+    const fits = await send(under);
+    expect(fits.statusCode, fits.body.slice(0, 200)).toBe(200);
+    expect(JSON.parse(fits.body).data.created).toBeGreaterThan(9000);
+  });
+});
+
+const IMPORT = `mutation Import($rows: [GuestCreateInput!]!, $mode: String, $upsertBy: String) {
+  importGuests(rows: $rows, mode: $mode, upsertBy: $upsertBy) {
+    created updated skipped errors { key row field messages } } }`;
+
+describe.concurrent('GraphQL importGuests', () => {
+  it('creates the rows as createGuest would, and answers the counts', async () => {
+    const a = await newTenant(prisma());
+    const res = await t.graphql(a.token, IMPORT, {
+      rows: [
+        {
+          locationId: a.location_id,
+          name: 'Graph Ann',
+          email: 'gann@example.com',
+          customField1: 'c1',
+          tags: ['vip'],
+        },
+        { locationId: a.location_id, firstName: 'Graph', lastName: 'Omar' },
+      ],
+    });
+    expect(res.json).toEqual({ data: { importGuests: { created: 2, updated: 0, skipped: 0, errors: [] } } });
+    const [ann, omar] = await guestsOf(a.tenant_id);
+    expect(ann).toMatchObject({ name: 'Graph Ann', email: 'gann@example.com', customField1: 'c1' });
+    expect(ann?.tags.map((x) => x.tag.name)).toEqual(['vip']);
+    expect(omar?.name).toBe('Graph Omar');
+  });
+
+  it('all_or_nothing: a BAD_USER_INPUT error keyed rows.N.field (GraphQL names) with REST’s messages', async () => {
+    const a = await newTenant(prisma());
+    const res = await t.graphql(a.token, IMPORT, {
+      rows: [
+        { locationId: a.location_id },
+        { email: 'nope', customField1: 'x'.repeat(256) },
+        { avatar: 'x' },
+      ],
+    });
+    expect(res.json.data).toBeNull();
+    expect(res.json.errors).toHaveLength(1);
+    expect(res.json.errors[0].message).toBe('The rows.1.location id field is required. (and 4 more errors)');
+    expect(res.json.errors[0].extensions).toEqual({
+      code: 'BAD_USER_INPUT',
+      fields: {
+        'rows.1.locationId': ['The rows.1.location id field is required.'],
+        'rows.1.email': ['The rows.1.email field must be a valid email address.'],
+        'rows.1.customField1': ['The rows.1.custom field 1 field must not be greater than 255 characters.'],
+        'rows.2.locationId': ['The rows.2.location id field is required.'],
+        'rows.2.avatar': ['The rows.2.avatar field is prohibited.'],
+      },
+    });
+    expect(await prisma().guest.count({ where: { tenantId: a.tenant_id } })).toBe(0);
+  });
+
+  it('skip_invalid and upsertBy: the refused rows in `errors`, the match updated', async () => {
+    const a = await newTenant(prisma());
+    const g = await addGuest(prisma(), a.tenant_id, a.location_id, { partnerId: 'PMS-9' });
+    const res = await t.graphql(a.token, IMPORT, {
+      rows: [
+        { locationId: a.location_id, partnerId: 'PMS-9', roomNo: '404' },
+        { locationId: a.location_id, gender: 'x' },
+      ],
+      mode: 'skip_invalid',
+      upsertBy: 'partner_id',
+    });
+    expect(res.json.data.importGuests).toEqual({
+      created: 0,
+      updated: 1,
+      skipped: 1,
+      errors: [
+        {
+          key: 'rows.1.gender',
+          row: 1,
+          field: 'gender',
+          messages: ['The selected rows.1.gender is invalid.'],
+        },
+      ],
+    });
+    expect((await prisma().guest.findUniqueOrThrow({ where: { id: g.id } })).roomNo).toBe('404');
+  });
+
+  it('refuses bad options and an empty list like REST, and front-desk users (FORBIDDEN)', async () => {
+    const a = await newTenant(prisma());
+    const bad = await t.graphql(a.token, IMPORT, { rows: [], mode: 'later', upsertBy: 'phone' });
+    expect(bad.json.errors[0].extensions).toEqual({
+      code: 'BAD_USER_INPUT',
+      fields: {
+        rows: ['The rows field is required.'],
+        mode: ['The selected mode is invalid.'],
+        upsertBy: ['The selected upsert by is invalid.'],
+      },
+    });
+    const desk = await addUser(prisma(), a.tenant_id, 'front-desk', { locationId: a.location_id });
+    const forbidden = await t.graphql(desk.token, IMPORT, { rows: [{ locationId: a.location_id }] });
+    expect(forbidden.json.errors[0].extensions.code).toBe('FORBIDDEN');
+  });
+
+  it('never reaches another tenant', async () => {
+    const a = await newTenant(prisma());
+    const b = await newTenant(prisma());
+    await addGuest(prisma(), b.tenant_id, b.location_id, { email: 'theirs@example.com' });
+    const res = await t.graphql(a.token, IMPORT, {
+      rows: [{ locationId: b.location_id }, { locationId: a.location_id, email: 'theirs@example.com' }],
+      mode: 'skip_invalid',
+      upsertBy: 'email',
+    });
+    expect(res.json.data.importGuests).toEqual({
+      created: 1,
+      updated: 0,
+      skipped: 1,
+      errors: [
+        {
+          key: 'rows.0.locationId',
+          row: 0,
+          field: 'locationId',
+          messages: ['The selected rows.0.location id is invalid.'],
+        },
+      ],
+    });
+    expect(await prisma().guest.count({ where: { tenantId: b.tenant_id } })).toBe(1);
+  });
+});
+
+describe('POST /guests/import: database work', () => {
+  it('does not grow with the rows: the same statements for 5 rows as for 500', async () => {
+    const a = await newTenant(prisma());
+    const rows = (n: number, tag: string) =>
+      Array.from({ length: n }, (_, i) => ({
+        location_id: a.location_id,
+        email: `${tag}${i}@example.com`,
+        tags: ['one', `${tag}-${i % 3}`],
+      }));
+    await post(a.token, rows(3, 'warm'));
+    const small = await recordStatements(t.db, () => post(a.token, rows(5, 'small')));
+    const large = await recordStatements(t.db, () => post(a.token, rows(500, 'large')));
+    expect(small.result.json.data.created).toBe(5);
+    expect(large.result.json.data.created).toBe(500);
+    expect(large.sql).toEqual(small.sql);
+    // The token aside: one look-up of the locations, one of the e-mails, then in the transaction the
+    // guests, the tags (created, then read) and their links.
+    const work = small.sql.filter((q) => !q.includes('"ApiToken"') && !/COMMIT|BEGIN/.test(q));
+    expect(work.map((q) => q.trim().split(/\s+/).slice(0, 3).join(' '))).toEqual([
+      'SELECT "id" FROM',
+      'SELECT v.given, lower(v.given)',
+      'INSERT INTO "Guest"',
+      'INSERT INTO "Tag"',
+      'SELECT "id", "name"',
+      'INSERT INTO "GuestTag"',
+    ]);
   });
 });
 
