@@ -534,6 +534,7 @@ const arrayOf = (values: (string | number | null)[], type: string) =>
 type Tx = PrismaNS.TransactionClient;
 
 async function store(env: ImportEnv, plans: Plan[]): Promise<{ created: number; updated: number }> {
+  if (plans.length === 0) return { created: 0, updated: 0 };
   const tenantId = env.scope.tenantId;
   const creates = plans.filter((p) => p.id === undefined);
   const updates = plans.filter((p) => p.id !== undefined);
