@@ -50,10 +50,10 @@ export const importOptionRules = rules({
 });
 
 export const IMPORT_DESCRIPTIONS = {
-  rows: `The guests (at most ${MAX_IMPORT_ROWS}), each an object of \`POST /guests\`'s fields, checked by its rules; \`avatar\` is refused`,
-  mode: '`all_or_nothing` (default): one bad row stores nothing (422); `skip_invalid`: the valid rows are stored, the others answered in `errors`',
+  rows: `The guests (at most ${MAX_IMPORT_ROWS}), each with the fields of a guest create and checked by its rules; \`avatar\` is refused`,
+  mode: '`all_or_nothing` (default): a refused row stores nothing (a validation error names every refused row); `skip_invalid`: the other rows are stored and the refused ones answered in `errors`',
   upsert_by:
-    "`email` (case-insensitive) or `partner_id`: a row matching a guest of the tenant updates it (the fields it sends); otherwise every row creates a guest and a taken e-mail is that row's 422",
+    '`email` (compared case-insensitively) or `partner_id`: a row matching a guest of the tenant updates it (the fields the row sends); without it every row creates a guest',
 } as const;
 
 /** The body's rules as the OpenAPI document shows them (`rows` is checked by `importRequest`). */

@@ -205,7 +205,12 @@ export const importRows: Endpoint = {
   action: IMPORT_ACTION,
   body: importBodyRules,
   bodyItems: { rows: rulesOf(importRowFields(docsOnly)) },
-  descriptions: IMPORT_DESCRIPTIONS,
+  // The options may come in the query too (the array and multipart forms).
+  filters: formRules,
+  descriptions: {
+    ...IMPORT_DESCRIPTIONS,
+    format: 'The file part’s format (multipart only): `csv`, `ndjson` or `json`; otherwise guessed',
+  },
   upload: {
     maxBytes: (config) => config.guestImportMaxBytes,
     listField: 'rows',
