@@ -104,7 +104,6 @@ const isRecord = (v: unknown): v is Record<string, unknown> =>
  */
 export async function importRequest(
   raw: Readonly<Record<string, unknown>>,
-  maxRows = MAX_IMPORT_ROWS,
 ): Promise<{ rows: readonly unknown[]; options: ImportOptions }> {
   const errors: FieldErrors = {};
   const rows = raw.rows;
@@ -116,7 +115,8 @@ export async function importRequest(
     (isRecord(rows) && Object.keys(rows).length === 0);
   if (empty) errors.rows = ['The rows field is required.'];
   else if (!Array.isArray(rows)) errors.rows = ['The rows field must be a list.'];
-  else if (rows.length > maxRows) errors.rows = [`The rows field must not have more than ${maxRows} items.`];
+  else if (rows.length > MAX_IMPORT_ROWS)
+    errors.rows = [`The rows field must not have more than ${MAX_IMPORT_ROWS} items.`];
   let options: ImportOptions = { mode: 'all_or_nothing', upsertBy: null };
   try {
     const valid = await validate({ mode: raw.mode, upsert_by: raw.upsert_by }, importOptionRules);
