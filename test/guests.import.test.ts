@@ -48,6 +48,16 @@ const csvFile = (text: string, filename = 'guests.csv', type = 'text/csv'): Part
   filename,
 });
 
+/**
+ * One tenant for the tests that store nothing, made before any test runs: fewer tenants bootstrap
+ * while imports hold connections of the test's small pool.
+ */
+let refusing: Awaited<ReturnType<typeof newTenant>>;
+beforeAll(async () => {
+  refusing = await newTenant(prisma());
+});
+const refusingTenant = async () => refusing;
+
 /** The tenant's guests, oldest first, as the list orders them. */
 const guestsOf = (tenantId: string) =>
   prisma().guest.findMany({
@@ -198,12 +208,15 @@ describe.concurrent('POST /guests/import: the request', () => {
       },
     ],
   ])('refuses %s with a 422', async (_name, body, errors) => {
-    const a = await newTenant(prisma());
+    const a = await refusingTenant();
     const res = await t.request('POST', URL, { token: a.token, ...(body === undefined ? {} : { body }) });
     expect(res.status, res.text).toBe(422);
     expect(res.json.errors).toEqual(errors);
   });
+});
 
+// Large bodies one at a time: each holds a database connection for a while.
+describe('POST /guests/import: large bodies', () => {
   it('takes at most 50 000 rows, and answers malformed JSON with 400', async () => {
     const a = await newTenant(prisma());
     const many = await t.request('POST', URL, {
@@ -607,7 +620,7 @@ Haddad",,+971,"[""json"",""list""]",,12,,\r\n`;
       { file: ['The file field must contain at least one row.'] },
     ],
   ] as [string, Part[], Json][])('refuses %s with a 422', async (_name, parts, errors) => {
-    const a = await newTenant(prisma());
+    const a = await refusingTenant();
     const res = await upload(a.token, parts);
     expect(res.status, res.text).toBe(422);
     expect(res.json.errors).toEqual(errors);

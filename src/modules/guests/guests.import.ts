@@ -322,7 +322,8 @@ interface Checked {
   errors: Map<number, FieldErrors>;
 }
 
-const PROGRESS_EVERY = 1000;
+/** Rows checked between two progress reports (and two turns of the event loop for other requests). */
+const PROGRESS_EVERY = 500;
 
 async function checkRows(env: ImportEnv, rows: readonly unknown[], options: ImportOptions): Promise<Checked> {
   const inputs = rows.map((r) => (isRecord(r) ? laravelInput(r) : null));
@@ -374,7 +375,11 @@ async function checkRows(env: ImportEnv, rows: readonly unknown[], options: Impo
   const errors = new Map<number, FieldErrors>();
   const plans: Plan[] = [];
   for (const [index, input] of inputs.entries()) {
-    if (index % PROGRESS_EVERY === 0) env.progress?.({ phase: 'checking', done: index, total: rows.length });
+    if (index % PROGRESS_EVERY === 0) {
+      env.progress?.({ phase: 'checking', done: index, total: rows.length });
+      // The rules' awaits resolve at once: let other requests run between batches of rows.
+      if (index > 0) await new Promise((resolve) => setImmediate(resolve));
+    }
     if (!input) {
       const raw = rows[index];
       const message = raw instanceof UnreadableRow ? raw.message : 'The :attribute field must be an object.';
