@@ -111,6 +111,22 @@ await record('GET /guests/:id/export', 200, `/guests/${guestId}/export`);
 await record('GET /guests/:id/export', 404, '/guests/unknown/export');
 await record('DELETE /guests/:id', 204, `/guests/${guest.data.id}`);
 await record('DELETE /guests/:id', 404, `/guests/${guest.data.id}`);
+await record('POST /guests/import', 200, '/guests/import?mode=skip_invalid&upsert_by=email', {
+  body: [
+    { location_id: boot.location_id, name: 'Grace Hopper', email: 'grace@example.com', tags: ['VIP'] },
+    { location_id: boot.location_id, name: 'Alan Turing', email: 'not-an-email' },
+    { location_id: 'unknown', name: 'Edsger Dijkstra' },
+  ],
+});
+await record('POST /guests/import', 422, '/guests/import', {
+  body: {
+    rows: [
+      { location_id: boot.location_id, name: 'Grace Hopper', email: 'grace@example.com' },
+      { location_id: boot.location_id, email: 'GRACE@example.com' },
+      { name: 'Barbara Liskov', gender: 'unknown' },
+    ],
+  },
+});
 
 // Tenants and users
 await list('GET /tenants', '/tenants');

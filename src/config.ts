@@ -38,6 +38,8 @@ export interface Config {
   metricsToken: string | undefined;
   /** A second listener on HOST serving only GET /metrics, without a token; unset: none. */
   metricsPort: number | undefined;
+  /** The largest body (a file part or a JSON array) `POST /guests/import` reads; larger ones are a 413. */
+  guestImportMaxBytes: number;
 }
 
 export type MediaStorage = 'local' | 'database' | 's3';
@@ -242,6 +244,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     s3: media === 's3' ? s3Settings(env) : undefined,
     metricsToken: metricsToken(env),
     metricsPort: metricsPort(env, port),
+    guestImportMaxBytes: int(env, 'GUEST_IMPORT_MAX_MB', 20, 1, 1024) * 1024 * 1024,
   };
 }
 

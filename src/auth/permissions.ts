@@ -25,6 +25,8 @@ export const permissionTable = {
   // tenant admins only (it cannot be undone).
   'guests.export': { tenant: T, venue: L, 'front-desk': false, support: T },
   'guests.erase': { tenant: T, venue: false, 'front-desk': false, support: T },
+  // Bulk import (issue 17): a manager's act, as revoking codes; each row as a create would be.
+  'guests.import': { tenant: T, venue: L, 'front-desk': false, support: T },
   'guestDevices.list': { tenant: T, venue: L, 'front-desk': L, support: T },
   'guestSessions.list': { tenant: T, venue: L, 'front-desk': L, support: T },
   'analytics.read': { tenant: T, venue: L, 'front-desk': L, support: T },

@@ -6,6 +6,8 @@ import { ConfigError, databaseOptions, loadConfig } from '../config.js';
 import { type Database, DatabaseLockedError, openDatabase } from '../db/database.js';
 import { apiTokenItem } from '../modules/api-tokens/api-tokens.serializer.js';
 import { revokeToken, tenantTokens } from '../modules/api-tokens/api-tokens.service.js';
+import { IMPORT_MODES, UPSERT_KEYS } from '../modules/guests/guests.import.js';
+import { IMPORT_FORMATS } from '../modules/guests/guests.import.source.js';
 import {
   databaseSink,
   SimulationError,
@@ -14,6 +16,7 @@ import {
 } from '../modules/ingest/ingest.simulate.js';
 import { seededRandom } from '../modules/locations/locations.seed.js';
 import { bootstrapTenant, issueToken, UnknownUserError } from '../modules/tenants/bootstrap.service.js';
+import { ImportFailed, importGuestsFile, progressBar } from './import-guests.js';
 import { seeders } from './seeders.js';
 import { httpSink, venueOverHttp } from './simulate-http.js';
 
@@ -37,6 +40,14 @@ Commands:
       token revoke -- -Ab3xYz.
   seed --tenant TENANT_ID [--guests N] [--seed S] [--json]
       Add demo data to a tenant (see src/cli/seeders.ts); --guests N sets how many guests.
+  import guests FILE --tenant TENANT_ID [--mode all_or_nothing|skip_invalid]
+                [--upsert-by email|partner_id] [--format csv|ndjson|json] [--json]
+      Import guests from a CSV (header row of field names), NDJSON or JSON-array file, checked
+      by the rules of POST /api/v1/guests/import (as the tenant's admin, every location). The
+      format is --format, else the extension, else the first character. all_or_nothing (default)
+      stores nothing when a row is refused; skip_invalid stores the others. --upsert-by updates
+      the guest of the same e-mail or partner id. Progress on stderr; each refused row is printed
+      with its line; exit 1 when nothing was stored because of refused rows.
   simulate --tenant TENANT_ID [--devices N] [--interval-ms M] [--seed S] [--json]
   simulate --url URL --token TOKEN [--devices N] [--interval-ms M] [--seed S] [--json]
       Drive a live venue through the ingest (devices arriving, moving between zones, connecting,
@@ -57,6 +68,7 @@ const COMMANDS: readonly string[] = [
   'token revoke',
   'seed',
   'simulate',
+  'import guests',
 ];
 
 /** A result's text without --json, when `key: value` lines would not do (a table); never in the JSON. */
@@ -66,10 +78,13 @@ type Result = object & { [HUMAN]?: string };
 /** `value`, printed as `text` without --json. */
 const withText = <T extends object>(value: T, text: string): T & Result => ({ ...value, [HUMAN]: text });
 
-/** `token revoke TOKEN_ID`: its id is a positional; every other command is its words alone. */
+/** `token revoke TOKEN_ID`, `import guests FILE`: operands follow; every other command is its words alone. */
 function commandOf(positionals: readonly string[]): { command: string; operands: string[] } {
   if (positionals[0] === 'token' && positionals[1] === 'revoke') {
     return { command: 'token revoke', operands: positionals.slice(2) };
+  }
+  if (positionals[0] === 'import' && positionals[1] === 'guests') {
+    return { command: 'import guests', operands: positionals.slice(2) };
   }
   return { command: positionals.join(' '), operands: [] };
 }
@@ -114,6 +129,9 @@ const options = {
   'interval-ms': { type: 'string' },
   url: { type: 'string' },
   token: { type: 'string' },
+  mode: { type: 'string' },
+  'upsert-by': { type: 'string' },
+  format: { type: 'string' },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
@@ -124,6 +142,27 @@ function required(values: Values, name: 'tenant' | 'user'): string {
   const v = values[name];
   if (!v) throw new UsageError(`--${name} is required.`);
   return v;
+}
+
+/** An option's value among `choices`, or the usage error naming them. */
+function oneOf<T extends string>(
+  raw: string | undefined,
+  name: string,
+  choices: readonly T[],
+): T | undefined {
+  if (raw === undefined) return undefined;
+  const found = choices.find((c) => c === raw);
+  if (!found) throw new UsageError(`--${name} must be one of: ${choices.join(', ')}; got "${raw}".`);
+  return found;
+}
+
+/** `import guests`' options, checked before the database is opened. */
+function importOptions(values: Values) {
+  return {
+    mode: oneOf(values.mode, 'mode', IMPORT_MODES) ?? 'all_or_nothing',
+    upsertBy: oneOf(values['upsert-by'], 'upsert-by', UPSERT_KEYS) ?? null,
+    format: oneOf(values.format, 'format', IMPORT_FORMATS),
+  };
 }
 
 function positiveInt(raw: string | undefined, name: string, fallback: number): number {
@@ -271,6 +310,23 @@ async function run(
       }
       return counts;
     }
+    case 'import guests': {
+      const { mode, upsertBy, format } = importOptions(values);
+      const database = opened(db);
+      const tenantId = required(values, 'tenant');
+      const tenant = await database.prisma.tenant.findUnique({
+        where: { id: tenantId },
+        select: { id: true },
+      });
+      if (!tenant) throw new UsageError(`No tenant with id "${tenantId}".`);
+      const file = operands[0] ?? '';
+      const { text, ...result } = await importGuestsFile(
+        database.prisma,
+        { file, tenantId, mode, upsertBy, format },
+        progressBar(process.stderr),
+      );
+      return withText(result, text);
+    }
     default:
       throw new UsageError(`Unknown command "${command}".`);
   }
@@ -312,8 +368,8 @@ async function main(): Promise<number> {
     console.log(USAGE);
     return values.help ? 0 : 2;
   }
-  const fail = (message: string, code: number) => {
-    if (values.json) console.log(JSON.stringify({ error: message }));
+  const fail = (message: string, code: number, details: object = {}) => {
+    if (values.json) console.log(JSON.stringify({ error: message, ...details }));
     console.error(`error: ${message}`);
     return code;
   };
@@ -323,9 +379,14 @@ async function main(): Promise<number> {
     const got = operands.length === 0 ? 'none' : `${operands.length}: ${operands.join(' ')}`;
     return fail(`token revoke takes one TOKEN_ID; got ${got}.\n\n${USAGE}`, 2);
   }
+  if (command === 'import guests' && operands.length !== 1) {
+    const got = operands.length === 0 ? 'none' : `${operands.length}: ${operands.join(' ')}`;
+    return fail(`import guests takes one FILE; got ${got}.\n\n${USAGE}`, 2);
+  }
   let db: Database | undefined;
   try {
     // `simulate --url` talks to a running server: the database (maybe its embedded one) is not opened.
+    if (command === 'import guests') importOptions(values);
     if (!(command === 'simulate' && overHttp(values))) {
       const config = loadConfig();
       // Maintenance commands (seeding) may run long statements: no statement timeout here.
@@ -336,6 +397,8 @@ async function main(): Promise<number> {
     return 0;
   } catch (err) {
     if (err instanceof UsageError) return fail(`${err.message}\n\n${USAGE}`, 2);
+    // Refused rows (or an unreadable file): each named plainly; nothing was stored.
+    if (err instanceof ImportFailed) return fail(err.message, 1, { errors: err.errors });
     if (
       err instanceof ConfigError ||
       err instanceof DatabaseLockedError ||

@@ -14,6 +14,7 @@ export const FIELD_LIMITS = {
   generateAccessCodes: { max: 30, window: '1m' },
   createGuest: { max: 30, window: '1m' },
   updateGuest: { max: 60, window: '1m' },
+  importGuests: { max: 10, window: '1m' },
 } as const satisfies Record<string, { max: number; window: string }>;
 
 export type GuardedField = keyof typeof FIELD_LIMITS;

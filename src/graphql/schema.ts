@@ -8,6 +8,7 @@ import '../modules/tenants/tenants.graphql.js';
 import '../modules/users/users.graphql.js';
 import '../modules/guests/guests.graphql.js';
 import '../modules/guests/guests.privacy.graphql.js';
+import '../modules/guests/guests.import.graphql.js';
 import '../modules/guest-devices/guest-devices.graphql.js';
 import '../modules/guest-sessions/guest-sessions.graphql.js';
 import '../modules/analytics/analytics.graphql.js';

@@ -1,6 +1,7 @@
 // multipart/form-data bodies, as Laravel accepts them: fields become body members and a file part
 // becomes the same `data:<type>;base64,…` text a JSON client sends, so one rule (e.g. the guest
-// avatar's) checks both forms. `name[]` fields are read as the list `name`.
+// avatar's) checks both forms. `name[]` fields are read as the list `name`. A route that reads files
+// itself (`rawFileParts` in its config: the guest import) gets each file part as an UploadedFile.
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
@@ -10,6 +11,19 @@ declare module 'fastify' {
     /** Set once a multipart body has been read completely. */
     formRead?: boolean;
   }
+  interface FastifyContextConfig {
+    /** File parts reach the handler as UploadedFile (their bytes), not as data URLs. */
+    rawFileParts?: boolean;
+  }
+}
+
+/** A file part as received, for routes with `rawFileParts`. */
+export class UploadedFile {
+  constructor(
+    readonly filename: string,
+    readonly mimetype: string,
+    readonly bytes: Buffer,
+  ) {}
 }
 
 /** Files up to this size are read (and then judged by the resource's rules); larger ones are a 413. */
@@ -21,7 +35,9 @@ export async function acceptMultipart(fastify: FastifyInstance): Promise<void> {
     limits: { fileSize: MULTIPART_FILE_LIMIT, files: 5, fields: 200 },
     async onFile(part) {
       const bytes = await part.toBuffer();
-      part.value = `data:${part.mimetype};base64,${bytes.toString('base64')}`;
+      part.value = this.routeOptions.config.rawFileParts
+        ? new UploadedFile(part.filename, part.mimetype, bytes)
+        : `data:${part.mimetype};base64,${bytes.toString('base64')}`;
     },
   });
   fastify.addHook('preHandler', async (request) => {

@@ -34,6 +34,16 @@ function bodyObject(body: unknown): Record<string, unknown> {
     : {};
 }
 
+/** An upload route's limits: its JSON body and each multipart file part (src/http/multipart.ts). */
+function uploadOptions(endpoint: Route['endpoint'], config: Config) {
+  if (!endpoint.upload) return {};
+  const maxBytes = endpoint.upload.maxBytes(config);
+  return {
+    bodyLimit: maxBytes,
+    config: { rawFileParts: true, multipartOptions: { limits: { fileSize: maxBytes } } },
+  };
+}
+
 export function mountRest(
   app: FastifyInstance,
   deps: {
@@ -50,6 +60,7 @@ export function mountRest(
       method: r.method,
       url: `${API_PREFIX}${r.path}`,
       ...(r.endpoint.bodyLimit ? { bodyLimit: r.endpoint.bodyLimit } : {}),
+      ...uploadOptions(r.endpoint, deps.config),
       handler: async (request, reply) => {
         const ctx = requestContext(deps, request);
         const deprecated = r.endpoint.deprecated;
@@ -75,6 +86,8 @@ export function mountRest(
           params,
           query: { ...query, ...validQuery },
           body: bodyObject(request.body),
+          rawBody: request.body,
+          form: request.isMultipart(),
           envelope: envelopeSource(deps.config, request),
         });
         if (result === undefined) return reply.status(r.endpoint.status ?? 204).send();

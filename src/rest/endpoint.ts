@@ -15,6 +15,10 @@ export interface RestRequest {
   query: Record<string, unknown>;
   /** The JSON body as an object ({} when absent or not an object). */
   body: Record<string, unknown>;
+  /** The body as parsed: a JSON array stays an array (what `body` leaves out); a form is `body`. */
+  rawBody?: unknown;
+  /** Whether the body came as multipart/form-data. */
+  form?: boolean;
   envelope: EnvelopeSource;
 }
 
@@ -32,6 +36,19 @@ export interface Endpoint {
   query?: Rules;
   /** Body size limit in bytes when it differs from the app's 1 MiB (guest avatars). */
   bodyLimit?: number;
+  /**
+   * A file upload (the guest import): JSON bodies and multipart file parts up to `maxBytes` (413
+   * beyond), file parts handed over as their bytes (src/http/multipart.ts UploadedFile).
+   */
+  upload?: {
+    maxBytes(config: Config): number;
+    /** The list field a JSON body may also send alone, as an array (the import's `rows`). */
+    listField: string;
+    /** The multipart form: its file part's description and its other fields' rules. */
+    form: { file: string; fields: Rules };
+    /** Request examples by media type, then by name. */
+    examples?: Record<string, Record<string, { summary: string; value: unknown }>>;
+  };
   /**
    * Body fields that may also arrive as file parts of a multipart/form-data body (src/http/multipart.ts
    * turns each into a data URL); documents the multipart form beside the JSON one.

@@ -141,6 +141,37 @@ function formSchema(
   return schema;
 }
 
+/**
+ * An upload's bodies (the guest import): JSON as the list alone (an array) or the object with its
+ * options, and a multipart form with a file part; each with its examples.
+ */
+function uploadContent(e: Endpoint, rules: Rules): Json {
+  const upload = e.upload;
+  if (!upload) return {};
+  const object = bodySchema(rules, e.bodyItems, e.descriptions);
+  const list = (object.properties as Json)[upload.listField] as Json;
+  const form = bodySchema(upload.form.fields, {}, e.descriptions);
+  form.properties = {
+    file: { type: 'string', contentMediaType: 'application/octet-stream', description: upload.form.file },
+    ...(form.properties as Json),
+  };
+  form.required = ['file'];
+  form.description = 'The file part, and the options as form fields (or in the query).';
+  const examples = (type: string) => (upload.examples?.[type] ? { examples: upload.examples[type] } : {});
+  return {
+    'application/json': {
+      schema: {
+        oneOf: [
+          { ...list, description: `The ${upload.listField} alone; options in the query.` },
+          { ...object, description: 'The options beside the list (they win over the query).' },
+        ],
+      },
+      ...examples('application/json'),
+    },
+    'multipart/form-data': { schema: form, ...examples('multipart/form-data') },
+  };
+}
+
 // ---------------------------------------------------------------------------------------------
 // Response schemas → components
 
@@ -357,6 +388,16 @@ export function buildOpenApi(routes: readonly Route[], examples: OpenApiExamples
     }
 
     const rules = bodyRules(e);
+    const content = rules
+      ? e.upload
+        ? uploadContent(e, rules)
+        : {
+            'application/json': { schema: bodySchema(rules, e.bodyItems, e.descriptions) },
+            ...(e.fileFields
+              ? { 'multipart/form-data': { schema: formSchema(rules, e.fileFields, e.descriptions) } }
+              : {}),
+          }
+      : undefined;
     const graphql = r.graphql.startsWith('(') ? `GraphQL: none ${r.graphql}.` : `GraphQL: \`${r.graphql}\`.`;
     const operation: Json = {
       operationId: operationId(r),
@@ -365,18 +406,8 @@ export function buildOpenApi(routes: readonly Route[], examples: OpenApiExamples
       tags: [tagOf(r.path)],
       ...(e.deprecated ? { deprecated: true } : {}),
       ...(parameters.length > 0 ? { parameters } : {}),
-      ...(rules
-        ? {
-            requestBody: {
-              required: Object.values(rules).some(isRequired),
-              content: {
-                'application/json': { schema: bodySchema(rules, e.bodyItems, e.descriptions) },
-                ...(e.fileFields
-                  ? { 'multipart/form-data': { schema: formSchema(rules, e.fileFields, e.descriptions) } }
-                  : {}),
-              },
-            },
-          }
+      ...(rules && content
+        ? { requestBody: { required: Object.values(rules).some(isRequired), content } }
         : {}),
       responses: opResponses,
     };

@@ -32,6 +32,8 @@ export const routeTable: readonly Route[] = [
   route('GET', '/guests/export', guests.exportAll, 'Query.guests (not streamed)'),
   route('GET', '/guests/:id', guests.show, 'Query.guest'),
   route('POST', '/guests', guests.create, 'Mutation.createGuest'),
+  // Bulk import (beyond the spec): a static path, no `POST /guests/:id` to clash with.
+  route('POST', '/guests/import', guests.importRows, 'Mutation.importGuests'),
   route('PUT', '/guests/:id', guests.update, 'Mutation.updateGuest'),
   // A guest's data rights (beyond the spec): the copy and the erasure.
   route('GET', '/guests/:id/export', guests.exportCopy, 'Query.guestExport'),

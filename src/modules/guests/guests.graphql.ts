@@ -202,7 +202,7 @@ builder.queryFields((t) => ({
   }),
 }));
 
-const GuestCreateInput = inputTypeOf(
+export const GuestCreateInput = inputTypeOf(
   'GuestCreateInput',
   'Checked by the same rules as REST `POST /guests`.',
   fieldsOf(createGuest, docsOnly),

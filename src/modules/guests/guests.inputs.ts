@@ -243,10 +243,11 @@ const tagNames: Rule<string[]> = {
   check: (value, ctx) => {
     if (!Array.isArray(value)) return `The ${ctx.attribute} field must be an array.`;
     for (const [i, name] of value.entries()) {
+      // The element's display name is the list's and its index (`tags.1`, in an import `rows.3.tags.1`).
       if (typeof name !== 'string' || name.trim() === '')
-        return `The ${ctx.field}.${i} field must be a string.`;
+        return `The ${ctx.attribute}.${i} field must be a string.`;
       if ([...name].length > 255)
-        return `The ${ctx.field}.${i} field must not be greater than 255 characters.`;
+        return `The ${ctx.attribute}.${i} field must not be greater than 255 characters.`;
     }
     return null;
   },
@@ -255,12 +256,24 @@ const tagNames: Rule<string[]> = {
 
 const text = (n = 255) => [nullable(), string(), max(n)] as const;
 
+/**
+ * The two look-ups of the write rules. Without them each is one query; an import (guests.import.ts)
+ * answers them from what it loaded for all its rows at once.
+ */
+export interface GuestLookups {
+  /** Whether `id` is a location the guest may be placed at (`exists`). */
+  locationExists(id: string): Promise<boolean>;
+  /** Whether another guest of the tenant holds `email`, regardless of case (`unique`). */
+  emailTaken(email: string): Promise<boolean>;
+}
+
 export interface GuestWriteOptions {
   prisma: Prisma;
   scope: Scope;
   /** The guest being updated: its own email is not "taken". */
   exceptId?: string;
   mode: 'create' | 'update';
+  lookups?: GuestLookups;
 }
 
 /** The body of `POST /guests` and `PUT /guests/:id` (GraphQL GuestCreateInput, GuestUpdateInput). */
@@ -273,6 +286,7 @@ export function guestWriteFields(o: GuestWriteOptions) {
         string(),
         // The whole tenant: whether the caller may place the guest there is a permission, not a rule.
         exists(async (value) => {
+          if (o.lookups) return o.lookups.locationExists(String(value));
           const found = await o.prisma.location.findFirst({
             where: { tenantId: o.scope.tenantId, id: String(value) },
             select: { id: true },
@@ -295,10 +309,12 @@ export function guestWriteFields(o: GuestWriteOptions) {
         max(255),
         // Case-insensitive, in the whole tenant.
         unique((value) =>
-          takenIgnoringCase(o.prisma, CASE_INSENSITIVE_UNIQUE.guestEmail, String(value), {
-            tenantId: o.scope.tenantId,
-            exceptId: o.exceptId,
-          }),
+          o.lookups
+            ? o.lookups.emailTaken(String(value))
+            : takenIgnoringCase(o.prisma, CASE_INSENSITIVE_UNIQUE.guestEmail, String(value), {
+                tenantId: o.scope.tenantId,
+                exceptId: o.exceptId,
+              }),
         ),
       ],
       'Unique within the tenant',

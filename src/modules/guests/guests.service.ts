@@ -247,13 +247,13 @@ const joinName = (first: string | null | undefined, last: string | null | undefi
   [first, last].filter((s): s is string => !!s).join(' ');
 
 /** What `POST /guests` and `PUT /guests/:id` validate to (gender a word on create, a number on update). */
-type GuestWriteInput = InputOf<ReturnType<typeof guestWriteFields>>;
+export type GuestWriteInput = InputOf<ReturnType<typeof guestWriteFields>>;
 
 /**
  * The validated input as columns (tags, avatar and location handled by the caller): a field left out
  * is undefined, which leaves its column as it is.
  */
-function toColumns(
+export function toColumns(
   valid: GuestWriteInput,
   existing: { firstName: string | null; lastName: string | null } | null,
 ) {
