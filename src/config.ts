@@ -38,6 +38,8 @@ export interface Config {
   metricsToken: string | undefined;
   /** A second listener on HOST serving only GET /metrics, without a token; unset: none. */
   metricsPort: number | undefined;
+  /** Seconds between two passes of the retention sweeper (src/modules/retention/); 0: none. */
+  retentionSweepSeconds: number;
 }
 
 export type MediaStorage = 'local' | 'database' | 's3';
@@ -242,6 +244,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     s3: media === 's3' ? s3Settings(env) : undefined,
     metricsToken: metricsToken(env),
     metricsPort: metricsPort(env, port),
+    retentionSweepSeconds: int(env, 'RETENTION_SWEEP_SECONDS', 3600, 0, 604_800),
   };
 }
 

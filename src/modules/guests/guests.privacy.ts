@@ -231,7 +231,7 @@ const MAC_COLUMNS = [
   ['LocationLog', 'guestMac'],
 ] as const;
 
-type Tx = PrismaNS.TransactionClient;
+export type Tx = PrismaNS.TransactionClient;
 
 /** Every MAC stored for the guest, in whichever table and case (the ingest keeps them upper-case). */
 async function macsOf(tx: Tx, tenantId: string, guestId: string): Promise<string[]> {
@@ -291,11 +291,13 @@ export interface ErasureDeps {
  * guest's personal columns are emptied and the row marked erased, its tags unlinked, its devices' MACs
  * replaced by stand-ins everywhere, the devices' addresses and agents and the sessions' IP addresses
  * emptied, and the codes it held let go; then its avatar file is removed from storage. Resolves to
- * false, changing nothing, when the guest is absent or already erased.
+ * false, changing nothing, when the guest is absent or already erased, or when `when` (a condition
+ * checked under the row's lock, in the transaction: the sweeper's "still inactive") says no.
  */
 export async function eraseGuestData(
   deps: ErasureDeps,
   guest: { id: string; tenantId: string },
+  opts: { when?: (tx: Tx) => Promise<boolean> } = {},
 ): Promise<boolean> {
   const { id: guestId, tenantId } = guest;
   const own = { tenantId, guestId };
@@ -306,7 +308,7 @@ export async function eraseGuestData(
       SELECT "imagePath" FROM "Guest"
       WHERE "id" = ${guestId} AND "tenantId" = ${tenantId} AND "erasedAt" IS NULL
       FOR UPDATE`);
-    if (!row) return undefined;
+    if (!row || (opts.when && !(await opts.when(tx)))) return undefined;
     await tx.guest.updateMany({ where: { id: guestId, tenantId }, data: blankGuest(new Date()) });
     await tx.guestTag.deleteMany({ where: own });
     await replaceMacs(tx, tenantId, await macsOf(tx, tenantId, guestId));
