@@ -110,6 +110,24 @@ async function stillInactive(tx: Tx, tenantId: string, guestId: string, cutoff: 
   return row?.inactive === true;
 }
 
+/**
+ * Anonymises the guest by the erasure itself (eraseGuestData) if it is still inactive since `cutoff`
+ * once its row is locked: a guest picked by a batch that came back meanwhile (a session started, an
+ * update) stays. Resolves to whether it was erased.
+ */
+export function eraseIfInactive(
+  deps: ErasureDeps,
+  tenantId: string,
+  guestId: string,
+  cutoff: Date,
+): Promise<boolean> {
+  return eraseGuestData(
+    deps,
+    { id: guestId, tenantId },
+    { when: (tx) => stillInactive(tx, tenantId, guestId, cutoff) },
+  );
+}
+
 // ---------------------------------------------------------------------------------------------
 // Deletions
 
@@ -205,11 +223,7 @@ export async function applyRetention(
         if (stopped()) return counts;
         let erased = false;
         try {
-          erased = await eraseGuestData(
-            deps,
-            { id, tenantId },
-            { when: (tx) => stillInactive(tx, tenantId, id, guestCutoff) },
-          );
+          erased = await eraseIfInactive(deps, tenantId, id, guestCutoff);
         } catch (err) {
           if (!opts.onGuestError) throw err;
           opts.onGuestError(id, err);
