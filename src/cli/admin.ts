@@ -14,6 +14,7 @@ import {
 } from '../modules/ingest/ingest.simulate.js';
 import { seededRandom } from '../modules/locations/locations.seed.js';
 import { bootstrapTenant, issueToken, UnknownUserError } from '../modules/tenants/bootstrap.service.js';
+import { RetentionBusyError, runRetention } from './retention.js';
 import { seeders } from './seeders.js';
 import { httpSink, venueOverHttp } from './simulate-http.js';
 
@@ -45,6 +46,11 @@ Commands:
       GraphQL subscribers). With --url and a tenant user's token it drives a running server through
       its REST API (GET hierarchy and devices, POST /api/v1/ingest/…): any database, the embedded
       one included, and the server's subscribers see every change.
+  retention run --tenant TENANT_ID [--dry-run] [--json]
+      Apply the tenant's retention settings now (GET/PUT /api/v1/settings/retention), as the
+      server's sweeper does: anonymise inactive guests, delete old presence records, location logs
+      and guest sessions, with a progress bar on stderr; print how many of each went. --dry-run
+      counts what would go and changes nothing.
 
 The embedded database (no DATABASE_URL) can only be used while the server is stopped.`;
 
@@ -57,6 +63,7 @@ const COMMANDS: readonly string[] = [
   'token revoke',
   'seed',
   'simulate',
+  'retention run',
 ];
 
 /** A result's text without --json, when `key: value` lines would not do (a table); never in the JSON. */
@@ -114,6 +121,7 @@ const options = {
   'interval-ms': { type: 'string' },
   url: { type: 'string' },
   token: { type: 'string' },
+  'dry-run': { type: 'boolean', default: false },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
@@ -271,6 +279,16 @@ async function run(
       }
       return counts;
     }
+    case 'retention run': {
+      const tenantId = required(values, 'tenant');
+      const run = await runRetention(opened(db), loadConfig(), {
+        tenantId,
+        dryRun: values['dry-run'],
+        stderr: process.stderr,
+      });
+      if (!run) throw new UsageError(`No tenant with id "${tenantId}".`);
+      return withText(run.result, run.text);
+    }
     default:
       throw new UsageError(`Unknown command "${command}".`);
   }
@@ -340,7 +358,8 @@ async function main(): Promise<number> {
       err instanceof ConfigError ||
       err instanceof DatabaseLockedError ||
       err instanceof UnknownUserError ||
-      err instanceof SimulationError
+      err instanceof SimulationError ||
+      err instanceof RetentionBusyError
     ) {
       return fail(err.message, 1);
     }
