@@ -113,8 +113,12 @@ async function world(settings?: Partial<typeof SETTINGS>) {
   const at = { guestId: anchor.id, deviceId: anchorDevice.id, locationId };
   for (const days of [31, 45, 29]) {
     await addSession(prisma(), tenantId, at, { startTime: ago(days + 1), endTime: ago(days) });
-    await prisma().presenceRecord.create({
+    const record = await prisma().presenceRecord.create({
       data: { tenantId, mac: randomMac(), dataType: 1, locationId, seenAt: ago(days) },
+    });
+    // Each of these devices' latest detection (the active-sessions read model) goes with its record.
+    await prisma().currentPresence.create({
+      data: { tenantId, mac: record.mac, recordId: record.id, dataType: 1, locationId, seenAt: ago(days) },
     });
   }
   await addSession(prisma(), tenantId, at, { startTime: ago(400), endTime: null, online: true });
@@ -216,16 +220,17 @@ const WORLD_COUNTS: RetentionCounts = {
 /** Rows of the tenant, per table. */
 async function rowsOf(tenantId: string) {
   const where = { tenantId };
-  const [guests, erased, presence, logs, sessions, devices, visits] = await Promise.all([
+  const [guests, erased, presence, current, logs, sessions, devices, visits] = await Promise.all([
     prisma().guest.count({ where: { ...where, erasedAt: null } }),
     prisma().guest.count({ where: { ...where, erasedAt: { not: null } } }),
     prisma().presenceRecord.count({ where }),
+    prisma().currentPresence.count({ where }),
     prisma().locationLog.count({ where }),
     prisma().guestSession.count({ where }),
     prisma().guestDevice.count({ where }),
     prisma().locationSession.count({ where }),
   ]);
-  return { guests, erased, presence, logs, sessions, devices, visits };
+  return { guests, erased, presence, current, logs, sessions, devices, visits };
 }
 
 const total = (o: SweepOutcome): number =>
@@ -246,6 +251,7 @@ describe('a retention pass', { timeout: 60_000 }, () => {
       guests: 9,
       erased: 0,
       presence: 5,
+      current: 3,
       logs: 3,
       sessions: 6,
       devices: 8,
@@ -265,6 +271,7 @@ describe('a retention pass', { timeout: 60_000 }, () => {
       // The 29-day-old rows (and the 20-day-old record), and the open sessions (the anchor's, 400
       // days old; the connected guest's).
       presence: 2,
+      current: 1,
       logs: 1,
       sessions: 3,
       devices: 8,
@@ -408,7 +415,7 @@ describe('a retention pass', { timeout: 60_000 }, () => {
     const batches: number[] = [];
     const sql: string[] = [];
     const off = t.db.onQuery((s) => {
-      if (s.startsWith('\n    DELETE') || s.trimStart().startsWith('DELETE')) sql.push(s);
+      if (s.trimStart().startsWith('DELETE FROM "PresenceRecord"')) sql.push(s);
     });
     try {
       const counts = await applyRetention({ prisma: prisma(), config: t.config }, w.tenantId, cutoffs, {

@@ -159,6 +159,17 @@ async function countOlder(
   return row?.n ?? 0;
 }
 
+/**
+ * Deletes at most `limit` current-presence rows (the active-sessions read model: each device's latest
+ * detection) older than the presence cutoff: once a device's latest detection is that old, every
+ * record of it went, and its copy goes with them. Not counted: it is a copy, not a record.
+ */
+function deleteCurrentPresenceBatch(prisma: Prisma, tenantId: string, cutoff: Date, limit: number) {
+  return prisma.$executeRaw(PrismaNS.sql`
+    DELETE FROM "CurrentPresence" WHERE "tenantId" = ${tenantId} AND "mac" IN (
+      SELECT "mac" FROM "CurrentPresence" WHERE "tenantId" = ${tenantId} AND "seenAt" < ${cutoff} LIMIT ${limit})`);
+}
+
 /** Deletes at most `limit` rows of the kind older than the cutoff; resolves to how many went. */
 function deleteBatch(prisma: Prisma, kind: DeletedKind, tenantId: string, cutoff: Date, limit: number) {
   const { table } = DELETIONS[kind];
@@ -198,9 +209,9 @@ export interface ApplyOptions {
 
 /**
  * Applies the cutoffs to one tenant: inactive guests anonymised by the erasure itself (eraseGuestData,
- * after checking again under the row's lock that the guest is still inactive), then presence records,
- * location logs and ended guest sessions deleted, at most `batchSize` rows a statement, until none is
- * left. Resolves to how many of each went.
+ * after checking again under the row's lock that the guest is still inactive), then presence records
+ * (and the current-presence rows as old), location logs and ended guest sessions deleted, at most
+ * `batchSize` rows a statement, until none is left. Resolves to how many of each went.
  */
 export async function applyRetention(
   deps: ErasureDeps,
@@ -244,6 +255,12 @@ export async function applyRetention(
       counts[kind] += n;
       if (n > 0) opts.onProgress?.(kind, n);
       if (n < batchSize) break;
+    }
+    if (kind === 'presence_records') {
+      for (;;) {
+        if (stopped()) return counts;
+        if ((await deleteCurrentPresenceBatch(deps.prisma, tenantId, cutoff, batchSize)) < batchSize) break;
+      }
     }
   }
   return counts;
