@@ -446,6 +446,43 @@ describe('a retention pass', { timeout: 60_000 }, () => {
     expect(small).toEqual([2, 2, 1]);
   });
 
+  it('walks the guests in batches of the same bound, active ones among them, equal write times included', async () => {
+    const w = await world({ anonymizeInactiveGuestsAfterMonths: 13 });
+    // Five more inactive guests, and three active ones between them: all last written at the same
+    // instant (LAST_SEEN), so batches are told apart by id alone.
+    const gone: string[] = [w.inactive.guest.id];
+    for (let i = 0; i < 5; i++) {
+      gone.push((await oldGuest(w.tenantId, w.locationId, `Gone ${i}`)).guest.id);
+      const stays = await oldGuest(w.tenantId, w.locationId, `Stays ${i}`);
+      if (i < 3) await backdate('GuestDevice', stays.device.id, { lastSeenTime: ago(7) });
+      else gone.push(stays.guest.id);
+    }
+    const cutoffs = cutoffsOf({ ...RETENTION_OFF, anonymizeInactiveGuestsAfterMonths: 13 }, new Date());
+    const reads: string[] = [];
+    const off = t.db.onQuery((sql) => {
+      if (sql.includes('AS "inactive"')) reads.push(sql);
+    });
+    let counts: RetentionCounts;
+    try {
+      counts = await applyRetention({ prisma: prisma(), config: t.config }, w.tenantId, cutoffs, {
+        batchSize: 2,
+      });
+    } finally {
+      off();
+    }
+    expect(counts).toEqual({ ...noCounts(), inactive_guests: gone.length });
+    const erased = await prisma().guest.findMany({
+      where: { tenantId: w.tenantId, erasedAt: { not: null } },
+      select: { id: true },
+    });
+    expect(erased.map((g) => g.id).sort()).toEqual([...gone].sort());
+    // Every guest written before the cutoff read once, two at a time: the world's old ones (the
+    // inactive guest and five active ones) and the ten added, 16 rows in 8 statements, and a ninth
+    // that finds the end.
+    expect(reads).toHaveLength(9);
+    for (const sql of reads) expect(sql).toMatch(/LIMIT \$\d+\s*$/);
+  });
+
   it('two sweepers started at once (two app instances) do the work once, without errors', async () => {
     const w = await world(SETTINGS);
     await prisma().presenceRecord.createMany({

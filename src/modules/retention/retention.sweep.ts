@@ -26,8 +26,6 @@ export const noCounts = (): RetentionCounts => ({
 
 /** Rows per statement, at most. */
 export const BATCH_SIZE = 1000;
-/** Inactive guests read per statement: each is then erased in its own transaction. */
-const GUEST_BATCH = 100;
 
 const DAY_MS = 86_400_000;
 
@@ -95,12 +93,33 @@ async function countInactiveGuests(prisma: Prisma, tenantId: string, cutoff: Dat
   return row?.n ?? 0;
 }
 
-/** The next inactive guests, oldest write first (the `[tenantId, updatedAt]` index), `skip` left out. */
-function nextInactiveGuests(prisma: Prisma, tenantId: string, cutoff: Date, skip: string[]) {
-  return prisma.$queryRaw<{ id: string }[]>(PrismaNS.sql`
-    SELECT g."id" FROM "Guest" g
-    WHERE ${inactiveGuest(tenantId, cutoff)} AND NOT (g."id" = ANY(${skip}::text[]))
-    ORDER BY g."updatedAt", g."id" LIMIT ${GUEST_BATCH}`);
+/** Where a batch of guests ends: its last row's `updatedAt` as PostgreSQL's text (microseconds kept), and id. */
+interface GuestCursor {
+  at: string;
+  id: string;
+}
+
+/**
+ * The next `limit` guests last written before the cutoff, oldest write first, after `after` (the last
+ * of the previous batch): each batch reads at most `limit` rows of the `[tenantId, updatedAt]` index,
+ * however many of them are still active (a regular whose device is seen every week but whose row is
+ * never written), and a pass walks that range once. `inactive` says which of them go.
+ */
+function nextGuestBatch(
+  prisma: Prisma,
+  tenantId: string,
+  cutoff: Date,
+  after: GuestCursor | null,
+  limit: number,
+) {
+  const from = after
+    ? PrismaNS.sql`AND (g."updatedAt", g."id") > (${after.at}::timestamptz, ${after.id})`
+    : PrismaNS.empty;
+  return prisma.$queryRaw<{ id: string; at: string; inactive: boolean }[]>(PrismaNS.sql`
+    SELECT g."id", g."updatedAt"::text AS "at", (${inactiveGuest(tenantId, cutoff)}) AS "inactive"
+    FROM "Guest" g
+    WHERE g."tenantId" = ${tenantId} AND g."updatedAt" < ${cutoff} ${from}
+    ORDER BY g."updatedAt", g."id" LIMIT ${limit}`);
 }
 
 /** Checked again under the guest's lock, in the erasure's transaction: a guest back meanwhile stays. */
@@ -197,7 +216,7 @@ export async function countRetention(
 }
 
 export interface ApplyOptions {
-  /** Rows per delete statement (default BATCH_SIZE). */
+  /** Rows per statement: deleted, or guests read (default BATCH_SIZE). */
   batchSize?: number;
   /** Stops between two batches (a server shutting down); what went so far is counted. */
   signal?: AbortSignal;
@@ -224,26 +243,29 @@ export async function applyRetention(
   const stopped = () => opts.signal?.aborted === true;
   const guestCutoff = cutoffs.inactive_guests;
   if (guestCutoff) {
-    // Guests that stayed (back meanwhile, or failed) are not read again in this pass.
-    const skip: string[] = [];
+    let after: GuestCursor | null = null;
     for (;;) {
       if (stopped()) return counts;
-      const batch = await nextInactiveGuests(deps.prisma, tenantId, guestCutoff, skip);
-      if (batch.length === 0) break;
-      for (const { id } of batch) {
+      const batch = await nextGuestBatch(deps.prisma, tenantId, guestCutoff, after, batchSize);
+      for (const { id, inactive } of batch) {
+        if (!inactive) continue;
         if (stopped()) return counts;
         let erased = false;
         try {
           erased = await eraseIfInactive(deps, tenantId, id, guestCutoff);
         } catch (err) {
+          // Left for the next pass.
           if (!opts.onGuestError) throw err;
           opts.onGuestError(id, err);
         }
         if (erased) {
           counts.inactive_guests++;
           opts.onProgress?.('inactive_guests', 1);
-        } else skip.push(id);
+        }
       }
+      const last = batch.at(-1);
+      if (!last || batch.length < batchSize) break;
+      after = { at: last.at, id: last.id };
     }
   }
   for (const kind of DELETED_KINDS) {
