@@ -261,6 +261,20 @@ await record('GET /api-tokens/count', 200, '/api-tokens/count?status=active');
 await record('DELETE /api-tokens/:id', 204, `/api-tokens/${apiToken.data.id}`);
 await record('DELETE /api-tokens/:id', 404, '/api-tokens/unknown');
 
+// Data retention
+await record('PUT /settings/retention', 200, '/settings/retention', {
+  body: {
+    anonymize_inactive_guests_after_months: 13,
+    delete_presence_records_after_days: 90,
+    delete_location_logs_after_days: 90,
+    delete_guest_sessions_after_days: null,
+  },
+});
+await record('PUT /settings/retention', 422, '/settings/retention', {
+  body: { anonymize_inactive_guests_after_months: 0, delete_presence_records_after_days: 'soon' },
+});
+await record('GET /settings/retention', 200, '/settings/retention');
+
 // Last: creating a tenant moves the caller to it; its deactivation and activation, then back.
 const tenant = (await record('POST /tenants', 200, '/tenants', {
   body: { name: 'Acme Resorts', city: 'Faro', country_code: 'PT' },

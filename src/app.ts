@@ -16,6 +16,7 @@ import { requestGate, tenantTurns } from './http/request-gate.js';
 import { mountMetrics } from './metrics/endpoint.js';
 import { createMetrics, type Metrics } from './metrics/metrics.js';
 import { createPresencePubSub } from './modules/presence/presence.pubsub.js';
+import { type RetentionSweeper, startRetentionSweeper } from './modules/retention/retention.sweeper.js';
 import { createRateLimiter, type RateLimiter } from './rate-limit/rate-limiter.js';
 import { connectRedis } from './redis/redis.js';
 import { API_PREFIX, methodNotAllowedMessage, mountRest, pathMethods, sendJson } from './rest/adapter.js';
@@ -32,6 +33,8 @@ export interface App {
   metrics: Metrics;
   /** When each token was last used, noted in memory and written in batches (its `flush()`: tests). */
   tokenUsage: TokenUsage;
+  /** Applies the tenants' retention settings every RETENTION_SWEEP_SECONDS (its `sweep()`: tests). */
+  retention: RetentionSweeper;
   /** The requests being answered now (method, URL, id, seconds running): what a timed-out shutdown waits for. */
   running(): { method: string; url: string; id: string; seconds: number }[];
   /**
@@ -232,11 +235,18 @@ export async function buildApp(deps: {
   mountMetrics(fastify, metrics, config.metricsToken);
 
   await fastify.ready();
+  const retention = startRetentionSweeper({
+    db,
+    config,
+    log: fastify.log,
+    intervalMs: config.retentionSweepSeconds * 1000,
+  });
   return {
     fastify,
     limiter,
     metrics,
     tokenUsage,
+    retention,
     running: () =>
       [...inFlight].map(([request, since]) => ({
         method: request.method,
@@ -246,6 +256,8 @@ export async function buildApp(deps: {
       })),
     async close() {
       draining = true;
+      // A retention pass stops after its current batch (the next pass goes on from there).
+      const sweeperStopped = retention.close();
       const serverClosed = fastify.close();
       if (inFlight.size > 0) {
         await new Promise<void>((resolve) => {
@@ -256,6 +268,7 @@ export async function buildApp(deps: {
       const idle = setInterval(() => fastify.server.closeIdleConnections(), 100);
       fastify.server.closeIdleConnections();
       await serverClosed.finally(() => clearInterval(idle));
+      await sweeperStopped;
       // Every answer is written: the uses noted last are written before the database closes.
       await tokenUsage.close();
       if (!deps.limiter) await limiter.close();

@@ -40,6 +40,8 @@ export interface Config {
   metricsPort: number | undefined;
   /** The largest body (a file part or a JSON array) `POST /guests/import` reads; larger ones are a 413. */
   guestImportMaxBytes: number;
+  /** Seconds between two passes of the retention sweeper (src/modules/retention/); 0: none. */
+  retentionSweepSeconds: number;
 }
 
 export type MediaStorage = 'local' | 'database' | 's3';
@@ -245,6 +247,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsToken: metricsToken(env),
     metricsPort: metricsPort(env, port),
     guestImportMaxBytes: int(env, 'GUEST_IMPORT_MAX_MB', 20, 1, 1024) * 1024 * 1024,
+    retentionSweepSeconds: int(env, 'RETENTION_SWEEP_SECONDS', 3600, 0, 604_800),
   };
 }
 

@@ -58,6 +58,9 @@ export const permissionTable = {
   'apiTokens.list': { tenant: T, venue: false, 'front-desk': false, support: T },
   'apiTokens.create': { tenant: T, venue: false, 'front-desk': false, support: T },
   'apiTokens.revoke': { tenant: T, venue: false, 'front-desk': false, support: T },
+  // Data retention (issue 17): how long the tenant keeps guest data is the tenant admin's decision.
+  'retention.view': { tenant: T, venue: false, 'front-desk': false, support: T },
+  'retention.update': { tenant: T, venue: false, 'front-desk': false, support: T },
 } as const satisfies Record<string, Record<Role, Reach>>;
 
 export type Action = keyof typeof permissionTable;

@@ -17,6 +17,7 @@ import {
 import { seededRandom } from '../modules/locations/locations.seed.js';
 import { bootstrapTenant, issueToken, UnknownUserError } from '../modules/tenants/bootstrap.service.js';
 import { ImportFailed, importGuestsFile, progressBar } from './import-guests.js';
+import { RetentionBusyError, runRetention } from './retention.js';
 import { seeders } from './seeders.js';
 import { httpSink, venueOverHttp } from './simulate-http.js';
 
@@ -56,6 +57,11 @@ Commands:
       GraphQL subscribers). With --url and a tenant user's token it drives a running server through
       its REST API (GET hierarchy and devices, POST /api/v1/ingest/…): any database, the embedded
       one included, and the server's subscribers see every change.
+  retention run --tenant TENANT_ID [--dry-run] [--json]
+      Apply the tenant's retention settings now (GET/PUT /api/v1/settings/retention), as the
+      server's sweeper does: anonymise inactive guests, delete old presence records, location logs
+      and guest sessions, with a progress bar on stderr; print how many of each went. --dry-run
+      counts what would go and changes nothing.
 
 The embedded database (no DATABASE_URL) can only be used while the server is stopped.`;
 
@@ -69,6 +75,7 @@ const COMMANDS: readonly string[] = [
   'seed',
   'simulate',
   'import guests',
+  'retention run',
 ];
 
 /** A result's text without --json, when `key: value` lines would not do (a table); never in the JSON. */
@@ -132,6 +139,7 @@ const options = {
   mode: { type: 'string' },
   'upsert-by': { type: 'string' },
   format: { type: 'string' },
+  'dry-run': { type: 'boolean', default: false },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
@@ -327,6 +335,16 @@ async function run(
       );
       return withText(result, text);
     }
+    case 'retention run': {
+      const tenantId = required(values, 'tenant');
+      const run = await runRetention(opened(db), loadConfig(), {
+        tenantId,
+        dryRun: values['dry-run'],
+        stderr: process.stderr,
+      });
+      if (!run) throw new UsageError(`No tenant with id "${tenantId}".`);
+      return withText(run.result, run.text);
+    }
     default:
       throw new UsageError(`Unknown command "${command}".`);
   }
@@ -403,7 +421,8 @@ async function main(): Promise<number> {
       err instanceof ConfigError ||
       err instanceof DatabaseLockedError ||
       err instanceof UnknownUserError ||
-      err instanceof SimulationError
+      err instanceof SimulationError ||
+      err instanceof RetentionBusyError
     ) {
       return fail(err.message, 1);
     }

@@ -38,8 +38,17 @@ export interface Database {
   ping(): Promise<void>;
   /** The request pool's connections now (PostgreSQL; undefined on PGlite, which has none). */
   poolStats(): PoolStats | undefined;
+  /**
+   * Runs `run` only if no one else holds the lock `key`, holding it meanwhile: on PostgreSQL a session
+   * advisory lock (`pg_try_advisory_lock`) taken on a connection of its own outside the request pool,
+   * so one holder in the whole fleet (a holder that dies releases it with its connection); on PGlite,
+   * which one process owns, a lock of this Database. Never waits: `{ acquired: false }` when held.
+   */
+  tryExclusive<T>(key: bigint, run: () => Promise<T>): Promise<Exclusive<T>>;
   close(): Promise<void>;
 }
+
+export type Exclusive<T> = { acquired: true; value: T } | { acquired: false };
 
 export interface PoolStats {
   /** Connections open, busy or idle. */
@@ -155,6 +164,8 @@ export function pgliteDatabase(pglite: PGlite, release?: () => void): Database {
   const rows: RawRows = async <T>(sql: string, params: readonly unknown[]) =>
     (await timed(sql, () => pglite.query<T>(sql, [...params], { parsers: PARSERS }))).rows;
   rawReaders.set(prisma, rows);
+  // The locks of tryExclusive: this process owns the database, so they need not leave it.
+  const held = new Set<bigint>();
   return {
     prisma,
     kind: 'pglite',
@@ -164,6 +175,15 @@ export function pgliteDatabase(pglite: PGlite, release?: () => void): Database {
       await prisma.$queryRaw`SELECT 1`;
     },
     poolStats: () => undefined,
+    async tryExclusive(key, run) {
+      if (held.has(key)) return { acquired: false };
+      held.add(key);
+      try {
+        return { acquired: true, value: await run() };
+      } finally {
+        held.delete(key);
+      }
+    },
     async close() {
       await prisma.$disconnect();
       await pglite.close();
@@ -238,6 +258,27 @@ async function openPostgres(url: string, migrate: boolean, opts: DatabaseOptions
       waiting: pool.waitingCount,
       max: pool.options.max,
     }),
+    async tryExclusive(key, run) {
+      // A connection of its own: the lock lives as long as its session, whatever the pool does.
+      const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: connectTimeoutMs });
+      client.on('error', () => {}); // a lost connection fails the query in flight, which reports it
+      await client.connect();
+      try {
+        const { rows } = await client.query<{ locked: boolean }>(
+          'SELECT pg_try_advisory_lock($1::bigint) AS locked',
+          [key.toString()],
+        );
+        if (rows[0]?.locked !== true) return { acquired: false };
+        try {
+          return { acquired: true, value: await run() };
+        } finally {
+          // Ending the session below would release it too; unlocking first says so at once.
+          await client.query('SELECT pg_advisory_unlock($1::bigint)', [key.toString()]).catch(() => {});
+        }
+      } finally {
+        await client.end().catch(() => {});
+      }
+    },
     async close() {
       stopWatching();
       await prisma.$disconnect();

@@ -9,6 +9,7 @@ import * as guestSessions from '../modules/guest-sessions/guest-sessions.rest.js
 import * as guests from '../modules/guests/guests.rest.js';
 import * as ingest from '../modules/ingest/ingest.rest.js';
 import * as locations from '../modules/locations/locations.rest.js';
+import * as retention from '../modules/retention/retention.rest.js';
 import * as serviceProfiles from '../modules/service-profiles/service-profiles.rest.js';
 import * as tenants from '../modules/tenants/tenants.rest.js';
 import * as users from '../modules/users/users.rest.js';
@@ -90,4 +91,7 @@ export const routeTable: readonly Route[] = [
   route('GET', '/api-tokens/count', apiTokens.count, 'Query.apiTokens.totalCount'),
   route('POST', '/api-tokens', apiTokens.create, 'Mutation.createApiToken'),
   route('DELETE', '/api-tokens/:id', apiTokens.revoke, 'Mutation.revokeApiToken'),
+  // Data retention (beyond the spec): the tenant admins' settings, applied by the retention sweeper.
+  route('GET', '/settings/retention', retention.show, 'Query.retentionSettings'),
+  route('PUT', '/settings/retention', retention.update, 'Mutation.updateRetentionSettings'),
 ];

@@ -48,11 +48,13 @@ export async function startApp(
 ): Promise<TestApp> {
   const db = opts.db ?? (await openTestDatabase());
   // Tokens' last uses are written when a test flushes them (app.tokenUsage.flush()), not by a timer
-  // that could add a statement to a test pinning statement counts.
+  // that could add a statement to a test pinning statement counts; retention passes run when a test
+  // calls app.retention.sweep(), not on a timer in the middle of another test.
   const config = loadConfig({
     RATE_LIMIT_PER_MINUTE: '100000',
     APP_URL: 'http://localhost',
     TOKEN_LAST_USED_FLUSH_SECONDS: '3600',
+    RETENTION_SWEEP_SECONDS: '0',
     ...env,
   });
   const app = await buildApp({ config, db, logger: false });

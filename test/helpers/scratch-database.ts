@@ -28,6 +28,8 @@ export async function onMaintenanceDb<T>(run: (client: pg.Client) => Promise<T>)
 
 export interface ScratchDatabase {
   db: Database;
+  /** Its URL on PostgreSQL (for a second client, as a second instance would open); undefined on PGlite. */
+  url: string | undefined;
   /** Closes the database and, on PostgreSQL, drops it. */
   drop(): Promise<void>;
 }
@@ -36,13 +38,15 @@ export interface ScratchDatabase {
 export async function scratchDatabase(prefix: string): Promise<ScratchDatabase> {
   if (!PG_URL) {
     const db = await openDatabase({ dataDir: 'memory://' });
-    return { db, drop: () => db.close() };
+    return { db, url: undefined, drop: () => db.close() };
   }
   const name = `${prefix}_${Date.now()}_${randomBytes(3).toString('hex')}`;
   await onMaintenanceDb((c) => c.query(`CREATE DATABASE "${name}"`));
-  const db = await openDatabase({ url: onServer(PG_URL, name), poolSize: 4 });
+  const url = onServer(PG_URL, name);
+  const db = await openDatabase({ url, poolSize: 4 });
   return {
     db,
+    url,
     async drop() {
       await db.close();
       await onMaintenanceDb((c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));

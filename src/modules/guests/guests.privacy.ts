@@ -4,7 +4,9 @@
 // and every count stays right; guestWhere() (guests.service.ts) hides it from every guest read.
 import { createHmac, randomBytes } from 'node:crypto';
 import type { Scope } from '../../auth/principal.js';
+import type { Config } from '../../config.js';
 import type { AppContext } from '../../context.js';
+import type { Prisma } from '../../db/database.js';
 import { AppError } from '../../errors.js';
 import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { operation } from '../../operations/operation.js';
@@ -25,7 +27,7 @@ import { guestById, guestInclude } from './guests.service.js';
 async function guestInScope(ctx: AppContext, scope: Scope, id: string) {
   const guest = await ctx.prisma.guest.findFirst({
     where: guestById(scope, id),
-    select: { id: true, tenantId: true, imagePath: true },
+    select: { id: true, tenantId: true },
   });
   if (!guest) throw new AppError('NOT_FOUND');
   return guest;
@@ -229,7 +231,7 @@ const MAC_COLUMNS = [
   ['LocationLog', 'guestMac'],
 ] as const;
 
-type Tx = PrismaNS.TransactionClient;
+export type Tx = PrismaNS.TransactionClient;
 
 /** Every MAC stored for the guest, in whichever table and case (the ingest keeps them upper-case). */
 async function macsOf(tx: Tx, tenantId: string, guestId: string): Promise<string[]> {
@@ -277,36 +279,60 @@ async function replaceMacs(tx: Tx, tenantId: string, macs: string[]): Promise<vo
   }
 }
 
+/** What an erasure needs: the database, and the config that says where avatars are stored. */
+export interface ErasureDeps {
+  prisma: Prisma;
+  config: Config;
+}
+
 /**
- * `DELETE /guests/:id`, GraphQL `eraseGuest`: in one transaction, the guest's personal columns are
- * emptied and the row marked erased, its tags unlinked, its devices' MACs replaced by stand-ins
- * everywhere, the devices' addresses and agents and the sessions' IP addresses emptied, and the
- * codes it held let go; then its avatar file is removed from storage.
+ * The erasure of one guest, the one place for its rule (`DELETE /guests/:id`, GraphQL `eraseGuest`
+ * and the retention sweeper's anonymisation of inactive guests all call it): in one transaction, the
+ * guest's personal columns are emptied and the row marked erased, its tags unlinked, its devices' MACs
+ * replaced by stand-ins everywhere, the devices' addresses and agents and the sessions' IP addresses
+ * emptied, and the codes it held let go; then its avatar file is removed from storage. Resolves to
+ * false, changing nothing, when the guest is absent or already erased, or when `when` (a condition
+ * checked under the row's lock, in the transaction: the sweeper's "still inactive") says no.
  */
+export async function eraseGuestData(
+  deps: ErasureDeps,
+  guest: { id: string; tenantId: string },
+  opts: { when?: (tx: Tx) => Promise<boolean> } = {},
+): Promise<boolean> {
+  const { id: guestId, tenantId } = guest;
+  const own = { tenantId, guestId };
+  const avatar = await deps.prisma.$transaction(async (tx) => {
+    // Locked first: a concurrent erasure of the same guest waits on this row, then finds nothing; the
+    // avatar path read here is the one the erasure empties (a concurrent update cannot swap it).
+    const [row] = await tx.$queryRaw<{ imagePath: string | null }[]>(PrismaNS.sql`
+      SELECT "imagePath" FROM "Guest"
+      WHERE "id" = ${guestId} AND "tenantId" = ${tenantId} AND "erasedAt" IS NULL
+      FOR UPDATE`);
+    if (!row || (opts.when && !(await opts.when(tx)))) return undefined;
+    await tx.guest.updateMany({ where: { id: guestId, tenantId }, data: blankGuest(new Date()) });
+    await tx.guestTag.deleteMany({ where: own });
+    await replaceMacs(tx, tenantId, await macsOf(tx, tenantId, guestId));
+    await tx.guestDevice.updateMany({
+      where: own,
+      data: { ip: null, userAgent: null, partnerId: null, description: '' },
+    });
+    await tx.guestSession.updateMany({ where: own, data: { ipAddress: '0.0.0.0' } });
+    await tx.accessCode.updateMany({ where: own, data: { guestId: null } });
+    return { path: row.imagePath };
+  }, TRANSACTION_OPTIONS);
+  if (!avatar) return false;
+  if (avatar.path) await avatarStorage(deps).remove(avatar.path);
+  return true;
+}
+
+/** `DELETE /guests/:id`, GraphQL `eraseGuest`: the erasure (eraseGuestData) of the guest of the path id. */
 export const eraseGuest = operation({
   action: 'guests.erase',
   find: guestInScope,
   input: {},
   async run({ ctx, found }): Promise<{ id: string }> {
-    const { id: guestId, tenantId } = found;
-    const own = { tenantId, guestId };
-    await ctx.prisma.$transaction(async (tx) => {
-      // Marked first: a concurrent erasure of the same guest waits on this row, then finds nothing.
-      const marked = await tx.guest.updateMany({
-        where: { id: guestId, tenantId, erasedAt: null },
-        data: blankGuest(new Date()),
-      });
-      if (marked.count === 0) throw new AppError('NOT_FOUND');
-      await tx.guestTag.deleteMany({ where: own });
-      await replaceMacs(tx, tenantId, await macsOf(tx, tenantId, guestId));
-      await tx.guestDevice.updateMany({
-        where: own,
-        data: { ip: null, userAgent: null, partnerId: null, description: '' },
-      });
-      await tx.guestSession.updateMany({ where: own, data: { ipAddress: '0.0.0.0' } });
-      await tx.accessCode.updateMany({ where: own, data: { guestId: null } });
-    }, TRANSACTION_OPTIONS);
-    if (found.imagePath) await avatarStorage(ctx).remove(found.imagePath);
-    return { id: guestId };
+    // Erased meanwhile (a concurrent erasure, the retention sweeper): absent, as a second DELETE.
+    if (!(await eraseGuestData(ctx, found))) throw new AppError('NOT_FOUND');
+    return { id: found.id };
   },
 });

@@ -1,0 +1,194 @@
+// `admin retention run --tenant ID [--dry-run]`: applies one tenant's retention settings now, as the
+// server's sweeper does (src/modules/retention/), and says what went: inactive guests anonymised,
+// presence records, location logs and guest sessions deleted. `--dry-run` counts what would go and
+// changes nothing. A progress bar on stderr while it works; a plain summary on stdout.
+import type { Config } from '../config.js';
+import type { Database } from '../db/database.js';
+import {
+  anySettingOn,
+  type RetentionSettingsView,
+  retentionSettingsOf,
+} from '../modules/retention/retention.service.js';
+import {
+  applyRetention,
+  countRetention,
+  cutoffsOf,
+  noCounts,
+  RETENTION_KINDS,
+  type RetentionCounts,
+  type RetentionCutoffs,
+  type RetentionKind,
+} from '../modules/retention/retention.sweep.js';
+import { RETENTION_LOCK_KEY } from '../modules/retention/retention.sweeper.js';
+
+/** Another pass holds the retention lock (a server's sweeper, another `admin retention run`). */
+export class RetentionBusyError extends Error {}
+
+/** Where the bar is drawn: stderr (redrawn in place on a terminal, a line per tenth otherwise). */
+export interface ProgressStream {
+  write(text: string): unknown;
+  isTTY?: boolean;
+}
+
+const BAR_WIDTH = 30;
+
+/**
+ * A progress bar of `total` steps: `[##########--------------------]  33%  1000/3000 presence records`.
+ * On a terminal it is redrawn in place (at most every 100 ms); elsewhere (a pipe, a log) a line is
+ * written at each tenth, so logs stay short.
+ */
+export function progressBar(stream: ProgressStream, total: number) {
+  let done = 0;
+  let lastDrawn = 0;
+  let lastTenth = -1;
+  const line = (label: string) => {
+    const ratio = total === 0 ? 1 : Math.min(1, done / total);
+    const filled = Math.round(ratio * BAR_WIDTH);
+    const percent = `${Math.floor(ratio * 100)}%`.padStart(4);
+    return `[${'#'.repeat(filled)}${'-'.repeat(BAR_WIDTH - filled)}] ${percent}  ${done}/${total} ${label}`;
+  };
+  const draw = (label: string, force: boolean) => {
+    if (stream.isTTY) {
+      const now = Date.now();
+      if (!force && now - lastDrawn < 100) return;
+      lastDrawn = now;
+      stream.write(`\r${line(label)}\u001b[K`);
+      return;
+    }
+    const tenth = total === 0 ? 10 : Math.floor((Math.min(done, total) / total) * 10);
+    if (tenth === lastTenth && !force) return;
+    lastTenth = tenth;
+    stream.write(`${line(label)}\n`);
+  };
+  return {
+    /** `n` more steps done, of the kind named by `label`. */
+    tick(n: number, label: string) {
+      done += n;
+      draw(label, false);
+    },
+    /** The last state, drawn whatever the throttle (and the terminal's line ended). */
+    end(label: string) {
+      if (stream.isTTY) {
+        draw(label, true);
+        stream.write('\n');
+      } else if (lastTenth < 10 || done !== total) draw(label, true);
+    },
+  };
+}
+
+/** How each kind is named in the summary and on the bar. */
+const NAMES: Record<RetentionKind, { what: string; done: string; would: string }> = {
+  inactive_guests: { what: 'inactive guests', done: 'anonymised', would: 'to anonymise' },
+  presence_records: { what: 'presence records', done: 'deleted', would: 'to delete' },
+  location_logs: { what: 'location logs', done: 'deleted', would: 'to delete' },
+  guest_sessions: { what: 'guest sessions', done: 'deleted', would: 'to delete' },
+};
+
+/** The setting behind each kind, for the summary: `13 months`, `30 days`. */
+function settingText(s: RetentionSettingsView, kind: RetentionKind): string | null {
+  const days = (n: number | null) => (n === null ? null : `${n} ${n === 1 ? 'day' : 'days'}`);
+  switch (kind) {
+    case 'inactive_guests': {
+      const n = s.anonymizeInactiveGuestsAfterMonths;
+      return n === null ? null : `${n} ${n === 1 ? 'month' : 'months'}`;
+    }
+    case 'presence_records':
+      return days(s.deletePresenceRecordsAfterDays);
+    case 'location_logs':
+      return days(s.deleteLocationLogsAfterDays);
+    case 'guest_sessions':
+      return days(s.deleteGuestSessionsAfterDays);
+  }
+}
+
+/** `2026-11-25 02:44 UTC`. */
+const minute = (d: Date): string => `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+
+/** What the command prints with --json: the counts per kind (null: that setting is off). */
+export type RetentionRunResult = { tenant_id: string; dry_run: boolean } & Record<
+  RetentionKind,
+  number | null
+>;
+
+function summary(
+  tenantId: string,
+  dryRun: boolean,
+  settings: RetentionSettingsView,
+  cutoffs: RetentionCutoffs,
+  counts: RetentionCounts,
+): { result: RetentionRunResult; text: string } {
+  const result: RetentionRunResult = {
+    tenant_id: tenantId,
+    dry_run: dryRun,
+    inactive_guests: null,
+    presence_records: null,
+    location_logs: null,
+    guest_sessions: null,
+  };
+  const rows: [string, string][] = [];
+  for (const kind of RETENTION_KINDS) {
+    const cutoff = cutoffs[kind];
+    const setting = settingText(settings, kind);
+    const { what, done, would } = NAMES[kind];
+    if (!cutoff || setting === null) {
+      rows.push([`${what} (off)`, '-']);
+      continue;
+    }
+    result[kind] = counts[kind];
+    const when =
+      kind === 'inactive_guests' ? `no activity since ${minute(cutoff)}` : `before ${minute(cutoff)}`;
+    rows.push([`${what} ${dryRun ? would : done} (${setting}: ${when})`, String(counts[kind])]);
+  }
+  const width = Math.max(...rows.map(([label]) => label.length));
+  const head = dryRun
+    ? `Dry run for tenant ${tenantId}: nothing was changed. What would go now:`
+    : `Retention applied to tenant ${tenantId}:`;
+  const text = [head, ...rows.map(([label, n]) => `  ${label.padEnd(width)}  ${n}`)].join('\n');
+  return { result, text };
+}
+
+/**
+ * Runs the command for one tenant; null when there is no such tenant. The counts come first (the
+ * bar's total; the dry run's answer); a real run then takes the fleet's retention lock, so it never
+ * runs beside a server's sweeper (RetentionBusyError while one holds it).
+ */
+export async function runRetention(
+  db: Database,
+  config: Config,
+  opts: { tenantId: string; dryRun: boolean; stderr: ProgressStream; now?: Date },
+): Promise<{ result: RetentionRunResult; text: string } | null> {
+  const { tenantId, dryRun, stderr } = opts;
+  const tenant = await db.prisma.tenant.findUnique({ where: { id: tenantId }, select: { id: true } });
+  if (!tenant) return null;
+  const settings = await retentionSettingsOf(db.prisma, tenantId);
+  const cutoffs = cutoffsOf(settings, opts.now ?? new Date());
+  if (!anySettingOn(settings)) {
+    const off = summary(tenantId, dryRun, settings, cutoffs, noCounts());
+    return {
+      result: off.result,
+      text: `${off.text}\nEvery retention setting of the tenant is off: nothing to do.`,
+    };
+  }
+  stderr.write('Counting what goes…\n');
+  const counts = await countRetention(db.prisma, tenantId, cutoffs);
+  if (dryRun) return summary(tenantId, true, settings, cutoffs, counts);
+
+  const total = RETENTION_KINDS.reduce((sum, k) => sum + counts[k], 0);
+  const bar = progressBar(stderr, total);
+  let label = '';
+  const held = await db.tryExclusive(RETENTION_LOCK_KEY, () =>
+    applyRetention({ prisma: db.prisma, config }, tenantId, cutoffs, {
+      onProgress: (kind, n) => {
+        label = `${NAMES[kind].what} ${NAMES[kind].done}`;
+        bar.tick(n, label);
+      },
+    }),
+  );
+  if (!held.acquired) {
+    throw new RetentionBusyError(
+      'A retention pass is running now (a server’s sweeper, or another `admin retention run`); try again when it ends.',
+    );
+  }
+  bar.end(label || 'nothing to remove');
+  return summary(tenantId, false, settings, cutoffs, held.value);
+}
