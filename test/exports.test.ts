@@ -388,14 +388,14 @@ describe('batches', () => {
       );
     const out: string[] = [];
     let n = 0;
-    for await (const rows of rowsAfter(
+    for await (const batch of rowsAfter(
       await read({ take: EXPORT_BATCH }),
       read,
       present,
       env,
       new AbortController().signal,
+      (rows) => rows.map((r) => r.id),
     )) {
-      const batch = rows.map((r) => r.id);
       out.push(...batch);
       await between(batch, n++);
       expect(turns.load(principal.tenantId)).toEqual({ running: 0, waiting: 0 });

@@ -123,25 +123,32 @@ async function waitTurn(env: StreamEnv, signal: AbortSignal): Promise<() => void
 }
 
 /**
- * `first`, then the rows after it, batch after batch; a batch shorter than EXPORT_BATCH is the last.
+ * `first`, then the rows after it, batch after batch, each handed to `encode` and yielded as it
+ * encodes; a batch shorter than EXPORT_BATCH is the last. A batch is let go before its encoding is
+ * yielded: held while a slow reader keeps the stream waiting, its rows would be promoted to V8's old
+ * space, and the process would grow by a batch each time until the next full collection.
  * A cursor on a row deleted meanwhile reads nothing: when a batch comes back empty and the last row
  * sent is gone, the latest row of that batch still present is the cursor, and the rows after it
  * already sent are left out; a batch deleted whole cuts the export short (an error).
  */
-export async function* rowsAfter<Row extends { id: string }>(
+export async function* rowsAfter<Row extends { id: string }, Out>(
   first: Row[],
   next: (page: ExportPage) => Promise<Row[]>,
   present: (ids: string[]) => Promise<Set<string>>,
   env: StreamEnv,
   signal: AbortSignal,
-): AsyncGenerator<Row[]> {
+  encode: (rows: Row[]) => Out,
+): AsyncGenerator<Out> {
   let rows = first;
   let full = first.length === EXPORT_BATCH;
+  first = [];
   for (;;) {
     if (rows.length === 0) return;
-    yield rows;
-    if (!full || signal.aborted) return;
     const ids = rows.map((r) => r.id);
+    const chunk = encode(rows);
+    rows = [];
+    yield chunk;
+    if (!full || signal.aborted) return;
     const release = await waitTurn(env, signal);
     try {
       const last = ids[ids.length - 1] as string;
@@ -256,14 +263,7 @@ export function exportEndpointOf<F extends Filters<W>, W, O, Row extends { id: s
           };
           async function* chunks(): AsyncGenerator<Buffer> {
             if (head) yield Buffer.from(head);
-            for await (const rows of rowsAfter(
-              first,
-              (page) => def.read(ctx, q, page),
-              present,
-              env,
-              stop.signal,
-            ))
-              yield write(rows);
+            yield* rowsAfter(first, (page) => def.read(ctx, q, page), present, env, stop.signal, write);
           }
           const stream = Readable.from(chunks(), { objectMode: false, highWaterMark: 64 * 1024 });
           const cut = (): void => {
