@@ -23,6 +23,12 @@ export interface BootstrapOptions {
   permissions?: string[];
 }
 
+/**
+ * A connection is waited for as long as a statement waits for one (5 s), not Prisma's 2 s: on a busy
+ * pool the shorter wait refused bootstraps (test fixtures hit it under load).
+ */
+const BOOTSTRAP_TRANSACTION = { maxWait: 5_000, timeout: 15_000 };
+
 /** Creates (or reuses) the group, the tenant with its default location and service profile, and an API user with a token. */
 export async function bootstrapTenant(prisma: Prisma, opts: BootstrapOptions): Promise<BootstrapResult> {
   const groupName = opts.group ?? opts.tenant;
@@ -68,7 +74,7 @@ export async function bootstrapTenant(prisma: Prisma, opts: BootstrapOptions): P
       service_profile_id: profile.id,
       group_id: group.id,
     };
-  });
+  }, BOOTSTRAP_TRANSACTION);
 }
 
 export class UnknownUserError extends Error {}
