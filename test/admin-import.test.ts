@@ -66,7 +66,7 @@ describe('admin import guests', { timeout: 120_000 }, () => {
       ].join('\n'),
     );
     // Progress: rows checked of the total, on stderr.
-    expect(run.stderr).toContain('checking [##############################] 3/3 rows');
+    expect(run.stderr).toContain('[##############################] 100%  3/3 rows checked');
     expect(await withDb((db) => db.prisma.guest.count({ where: { tenantId } }))).toBe(0);
   });
 
@@ -97,7 +97,7 @@ describe('admin import guests', { timeout: 120_000 }, () => {
       skipped: 1,
       errors: { 'rows.1.email': ['The rows.1.email field must be a valid email address.'] },
     });
-    expect(run.stderr).toContain('storing  [##############################] 1/1 rows');
+    expect(run.stderr).toContain('[##############################] 100%  1/1 rows stored');
     const ann = await withDb((db) =>
       db.prisma.guest.findFirstOrThrow({
         where: { tenantId, email: 'ann@example.com' },

@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { progressBar } from '../src/cli/retention.js';
+import { progressBar } from '../src/cli/progress-bar.js';
 import { type Database, openDatabase } from '../src/db/database.js';
 import { Prisma as PrismaNS } from '../src/generated/prisma/client.js';
 import { RETENTION_LOCK_KEY } from '../src/modules/retention/retention.sweeper.js';

@@ -16,7 +16,7 @@ import {
 } from '../modules/ingest/ingest.simulate.js';
 import { seededRandom } from '../modules/locations/locations.seed.js';
 import { bootstrapTenant, issueToken, UnknownUserError } from '../modules/tenants/bootstrap.service.js';
-import { ImportFailed, importGuestsFile, progressBar } from './import-guests.js';
+import { ImportFailed, importGuestsFile, importProgress } from './import-guests.js';
 import { RetentionBusyError, runRetention } from './retention.js';
 import { seeders } from './seeders.js';
 import { httpSink, venueOverHttp } from './simulate-http.js';
@@ -331,7 +331,7 @@ async function run(
       const { text, ...result } = await importGuestsFile(
         database.prisma,
         { file, tenantId, mode, upsertBy, format },
-        progressBar(process.stderr),
+        importProgress(process.stderr),
       );
       return withText(result, text);
     }

@@ -14,6 +14,7 @@ import {
 } from '../modules/guests/guests.import.js';
 import { type ImportFormat, readImportFile } from '../modules/guests/guests.import.source.js';
 import { type FieldErrors, ValidationError } from '../validation/validator.js';
+import { type ProgressStream, progressBar } from './progress-bar.js';
 
 export interface ImportCommand {
   file: string;
@@ -61,30 +62,29 @@ export function rowLines(errors: FieldErrors, lines: readonly (number | null)[])
 
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 
-/** Rows done / total on `stream`: redrawn in place on a terminal, a line per tenth elsewhere (logs). */
-export function progressBar(stream: NodeJS.WriteStream): (p: ImportProgress) => void {
-  const WIDTH = 30;
+/** The import's phases on one bar each (src/cli/progress-bar.ts): `… 5000/10000 rows checked`. */
+export function importProgress(stream: ProgressStream): (p: ImportProgress) => void {
+  const LABELS: Record<ImportProgress['phase'], string> = {
+    checking: 'rows checked',
+    storing: 'rows stored',
+  };
+  let bar: ReturnType<typeof progressBar> | undefined;
   let phase = '';
-  let tenth = -1;
-  let drawnAt = 0;
-  let open = false;
+  let done = 0;
   return (p) => {
-    const part = p.total === 0 ? 1 : p.done / p.total;
-    const filled = Math.round(WIDTH * part);
-    const text = `${p.phase.padEnd(8)} [${'#'.repeat(filled)}${'-'.repeat(WIDTH - filled)}] ${p.done}/${p.total} rows`;
-    const changed = p.phase !== phase;
-    const finished = p.done === p.total;
-    phase = p.phase;
-    if (stream.isTTY) {
-      if (!changed && !finished && Date.now() - drawnAt < 100) return;
-      drawnAt = Date.now();
-      stream.write(`${changed && open ? '\n' : ''}\r${text}${finished ? '\n' : ''}`);
-      open = !finished;
-      return;
+    if (p.phase !== phase) {
+      bar?.end(LABELS[phase as ImportProgress['phase']]);
+      bar = progressBar(stream, p.total);
+      phase = p.phase;
+      done = 0;
     }
-    const now = Math.floor(part * 10);
-    if (changed || now > tenth) stream.write(`${text}\n`);
-    tenth = now;
+    bar?.tick(p.done - done, LABELS[p.phase]);
+    done = p.done;
+    if (p.done === p.total) {
+      bar?.end(LABELS[p.phase]);
+      bar = undefined;
+      phase = '';
+    }
   };
 }
 
