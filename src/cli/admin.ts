@@ -212,6 +212,12 @@ function opened(db: Database | undefined): Database {
   return db;
 }
 
+/** Refuses an unknown tenant id as a usage error (exit 2). */
+async function requireTenant(database: Database, tenantId: string): Promise<void> {
+  const tenant = await database.prisma.tenant.findUnique({ where: { id: tenantId }, select: { id: true } });
+  if (!tenant) throw new UsageError(`No tenant with id "${tenantId}".`);
+}
+
 async function run(
   command: string,
   operands: readonly string[],
@@ -281,11 +287,7 @@ async function run(
         }
         const database = opened(db);
         const tenantId = required(values, 'tenant');
-        const tenant = await database.prisma.tenant.findUnique({
-          where: { id: tenantId },
-          select: { id: true },
-        });
-        if (!tenant) throw new UsageError(`No tenant with id "${tenantId}".`);
+        await requireTenant(database, tenantId);
         const venue = await venueFromDatabase(database.prisma, tenantId, devices);
         const sink = await databaseSink(database.prisma, loadConfig(), tenantId);
         progress(
@@ -300,11 +302,7 @@ async function run(
     case 'seed': {
       const database = opened(db);
       const tenantId = required(values, 'tenant');
-      const tenant = await database.prisma.tenant.findUnique({
-        where: { id: tenantId },
-        select: { id: true },
-      });
-      if (!tenant) throw new UsageError(`No tenant with id "${tenantId}".`);
+      await requireTenant(database, tenantId);
       const opts = {
         tenantId,
         rand: seededRandom(positiveInt(values.seed, 'seed', 1)),
@@ -322,11 +320,7 @@ async function run(
       const { mode, upsertBy, format } = importOptions(values);
       const database = opened(db);
       const tenantId = required(values, 'tenant');
-      const tenant = await database.prisma.tenant.findUnique({
-        where: { id: tenantId },
-        select: { id: true },
-      });
-      if (!tenant) throw new UsageError(`No tenant with id "${tenantId}".`);
+      await requireTenant(database, tenantId);
       const file = operands[0] ?? '';
       const { text, ...result } = await importGuestsFile(
         database.prisma,

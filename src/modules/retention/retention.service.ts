@@ -24,7 +24,7 @@ export const RETENTION_OFF: RetentionSettingsView = {
   updatedAt: null,
 };
 
-const settingsSelect = {
+export const settingsSelect = {
   anonymizeInactiveGuestsAfterMonths: true,
   deletePresenceRecordsAfterDays: true,
   deleteLocationLogsAfterDays: true,

@@ -6,7 +6,7 @@
 // between two batches.
 import type { Config } from '../../config.js';
 import type { Database } from '../../db/database.js';
-import { anySettingOn, type RetentionSettingsView } from './retention.service.js';
+import { anySettingOn, type RetentionSettingsView, settingsSelect } from './retention.service.js';
 import {
   applyRetention,
   cutoffsOf,
@@ -44,14 +44,7 @@ export interface RetentionSweeper {
   close(): Promise<void>;
 }
 
-const settingsColumns = {
-  tenantId: true,
-  anonymizeInactiveGuestsAfterMonths: true,
-  deletePresenceRecordsAfterDays: true,
-  deleteLocationLogsAfterDays: true,
-  deleteGuestSessionsAfterDays: true,
-  updatedAt: true,
-} as const;
+const settingsColumns = { tenantId: true, ...settingsSelect } as const;
 
 export function startRetentionSweeper(deps: {
   db: Database;
