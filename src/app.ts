@@ -5,6 +5,7 @@ import { createTokenUsage, type TokenUsage } from './auth/token-usage.js';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import { AppError, serviceUnavailable, toAppError } from './errors.js';
+import { startWebhookDelivery, type WebhookDeliveryService } from './events/webhook-delivery.js';
 import { createFieldGuard } from './graphql/field-rate-limit.js';
 import { createGraphqlHandler } from './graphql/yoga.js';
 import { registerCors } from './http/cors.js';
@@ -16,6 +17,7 @@ import { requestGate, tenantTurns } from './http/request-gate.js';
 import { mountMetrics } from './metrics/endpoint.js';
 import { createMetrics, type Metrics } from './metrics/metrics.js';
 import { createPresencePubSub } from './modules/presence/presence.pubsub.js';
+import { disableWebhook } from './modules/webhooks/webhooks.service.js';
 import { createRateLimiter, type RateLimiter } from './rate-limit/rate-limiter.js';
 import { connectRedis } from './redis/redis.js';
 import { API_PREFIX, methodNotAllowedMessage, mountRest, pathMethods, sendJson } from './rest/adapter.js';
@@ -32,6 +34,8 @@ export interface App {
   metrics: Metrics;
   /** When each token was last used, noted in memory and written in batches (its `flush()`: tests). */
   tokenUsage: TokenUsage;
+  /** Webhook delivery on this instance (undefined with WEBHOOKS_DELIVERY=false). */
+  webhooks: WebhookDeliveryService | undefined;
   /** The requests being answered now (method, URL, id, seconds running): what a timed-out shutdown waits for. */
   running(): { method: string; url: string; id: string; seconds: number }[];
   /**
@@ -227,6 +231,18 @@ export async function buildApp(deps: {
     },
   });
 
+  // Webhook delivery: dispatcher and worker in the background, stopped first by close().
+  const webhooks = config.webhooks.deliver
+    ? startWebhookDelivery({
+        prisma,
+        settings: config.webhooks,
+        log: fastify.log,
+        health: {
+          disable: (webhookId, tenantId, reason) => disableWebhook(prisma, webhookId, tenantId, reason),
+        },
+      })
+    : undefined;
+
   mountHealth(fastify, { db, redis });
   mountMedia(fastify, config, prisma);
   mountMetrics(fastify, metrics, config.metricsToken);
@@ -237,6 +253,7 @@ export async function buildApp(deps: {
     limiter,
     metrics,
     tokenUsage,
+    webhooks,
     running: () =>
       [...inFlight].map(([request, since]) => ({
         method: request.method,
@@ -246,6 +263,8 @@ export async function buildApp(deps: {
       })),
     async close() {
       draining = true;
+      // No new attempts from now on; those in flight finish (within WEBHOOKS_TIMEOUT_MS) and are recorded.
+      const webhooksStopped = webhooks?.stop();
       const serverClosed = fastify.close();
       if (inFlight.size > 0) {
         await new Promise<void>((resolve) => {
@@ -256,6 +275,7 @@ export async function buildApp(deps: {
       const idle = setInterval(() => fastify.server.closeIdleConnections(), 100);
       fastify.server.closeIdleConnections();
       await serverClosed.finally(() => clearInterval(idle));
+      await webhooksStopped;
       // Every answer is written: the uses noted last are written before the database closes.
       await tokenUsage.close();
       if (!deps.limiter) await limiter.close();

@@ -56,6 +56,14 @@ export const permissionTable = {
   'apiTokens.list': { tenant: T, venue: false, 'front-desk': false, support: T },
   'apiTokens.create': { tenant: T, venue: false, 'front-desk': false, support: T },
   'apiTokens.revoke': { tenant: T, venue: false, 'front-desk': false, support: T },
+  // Webhooks: tenant admins (and support) manage the tenant's endpoints; `list` also reads their
+  // delivery attempts; `test` sends a ping, `replay` queues events again.
+  'webhooks.list': { tenant: T, venue: false, 'front-desk': false, support: T },
+  'webhooks.create': { tenant: T, venue: false, 'front-desk': false, support: T },
+  'webhooks.update': { tenant: T, venue: false, 'front-desk': false, support: T },
+  'webhooks.delete': { tenant: T, venue: false, 'front-desk': false, support: T },
+  'webhooks.test': { tenant: T, venue: false, 'front-desk': false, support: T },
+  'webhooks.replay': { tenant: T, venue: false, 'front-desk': false, support: T },
 } as const satisfies Record<string, Record<Role, Reach>>;
 
 export type Action = keyof typeof permissionTable;

@@ -27,6 +27,12 @@ export const EVENT_TYPES = [
   // Dashboard users (activation, deactivation and a tenant switch are updates).
   'user.created',
   'user.updated',
+  // Webhook endpoints (the signing secret never appears in an event); `webhook.disabled`: the
+  // service disabled one (its receiver answered 410, or it failed for days).
+  'webhook.created',
+  'webhook.updated',
+  'webhook.deleted',
+  'webhook.disabled',
   // API keys (the secret never appears in an event).
   'api_token.created',
   'api_token.revoked',
@@ -50,4 +56,5 @@ export type ResourceType =
   | 'location'
   | 'tenant'
   | 'user'
+  | 'webhook'
   | 'api_token';

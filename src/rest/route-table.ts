@@ -12,6 +12,7 @@ import * as locations from '../modules/locations/locations.rest.js';
 import * as serviceProfiles from '../modules/service-profiles/service-profiles.rest.js';
 import * as tenants from '../modules/tenants/tenants.rest.js';
 import * as users from '../modules/users/users.rest.js';
+import * as webhooks from '../modules/webhooks/webhooks.rest.js';
 import { type Route, route } from './endpoint.js';
 
 export const routeTable: readonly Route[] = [
@@ -88,4 +89,13 @@ export const routeTable: readonly Route[] = [
   route('GET', '/api-tokens/count', apiTokens.count, 'Query.apiTokens.totalCount'),
   route('POST', '/api-tokens', apiTokens.create, 'Mutation.createApiToken'),
   route('DELETE', '/api-tokens/:id', apiTokens.revoke, 'Mutation.revokeApiToken'),
+  // Webhooks (beyond the spec): tenant admins' endpoints, their deliveries, pings and replays.
+  route('GET', '/webhooks', webhooks.list, 'Query.webhooks'),
+  route('GET', '/webhooks/count', webhooks.count, 'Query.webhooks.totalCount'),
+  route('POST', '/webhooks', webhooks.create, 'Mutation.createWebhook'),
+  route('PUT', '/webhooks/:id', webhooks.update, 'Mutation.updateWebhook'),
+  route('DELETE', '/webhooks/:id', webhooks.remove, 'Mutation.deleteWebhook'),
+  route('POST', '/webhooks/:id/test', webhooks.test, 'Mutation.testWebhook'),
+  route('GET', '/webhooks/:id/deliveries', webhooks.deliveries, 'Query.webhookDeliveries'),
+  route('POST', '/webhooks/:id/replay', webhooks.replay, 'Mutation.replayWebhook'),
 ];

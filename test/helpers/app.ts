@@ -53,6 +53,8 @@ export async function startApp(
     RATE_LIMIT_PER_MINUTE: '100000',
     APP_URL: 'http://localhost',
     TOKEN_LAST_USED_FLUSH_SECONDS: '3600',
+    // No background polling (it would add statements to tests that pin them); webhook tests turn it on.
+    WEBHOOKS_DELIVERY: 'false',
     ...env,
   });
   const app = await buildApp({ config, db, logger: false });
