@@ -5,6 +5,7 @@ import { EVENT_TYPES, isEventType } from '../../events/event-types.js';
 import { TEST_EVENT_TYPE } from '../../events/webhook-message.js';
 import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { field, filterOf } from '../../operations/operation.js';
+import { isPhpArray } from '../../validation/php-values.js';
 import {
   array,
   boolean,
@@ -38,7 +39,9 @@ const eventTypes: Rule<string[]> = {
     description: `Event types (${EVENT_TYPES.join(', ')}), each at most once; or exactly \`["*"]\`: every type, those added later included.`,
   },
   check: (value, ctx) => {
-    if (!Array.isArray(value)) return null; // `array` says so
+    // A JSON object passes `array` (a PHP array), but subscriptions are a list.
+    if (!Array.isArray(value))
+      return isPhpArray(value) ? `The ${ctx.attribute} field must be an array.` : null;
     for (const [i, item] of value.entries()) {
       if (typeof item !== 'string') return `The ${ctx.field}.${i} field must be a string.`;
       if (item === ALL_EVENTS) {
