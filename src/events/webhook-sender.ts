@@ -107,19 +107,27 @@ export async function sendWebhook(
   const remaining = Math.max(1, opts.timeoutMs - elapsed());
   return new Promise<AttemptResult>((resolve) => {
     let settled = false;
+    let timer: NodeJS.Timeout | undefined;
     const settle = (r: AttemptResult) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       resolve(r);
     };
-    const request = (https_ ? https : http).request(target, {
-      method: 'POST',
-      headers,
-      agent: opts.agents ? (https_ ? opts.agents.https : opts.agents.http) : false,
-      lookup: pinnedLookup(addresses),
-    });
-    const timer = setTimeout(() => {
+    let request: http.ClientRequest;
+    try {
+      request = (https_ ? https : http).request(target, {
+        method: 'POST',
+        headers,
+        agent: opts.agents ? (https_ ? opts.agents.https : opts.agents.http) : false,
+        lookup: pinnedLookup(addresses),
+      });
+    } catch (err) {
+      // Node refuses some URLs only here (a port out of range, …): the URL is at fault, not the moment.
+      resolve(result('failed', null, (err as Error).message));
+      return;
+    }
+    timer = setTimeout(() => {
       settle(result('retry', null, `timed out after ${seconds(opts.timeoutMs)}`));
       request.destroy();
     }, remaining);
