@@ -13,22 +13,28 @@ import { isoMicros } from '../src/shared/format.js';
 import { startApp, type TestApp, type TestResponse } from './helpers/app.js';
 import { addUser, newTenant } from './helpers/fixtures.js';
 import { unprocessable as unprocessableBody } from './helpers/laravel.js';
+import { type ScratchDatabase, scratchDatabase } from './helpers/scratch-database.js';
 import { type Receiver, startReceiver } from './helpers/webhook-receiver.js';
 
 const KEY = 'test-key-of-at-least-thirty-two-characters';
+let scratch: ScratchDatabase;
 let t: TestApp;
 let strict: TestApp;
 let receiver: Receiver;
 beforeAll(async () => {
-  t = await startApp({ WEBHOOKS_ALLOW_PRIVATE: '1', WEBHOOKS_SECRETS_KEY: KEY });
+  // A database of its own: a delivering server of another test file (shutdown, fleet) on the shared
+  // one would otherwise send these endpoints their events and add attempts the tests count.
+  scratch = await scratchDatabase('webhooks_api');
+  t = await startApp({ WEBHOOKS_ALLOW_PRIVATE: '1', WEBHOOKS_SECRETS_KEY: KEY }, { db: scratch.db });
   // The same database without WEBHOOKS_ALLOW_PRIVATE: the SSRF rule applies.
   strict = await startApp({ WEBHOOKS_SECRETS_KEY: KEY }, { db: t.db });
   receiver = await startReceiver((r) => (r.path.endsWith('/fail') ? 503 : 204));
 });
 afterAll(async () => {
-  await strict.close();
-  await t.close();
-  await receiver.close();
+  await strict?.close();
+  await t?.close();
+  await receiver?.close();
+  await scratch?.drop();
 });
 
 const URL = '/api/v1/webhooks';
