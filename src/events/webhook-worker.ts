@@ -231,6 +231,10 @@ async function endpointHealth(
   }
   if (result.outcome === 'gone') {
     await deps.health.disable(claim.webhookId, claim.tenantId, 'gone');
+    deps.log.info(
+      { webhookId: claim.webhookId, tenantId: claim.tenantId },
+      `Webhook ${claim.webhookId} disabled: its receiver answered 410 Gone`,
+    );
     return;
   }
   if (claim.failingSince === null) {
@@ -243,5 +247,9 @@ async function endpointHealth(
   const days = deps.settings.disableAfterDays;
   if (now.getTime() - claim.failingSince.getTime() >= days * 86_400_000) {
     await deps.health.disable(claim.webhookId, claim.tenantId, 'failing');
+    deps.log.info(
+      { webhookId: claim.webhookId, tenantId: claim.tenantId },
+      `Webhook ${claim.webhookId} disabled: its attempts only failed for ${days} days`,
+    );
   }
 }
