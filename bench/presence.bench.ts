@@ -1,7 +1,11 @@
 // Presence at venue scale, on PostgreSQL: ingest throughput (events per second, through the REST
-// ingest) and active-sessions latency with 50 000 present devices (p50/p99 over 50 requests).
+// ingest) and active-sessions latency with 50 000 present devices (p50/p99 over 50 requests); then
+// the same ingest with one webhook endpoint subscribed to every event (a local receiver answering
+// 204), and the delivery lag from an event's time to its arrival at the receiver.
 //   npx tsx bench/presence.bench.ts        (BENCH_DATABASE_URL, default postgresql://root@127.0.0.1:5432/bench_presence, created when absent)
 
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
@@ -20,6 +24,9 @@ const config = loadConfig({
   RATE_LIMIT_PER_MINUTE: '1000000',
   APP_URL: 'http://localhost',
   LOG_LEVEL: 'silent',
+  // The webhook rows: delivery runs in this process, to a receiver on loopback.
+  WEBHOOKS_DELIVERY: 'true',
+  WEBHOOKS_ALLOW_PRIVATE: '1',
 });
 const app = await buildApp({ config, db, logger: false });
 const prisma = db.prisma;
@@ -105,6 +112,48 @@ async function latency(query: string): Promise<{ p50: number; p99: number; rows:
   return { p50: at(0.5), p99: at(0.99), rows, bytes };
 }
 
+// One webhook endpoint subscribed to everything, on a receiver that notes each event's lag (its
+// arrival minus the event's time).
+const lags: number[] = [];
+const receiver = createServer((req, res) => {
+  const chunks: Buffer[] = [];
+  req.on('data', (c: Buffer) => chunks.push(c));
+  req.on('end', () => {
+    const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { type: string; timestamp: string };
+    if (body.type !== 'webhook.created') lags.push(Date.now() - Date.parse(body.timestamp));
+    res.writeHead(204).end();
+  });
+});
+await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+const hook = await app.fastify.inject({
+  method: 'POST',
+  url: '/api/v1/webhooks',
+  headers: { authorization: `Bearer ${a.token}`, 'content-type': 'application/json' },
+  payload: JSON.stringify({
+    url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/`,
+    events: ['*'],
+  }),
+});
+if (hook.statusCode !== 201) throw new Error(`webhook not created: ${hook.body}`);
+const webhookId = (JSON.parse(hook.body) as { data: { id: string } }).data.id;
+const webhookRound = await ingestRound(2);
+// Until every event the rounds logged is delivered (or two minutes pass).
+const drainDeadline = Date.now() + 120_000;
+for (;;) {
+  const [row] = await prisma.$queryRawUnsafe<{ behind: boolean; pending: number }[]>(
+    `SELECT coalesce((SELECT "lastId" FROM "EventSequence" WHERE "tenantId" = $1), 0) >
+            coalesce((SELECT "lastEventId" FROM "WebhookCursor" WHERE "tenantId" = $1), 0) AS behind,
+            (SELECT count(*)::int FROM "WebhookDelivery" WHERE "webhookId" = $2 AND "status" = 'pending') AS pending`,
+    tenantId,
+    webhookId,
+  );
+  if ((!row?.behind && row?.pending === 0) || Date.now() > drainDeadline) break;
+  await new Promise((r) => setTimeout(r, 200));
+}
+receiver.close();
+lags.sort((x, y) => x - y);
+const lagAt = (q: number) => lags[Math.min(lags.length - 1, Math.ceil(q * lags.length) - 1)] as number;
+
 const all = await latency('');
 const zone = await latency(`?zone_id=${zones[3]}&connected=1`);
 
@@ -118,6 +167,17 @@ const table = [
   ['active-sessions, all p99', ms(all.p99)],
   [`active-sessions, zone+connected (${zone.rows} rows) p50`, ms(zone.p50)],
   ['active-sessions, zone+connected p99', ms(zone.p99)],
+  [
+    'ingest, devices moving zones, one webhook endpoint ("*")',
+    `${Math.round(webhookRound)} events/s (${((webhookRound / moveRound) * 100).toFixed(0)} % of the row without)`,
+  ],
+  ['webhook deliveries of that round', String(lags.length)],
+  ...(lags.length > 0
+    ? [
+        ['webhook delivery lag (event time → receiver) p50', ms(lagAt(0.5))],
+        ['webhook delivery lag p99', ms(lagAt(0.99))],
+      ]
+    : [['webhook delivery lag', 'none: the ingest logged no events']]),
 ];
 const width = Math.max(...table.map((r) => (r[0] as string).length));
 for (const [k, v] of table) console.log(`${(k as string).padEnd(width)}  ${v}`);

@@ -5,6 +5,8 @@
 // against the document (test/helpers/contract.ts), so an example never contradicts its schema.
 // `npm run openapi:examples` regenerates the file; the 500 example is the error renderer's own body.
 import { writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { buildApp } from '../src/app.js';
 import { seeders } from '../src/cli/seeders.js';
 import { loadConfig } from '../src/config.js';
@@ -17,7 +19,21 @@ import { checkContract } from '../test/helpers/contract.js';
 
 const BASE = 'http://127.0.0.1:4000';
 const db = await openDatabase({ dataDir: 'memory://' });
-const env = { RATE_LIMIT_PER_MINUTE: '100000', APP_URL: BASE, LOG_LEVEL: 'silent' };
+// Webhooks are pointed at a local receiver (allowed here only), shown as https://crm.example.com.
+const env = {
+  RATE_LIMIT_PER_MINUTE: '100000',
+  APP_URL: BASE,
+  LOG_LEVEL: 'silent',
+  WEBHOOKS_ALLOW_PRIVATE: '1',
+  WEBHOOKS_DELIVERY: 'false',
+};
+const receiver = createServer((req, res) => {
+  req.resume();
+  req.on('end', () => res.writeHead(204).end());
+});
+await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+const RECEIVER = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+const SHOWN_RECEIVER = 'https://crm.example.com';
 const app = await buildApp({
   config: loadConfig({ ...env, LEGACY_ANALYTICS_SUNSET: '2099-01-01' }),
   db,
@@ -274,6 +290,37 @@ await record('PUT /settings/retention', 422, '/settings/retention', {
   body: { anonymize_inactive_guests_after_months: 0, delete_presence_records_after_days: 'soon' },
 });
 await record('GET /settings/retention', 200, '/settings/retention');
+// Webhooks
+const hook = (await record('POST /webhooks', 201, '/webhooks', {
+  body: {
+    url: `${RECEIVER}/webhooks/wifi`,
+    events: ['guest.created', 'guest.updated', 'presence.zone_entered'],
+    description: 'CRM sync',
+  },
+})) as { data: { id: string } };
+await record('POST /webhooks', 422, '/webhooks', {
+  body: { url: 'ftp://crm.example.com', events: ['guest.created', 'guest.born'] },
+});
+await list('GET /webhooks', '/webhooks?is_active=true');
+await record('GET /webhooks/count', 200, '/webhooks/count');
+await record('PUT /webhooks/:id', 200, `/webhooks/${hook.data.id}`, {
+  body: { events: ['*'], description: 'CRM sync (all events)' },
+});
+await record('PUT /webhooks/:id', 404, '/webhooks/unknown', { body: { is_active: true } });
+await record('POST /webhooks/:id/test', 200, `/webhooks/${hook.data.id}/test`);
+await record('GET /webhooks/:id/deliveries', 200, `/webhooks/${hook.data.id}/deliveries?per_page=5`);
+await record('GET /webhooks/:id/deliveries', 422, `/webhooks/${hook.data.id}/deliveries?status=dead`);
+await record('POST /webhooks/:id/replay', 200, `/webhooks/${hook.data.id}/replay`, {
+  body: { since_event_id: 1 },
+});
+await record('POST /webhooks/:id/replay', 422, `/webhooks/${hook.data.id}/replay`, { body: {} });
+// A second endpoint to delete (made outside `record`: the first one's answer stays the example).
+const doomed = (
+  await call(app, 'POST', '/api/v1/webhooks', { body: { url: `${RECEIVER}/old`, events: ['*'] } })
+).json as { data: { id: string } };
+await record('DELETE /webhooks/:id', 204, `/webhooks/${doomed.data.id}`);
+await record('DELETE /webhooks/:id', 404, `/webhooks/${doomed.data.id}`);
+receiver.close();
 
 // Last: creating a tenant moves the caller to it; its deactivation and activation, then back.
 const tenant = (await record('POST /tenants', 200, '/tenants', {
@@ -354,6 +401,7 @@ const missing = routeTable.filter((r) => {
 if (missing.length > 0)
   throw new Error(`no success example for ${missing.map((r) => `${r.method} ${r.path}`).join(', ')}`);
 
-writeFileSync(EXAMPLES_FILE, `${JSON.stringify(examples, null, 2)}\n`);
+const shown = JSON.stringify(examples, null, 2).replaceAll(RECEIVER, SHOWN_RECEIVER);
+writeFileSync(EXAMPLES_FILE, `${shown}\n`);
 await db.close();
 console.error(`wrote ${EXAMPLES_FILE.pathname}: ${Object.keys(examples).length - 1} routes`);

@@ -5,6 +5,7 @@ import { createTokenUsage, type TokenUsage } from './auth/token-usage.js';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import { AppError, serviceUnavailable, toAppError } from './errors.js';
+import { startWebhookDelivery, type WebhookDeliveryService } from './events/webhook-delivery.js';
 import { createFieldGuard } from './graphql/field-rate-limit.js';
 import { createGraphqlHandler } from './graphql/yoga.js';
 import { registerCors } from './http/cors.js';
@@ -17,6 +18,7 @@ import { mountMetrics } from './metrics/endpoint.js';
 import { createMetrics, type Metrics } from './metrics/metrics.js';
 import { createPresencePubSub } from './modules/presence/presence.pubsub.js';
 import { type RetentionSweeper, startRetentionSweeper } from './modules/retention/retention.sweeper.js';
+import { disableWebhook } from './modules/webhooks/webhooks.service.js';
 import { createRateLimiter, type RateLimiter } from './rate-limit/rate-limiter.js';
 import { connectRedis } from './redis/redis.js';
 import { API_PREFIX, methodNotAllowedMessage, mountRest, pathMethods, sendJson } from './rest/adapter.js';
@@ -35,6 +37,8 @@ export interface App {
   tokenUsage: TokenUsage;
   /** Applies the tenants' retention settings every RETENTION_SWEEP_SECONDS (its `sweep()`: tests). */
   retention: RetentionSweeper;
+  /** Webhook delivery on this instance (undefined with WEBHOOKS_DELIVERY=false). */
+  webhooks: WebhookDeliveryService | undefined;
   /** The requests being answered now (method, URL, id, seconds running): what a timed-out shutdown waits for. */
   running(): { method: string; url: string; id: string; seconds: number }[];
   /**
@@ -230,6 +234,18 @@ export async function buildApp(deps: {
     },
   });
 
+  // Webhook delivery: dispatcher and worker in the background, stopped first by close().
+  const webhooks = config.webhooks.deliver
+    ? startWebhookDelivery({
+        prisma,
+        settings: config.webhooks,
+        log: fastify.log,
+        health: {
+          disable: (webhookId, tenantId, reason) => disableWebhook(prisma, webhookId, tenantId, reason),
+        },
+      })
+    : undefined;
+
   mountHealth(fastify, { db, redis });
   mountMedia(fastify, config, prisma);
   mountMetrics(fastify, metrics, config.metricsToken);
@@ -247,6 +263,7 @@ export async function buildApp(deps: {
     metrics,
     tokenUsage,
     retention,
+    webhooks,
     running: () =>
       [...inFlight].map(([request, since]) => ({
         method: request.method,
@@ -258,6 +275,8 @@ export async function buildApp(deps: {
       draining = true;
       // A retention pass stops after its current batch (the next pass goes on from there).
       const sweeperStopped = retention.close();
+      // No new attempts from now on; those in flight finish (within WEBHOOKS_TIMEOUT_MS) and are recorded.
+      const webhooksStopped = webhooks?.stop();
       const serverClosed = fastify.close();
       if (inFlight.size > 0) {
         await new Promise<void>((resolve) => {
@@ -269,6 +288,7 @@ export async function buildApp(deps: {
       fastify.server.closeIdleConnections();
       await serverClosed.finally(() => clearInterval(idle));
       await sweeperStopped;
+      await webhooksStopped;
       // Every answer is written: the uses noted last are written before the database closes.
       await tokenUsage.close();
       if (!deps.limiter) await limiter.close();

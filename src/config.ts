@@ -1,4 +1,5 @@
 // The environment, parsed and validated once. Everything else receives a Config.
+import { createHash } from 'node:crypto';
 import { isIP } from 'node:net';
 import path from 'node:path';
 
@@ -42,6 +43,31 @@ export interface Config {
   guestImportMaxBytes: number;
   /** Seconds between two passes of the retention sweeper (src/modules/retention/); 0: none. */
   retentionSweepSeconds: number;
+  /** Webhook delivery (src/events/webhook-*.ts) and the targets webhooks may name. */
+  webhooks: WebhookSettings;
+}
+
+export interface WebhookSettings {
+  /** This instance dispatches events to webhooks and delivers them (WEBHOOKS_DELIVERY). */
+  deliver: boolean;
+  /** Loopback, private and link-local targets are allowed (WEBHOOKS_ALLOW_PRIVATE; tests). */
+  allowPrivate: boolean;
+  /** Attempts in flight at once on this instance. */
+  concurrency: number;
+  /** Longest an attempt may take, connect to last byte. */
+  timeoutMs: number;
+  /** The first retry's delay; the whole schedule (and its 24 h window) scales with it. */
+  retryBaseMs: number;
+  /** How long a claimed attempt is reserved for its instance; then another may take it over. */
+  leaseMs: number;
+  /** How often the instance looks for events written elsewhere and for retries come due. */
+  pollMs: number;
+  /** An endpoint whose attempts only failed for this many days is disabled. */
+  disableAfterDays: number;
+  /** Attempts and finished deliveries older than this many days are deleted. */
+  historyDays: number;
+  /** AES-256-GCM key (SHA-256 of WEBHOOKS_SECRETS_KEY) the signing secrets are stored under; none: stored as they are. */
+  secretsKey: Buffer | undefined;
 }
 
 export type MediaStorage = 'local' | 'database' | 's3';
@@ -248,6 +274,37 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsPort: metricsPort(env, port),
     guestImportMaxBytes: int(env, 'GUEST_IMPORT_MAX_MB', 20, 1, 1024) * 1024 * 1024,
     retentionSweepSeconds: int(env, 'RETENTION_SWEEP_SECONDS', 3600, 0, 604_800),
+    webhooks: webhookSettings(env),
+  };
+}
+
+function webhookSettings(env: NodeJS.ProcessEnv): WebhookSettings {
+  const timeoutMs = int(env, 'WEBHOOKS_TIMEOUT_MS', 5_000, 100, 60_000);
+  const leaseMs = int(env, 'WEBHOOKS_LEASE_MS', Math.max(30_000, timeoutMs + 10_000), 1_000, 3_600_000);
+  // A lease shorter than an attempt would let a second instance send while the first still waits.
+  if (leaseMs <= timeoutMs) {
+    throw new ConfigError(
+      `WEBHOOKS_LEASE_MS must be longer than WEBHOOKS_TIMEOUT_MS (${timeoutMs}); got "${leaseMs}".`,
+    );
+  }
+  const keyText = env.WEBHOOKS_SECRETS_KEY || '';
+  // Not echoed: the value is a secret.
+  if (keyText !== '' && keyText.length < 32) {
+    throw new ConfigError(
+      'WEBHOOKS_SECRETS_KEY must be at least 32 characters (e.g. `openssl rand -base64 32`).',
+    );
+  }
+  return {
+    deliver: bool(env, 'WEBHOOKS_DELIVERY', true),
+    allowPrivate: bool(env, 'WEBHOOKS_ALLOW_PRIVATE', false),
+    concurrency: int(env, 'WEBHOOKS_CONCURRENCY', 8, 1, 256),
+    timeoutMs,
+    retryBaseMs: int(env, 'WEBHOOKS_RETRY_BASE_MS', 5_000, 1, 3_600_000),
+    leaseMs,
+    pollMs: int(env, 'WEBHOOKS_POLL_MS', 1_000, 10, 60_000),
+    disableAfterDays: int(env, 'WEBHOOKS_DISABLE_AFTER_DAYS', 5, 1, 365),
+    historyDays: int(env, 'WEBHOOKS_HISTORY_DAYS', 30, 1, 3650),
+    secretsKey: keyText === '' ? undefined : createHash('sha256').update(keyText).digest(),
   };
 }
 

@@ -299,6 +299,18 @@ const table: Record<string, Row> = {
     unpinned: ['uT'],
     pinned: [],
   },
+  // A webhook belongs to the tenant, not to a location: the payload's endpoint leads to no record of
+  // either location (it has no relation). Pinned roles may not create one (test/webhooks.test.ts).
+  'CreateWebhookPayload.webhook': {
+    query: (r) =>
+      pinnedRoles.includes(r)
+        ? '{ viewer { id } }'
+        : `mutation { createWebhook(input: { url: "https://93.184.215.14/pinning", events: ["webhook.disabled"] }) {
+            webhook { id url } } }`,
+    path: (r) => (pinnedRoles.includes(r) ? ['viewer', 'webhook'] : ['createWebhook', 'webhook', 'location']),
+    unpinned: [],
+    pinned: [],
+  },
   // The copy of a guest: tenant admins and support read A's guest whole (its session at B too); a
   // venue admin pinned to A asks for B's guest and gets null (its cut of A's guest's copy is in
   // test/guests.erasure.test.ts); the front desk may not export (FORBIDDEN), so its row reads nothing.

@@ -34,6 +34,24 @@ beforeAll(async () => {
   seen.sessionLocationId = session?.locationId ?? '';
   const tag = await t.db.prisma.advertisementTag.findFirst({ where: { tenantId: a.tenant_id } });
   seen.adTagId = tag?.tagId ?? '';
+  // Webhook endpoints (an address literal: no look-up, and public), subscribed to events this file
+  // never causes: a delivering server of another test file on this database has nothing to send them.
+  for (const [i, events] of [
+    ['webhook.disabled'],
+    ['api_token.revoked'],
+    ['api_token.revoked', 'webhook.disabled'],
+  ].entries()) {
+    const res = await t.request('POST', '/api/v1/webhooks', {
+      token: a.token,
+      body: { url: `https://93.184.215.14/hook/${i === 1 ? 'CRM' : i}`, events },
+    });
+    if (res.status !== 201) throw new Error(res.text);
+    if (i === 2)
+      await t.request('PUT', `/api/v1/webhooks/${res.json.data.id}`, {
+        token: a.token,
+        body: { is_active: false },
+      });
+  }
 }, 120_000);
 
 afterAll(async () => {
@@ -141,6 +159,15 @@ const CASES: Case[] = [
       [{}, {}],
       [{ name: 'e' }, { name: 'e' }],
       [{ email: 'example' }, { email: 'example' }],
+    ],
+  },
+  {
+    rest: '/webhooks',
+    graphql: 'webhooks',
+    filters: [
+      [{}, {}],
+      [{ is_active: 'true' }, { isActive: true }],
+      [{ url: 'crm' }, { url: 'crm' }],
     ],
   },
   {

@@ -61,6 +61,14 @@ export const permissionTable = {
   // Data retention (issue 17): how long the tenant keeps guest data is the tenant admin's decision.
   'retention.view': { tenant: T, venue: false, 'front-desk': false, support: T },
   'retention.update': { tenant: T, venue: false, 'front-desk': false, support: T },
+  // Webhooks: tenant admins (and support) manage the tenant's endpoints; `list` also reads their
+  // delivery attempts; `test` sends a ping, `replay` queues events again.
+  'webhooks.list': { tenant: T, venue: false, 'front-desk': false, support: T },
+  'webhooks.create': { tenant: T, venue: false, 'front-desk': false, support: T },
+  'webhooks.update': { tenant: T, venue: false, 'front-desk': false, support: T },
+  'webhooks.delete': { tenant: T, venue: false, 'front-desk': false, support: T },
+  'webhooks.test': { tenant: T, venue: false, 'front-desk': false, support: T },
+  'webhooks.replay': { tenant: T, venue: false, 'front-desk': false, support: T },
 } as const satisfies Record<string, Record<Role, Reach>>;
 
 export type Action = keyof typeof permissionTable;

@@ -13,6 +13,7 @@ import * as retention from '../modules/retention/retention.rest.js';
 import * as serviceProfiles from '../modules/service-profiles/service-profiles.rest.js';
 import * as tenants from '../modules/tenants/tenants.rest.js';
 import * as users from '../modules/users/users.rest.js';
+import * as webhooks from '../modules/webhooks/webhooks.rest.js';
 import { type Route, route } from './endpoint.js';
 
 export const routeTable: readonly Route[] = [
@@ -94,4 +95,13 @@ export const routeTable: readonly Route[] = [
   // Data retention (beyond the spec): the tenant admins' settings, applied by the retention sweeper.
   route('GET', '/settings/retention', retention.show, 'Query.retentionSettings'),
   route('PUT', '/settings/retention', retention.update, 'Mutation.updateRetentionSettings'),
+  // Webhooks (beyond the spec): tenant admins' endpoints, their deliveries, pings and replays.
+  route('GET', '/webhooks', webhooks.list, 'Query.webhooks'),
+  route('GET', '/webhooks/count', webhooks.count, 'Query.webhooks.totalCount'),
+  route('POST', '/webhooks', webhooks.create, 'Mutation.createWebhook'),
+  route('PUT', '/webhooks/:id', webhooks.update, 'Mutation.updateWebhook'),
+  route('DELETE', '/webhooks/:id', webhooks.remove, 'Mutation.deleteWebhook'),
+  route('POST', '/webhooks/:id/test', webhooks.test, 'Mutation.testWebhook'),
+  route('GET', '/webhooks/:id/deliveries', webhooks.deliveries, 'Query.webhookDeliveries'),
+  route('POST', '/webhooks/:id/replay', webhooks.replay, 'Mutation.replayWebhook'),
 ];

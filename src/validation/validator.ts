@@ -30,7 +30,7 @@ export { confirmed } from './rules/confirmed.js';
 export { custom } from './rules/custom.js';
 export { exists, takenMessage, unique } from './rules/database.js';
 export { afterNow, afterOrEqual, date, dateFormat } from './rules/dates.js';
-export { countryCode, email, inList, ip, json, regex } from './rules/formats.js';
+export { countryCode, email, inList, ip, json, regex, url } from './rules/formats.js';
 export {
   nullable,
   type RequiredIfOptions,

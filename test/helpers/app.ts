@@ -55,6 +55,8 @@ export async function startApp(
     APP_URL: 'http://localhost',
     TOKEN_LAST_USED_FLUSH_SECONDS: '3600',
     RETENTION_SWEEP_SECONDS: '0',
+    // No background polling (it would add statements to tests that pin them); webhook tests turn it on.
+    WEBHOOKS_DELIVERY: 'false',
     ...env,
   });
   const app = await buildApp({ config, db, logger: false });

@@ -1,4 +1,4 @@
-// Format and choice rules: inList, email, regex, json, countryCode, ip.
+// Format and choice rules: inList, email, regex, json, countryCode, ip, url.
 import { isIP } from 'node:net';
 import { isCountryCode } from '../countries.js';
 import type { Keep, Rule } from '../engine.js';
@@ -86,5 +86,34 @@ export function ip(): Rule<Keep> {
     'The :attribute field must be a valid IP address.',
     (v) => typeof v === 'string' && isIP(v) !== 0,
     { doc: { description: 'An IPv4 or IPv6 address.' } },
+  );
+}
+
+/**
+ * Laravel's `url` (with protocols, `url:http,https`): an absolute URL written `scheme://…` with a
+ * host, without spaces, whose scheme is one of `protocols` (any when none is given).
+ */
+export function url(protocols: readonly string[] = []): Rule<Keep> {
+  return simple(
+    'url',
+    'The :attribute field must be a valid URL.',
+    (v) => {
+      if (typeof v !== 'string' || /\s/.test(v)) return false;
+      let parsed: URL;
+      try {
+        parsed = new URL(v);
+      } catch {
+        return false;
+      }
+      const scheme = parsed.protocol.slice(0, -1).toLowerCase();
+      if (protocols.length > 0 && !protocols.includes(scheme)) return false;
+      return parsed.hostname !== '' && v.toLowerCase().startsWith(`${scheme}://`);
+    },
+    {
+      doc: {
+        format: 'uri',
+        ...(protocols.length > 0 ? { description: `A URL (${protocols.join(' or ')}).` } : {}),
+      },
+    },
   );
 }

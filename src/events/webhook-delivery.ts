@@ -1,0 +1,244 @@
+// Webhook delivery on one instance: the dispatcher (event log → delivery queue) and the worker
+// (queue → receivers), woken by this process's committed events (`onEventsCommitted`) and by a poll
+// every WEBHOOKS_POLL_MS for what other instances wrote and for retries come due. Every instance of
+// a fleet runs the same loop; the database decides who does what (SKIP LOCKED). Nothing here may
+// stop the server: each failure is logged in a plain sentence and the loop carries on.
+import http from 'node:http';
+import https from 'node:https';
+import type { WebhookSettings } from '../config.js';
+import type { Prisma } from '../db/database.js';
+import { onEventsCommitted } from './outbox.js';
+import { dispatchTenant, tenantsBehind } from './webhook-dispatcher.js';
+import {
+  attemptDelivery,
+  type ClaimedDelivery,
+  claimDeliveries,
+  type EndpointHealth,
+  type WorkerDeps,
+  type WorkerLog,
+} from './webhook-worker.js';
+
+export interface WebhookDeliveryService {
+  /** Looks for work now (tests; the poll does it every WEBHOOKS_POLL_MS). */
+  poke(): void;
+  /** Attempts running now. */
+  inFlight(): number;
+  /** Stops looking for work, lets the attempts in flight finish (each within WEBHOOKS_TIMEOUT_MS) and records them. */
+  stop(): Promise<void>;
+}
+
+/** History older than WEBHOOKS_HISTORY_DAYS is deleted this often, in batches. */
+const PRUNE_EVERY_MS = 3_600_000;
+const PRUNE_BATCH = 5_000;
+
+export function startWebhookDelivery(deps: {
+  prisma: Prisma;
+  settings: WebhookSettings;
+  log: WorkerLog;
+  health: EndpointHealth;
+}): WebhookDeliveryService {
+  const { prisma, settings, log } = deps;
+  const agents = {
+    http: new http.Agent({ keepAlive: true, maxSockets: settings.concurrency }),
+    https: new https.Agent({ keepAlive: true, maxSockets: settings.concurrency }),
+  };
+  let stopped = false;
+
+  // One line when the database starts failing the loop, one when it answers again.
+  let failing: string | null = null;
+  const failed = (what: string, err: unknown) => {
+    const why = err instanceof Error ? err.message.split('\n')[0] : String(err);
+    if (failing === null) log.warn({ err }, `Webhook delivery: could not ${what} (${why}); trying again`);
+    failing = what;
+  };
+  const succeeded = () => {
+    if (failing !== null) log.info({}, 'Webhook delivery: the database answers again; delivery resumed');
+    failing = null;
+  };
+
+  // ── Dispatcher: tenants with new events → deliveries ──────────────────────────────────────────
+  /** Tenants that have a cursor (a webhook was created there): others need no dispatch. */
+  const known = new Set<string>();
+  const dirty = new Set<string>();
+  let dispatching: Promise<void> | null = null;
+
+  async function dispatchDirty(): Promise<void> {
+    while (dirty.size > 0 && !stopped) {
+      const [tenantId] = dirty;
+      if (tenantId === undefined) break;
+      dirty.delete(tenantId);
+      try {
+        for (let more = true; more && !stopped; ) {
+          const r = await dispatchTenant(prisma, tenantId);
+          if (r.queued > 0) pump(true);
+          more = r.more;
+        }
+        succeeded();
+      } catch (err) {
+        failed('read the event log', err);
+        // The poll dispatches the tenant again.
+      }
+    }
+  }
+
+  function dispatch(tenants: Iterable<string>): void {
+    for (const t of tenants) dirty.add(t);
+    if (dispatching || stopped || dirty.size === 0) return;
+    dispatching = dispatchDirty().finally(() => {
+      dispatching = null;
+      // A wake that came while the loop was finishing.
+      if (dirty.size > 0) dispatch([]);
+    });
+  }
+
+  const unsubscribe = onEventsCommitted((events) => {
+    const tenants = new Set<string>();
+    for (const e of events) {
+      // A webhook created on this instance: its tenant has a cursor from now on.
+      if (e.type === 'webhook.created') known.add(e.tenantId);
+      if (known.has(e.tenantId)) tenants.add(e.tenantId);
+    }
+    if (tenants.size > 0) dispatch(tenants);
+  });
+
+  // ── Worker: due deliveries → attempts ─────────────────────────────────────────────────────────
+  const running = new Set<Promise<void>>();
+  let claiming: Promise<void> | null = null;
+  let again = false;
+  /** The last claim filled every free slot: more may be due, look again as slots free up. */
+  let backlog = false;
+
+  const workerDeps: WorkerDeps = {
+    prisma,
+    settings,
+    health: deps.health,
+    log,
+    agents,
+    wakeAt: (at) => wakeAt(at),
+  };
+
+  function start(claim: ClaimedDelivery): void {
+    const p = attemptDelivery(workerDeps, claim)
+      .catch((err: unknown) => failed('record an attempt (it will be made again after its lease)', err))
+      .finally(() => {
+        running.delete(p);
+        if (backlog) pump();
+      });
+    running.add(p);
+  }
+
+  async function claimLoop(): Promise<void> {
+    do {
+      again = false;
+      const free = settings.concurrency - running.size;
+      if (free <= 0) {
+        backlog = true;
+        return;
+      }
+      let claims: ClaimedDelivery[];
+      try {
+        claims = await claimDeliveries(prisma, free, settings.leaseMs);
+        succeeded();
+      } catch (err) {
+        failed('claim deliveries', err);
+        return;
+      }
+      for (const c of claims) start(c);
+      backlog = claims.length === free;
+      if (backlog) again = true;
+    } while (again && !stopped);
+  }
+
+  /** Claims what is due, unless a claim is under way (then it looks again once done). */
+  function pump(force = false): void {
+    if (stopped) return;
+    if (force) backlog = true;
+    if (claiming) {
+      again = true;
+      return;
+    }
+    claiming = claimLoop().finally(() => {
+      claiming = null;
+    });
+  }
+
+  // ── Timers: the poll, a retry falling due before it, pruning ────────────────────────────────
+  let retryTimer: NodeJS.Timeout | undefined;
+  let retryAt = Number.POSITIVE_INFINITY;
+  function wakeAt(at: Date): void {
+    const when = at.getTime();
+    if (stopped || when >= retryAt || when - Date.now() >= settings.pollMs) return;
+    clearTimeout(retryTimer);
+    retryAt = when;
+    retryTimer = setTimeout(
+      () => {
+        retryAt = Number.POSITIVE_INFINITY;
+        pump();
+      },
+      Math.max(0, when - Date.now()) + 5,
+    );
+    retryTimer.unref();
+  }
+
+  let polling = false;
+  async function poll(): Promise<void> {
+    if (polling || stopped) return;
+    polling = true;
+    try {
+      const { behind, all } = await tenantsBehind(prisma);
+      known.clear();
+      for (const t of all) known.add(t);
+      dispatch(behind);
+      succeeded();
+    } catch (err) {
+      failed('read the event log', err);
+    } finally {
+      polling = false;
+    }
+    pump();
+  }
+  const pollTimer = setInterval(() => void poll(), settings.pollMs);
+  pollTimer.unref();
+
+  let lastPrune = 0;
+  async function prune(): Promise<void> {
+    if (stopped || Date.now() - lastPrune < PRUNE_EVERY_MS) return;
+    lastPrune = Date.now();
+    const cutoff = new Date(Date.now() - settings.historyDays * 86_400_000);
+    try {
+      for (const sql of [
+        `DELETE FROM "WebhookAttempt" WHERE "id" IN (
+           SELECT "id" FROM "WebhookAttempt" WHERE "createdAt" < $1 LIMIT ${PRUNE_BATCH})`,
+        `DELETE FROM "WebhookDelivery" WHERE "id" IN (
+           SELECT "id" FROM "WebhookDelivery" WHERE "updatedAt" < $1 AND "status" <> 'pending' LIMIT ${PRUNE_BATCH})`,
+      ]) {
+        while (!stopped && (await prisma.$executeRawUnsafe(sql, cutoff)) === PRUNE_BATCH) {}
+      }
+    } catch (err) {
+      failed('delete old delivery history', err);
+    }
+  }
+  const pruneTimer = setInterval(() => void prune(), Math.min(PRUNE_EVERY_MS, 60_000));
+  pruneTimer.unref();
+
+  // At start: what was written while no instance ran, and retries already due.
+  void poll();
+
+  return {
+    poke: () => void poll(),
+    inFlight: () => running.size,
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      unsubscribe();
+      clearInterval(pollTimer);
+      clearInterval(pruneTimer);
+      clearTimeout(retryTimer);
+      await Promise.allSettled([dispatching, claiming]);
+      // Attempts already sent are answered within WEBHOOKS_TIMEOUT_MS; their results are recorded.
+      await Promise.allSettled([...running]);
+      agents.http.destroy();
+      agents.https.destroy();
+    },
+  };
+}

@@ -1,0 +1,170 @@
+// The rules of webhooks (beyond the spec), shared by REST and GraphQL: the endpoint's fields, the
+// list's filters, the replay's range and the deliveries' filters.
+import { textSearch } from '../../db/text-search.js';
+import { EVENT_TYPES, isEventType } from '../../events/event-types.js';
+import { TEST_EVENT_TYPE } from '../../events/webhook-message.js';
+import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
+import { field, filterOf } from '../../operations/operation.js';
+import { isPhpArray } from '../../validation/php-values.js';
+import {
+  array,
+  boolean,
+  date,
+  inList,
+  integer,
+  type Keep,
+  max,
+  min,
+  nullable,
+  type Rule,
+  required,
+  string,
+  textFilter,
+  url,
+} from '../../validation/validator.js';
+
+/** Subscribes to every event type (alone in the list). */
+export const ALL_EVENTS = '*';
+
+/**
+ * `events.*`: each element an event type (`in`), each at most once (`distinct`), or exactly `["*"]`.
+ * Laravel would key an element's message `events.1`; as the other list fields here (guest tags, token
+ * scopes) the message stays under `events` and names the element. An unknown type is named too, as a
+ * Laravel application does with `:input` in its message: `The selected events.1 (guest.born) is
+ * invalid.` The output is the list of types.
+ */
+const eventTypes: Rule<string[]> = {
+  name: 'eventTypes',
+  doc: {
+    description: `Event types (${EVENT_TYPES.join(', ')}), each at most once; or exactly \`["*"]\`: every type, those added later included.`,
+  },
+  check: (value, ctx) => {
+    // A JSON object passes `array` (a PHP array), but subscriptions are a list.
+    if (!Array.isArray(value))
+      return isPhpArray(value) ? `The ${ctx.attribute} field must be an array.` : null;
+    for (const [i, item] of value.entries()) {
+      if (typeof item !== 'string') return `The ${ctx.field}.${i} field must be a string.`;
+      if (item === ALL_EVENTS) {
+        if (value.length > 1) return `The ${ctx.field}.${i} field must be the only item when it is "*".`;
+        continue;
+      }
+      if (!isEventType(item)) return `The selected ${ctx.field}.${i} (${item}) is invalid.`;
+      if (value.indexOf(item) !== i) return `The ${ctx.field}.${i} field has a duplicate value.`;
+    }
+    return null;
+  },
+  coerce: (value): string[] => (Array.isArray(value) ? value.map(String) : []),
+};
+
+const URL_MAX = 2048;
+const URL_DESCRIPTION = `The receiver: an http or https URL of at most ${URL_MAX} characters, whose host resolves to public addresses only (see the README's SSRF rule); redirects are not followed`;
+const EVENTS_DESCRIPTION = 'The event types sent to it, or `["*"]` for every type';
+
+/** The body of `POST /webhooks` (GraphQL CreateWebhookInput). */
+export const webhookCreateFields = {
+  url: field([required(), string(), max(URL_MAX), url(['http', 'https'])], URL_DESCRIPTION),
+  events: field([required(), array(), min(1), eventTypes], EVENTS_DESCRIPTION),
+  description: field([nullable(), string(), max(255)], 'What it is for; at most 255 characters'),
+};
+
+/**
+ * The body of `PUT /webhooks/:id` (GraphQL UpdateWebhookInput): the fields sent change, the others
+ * stay; `is_active: true` enables a disabled endpoint again (its paused deliveries are due at once).
+ */
+export const webhookUpdateFields = {
+  url: field([string(), max(URL_MAX), url(['http', 'https'])], URL_DESCRIPTION),
+  events: field([array(), min(1), eventTypes], EVENTS_DESCRIPTION),
+  description: field([nullable(), string(), max(255)], 'What it is for; null clears it'),
+  is_active: field(
+    [boolean()],
+    'false disables the endpoint (nothing is sent; replay still queues); true enables it again',
+  ),
+};
+
+// ---------------------------------------------------------------------------------------------
+// Filters
+
+const webhookFilter = filterOf<PrismaNS.WebhookWhereInput>();
+
+export const webhookFilters = {
+  url: webhookFilter(textFilter(URL_MAX), {
+    description: 'Case-insensitive substring of the URL',
+    where: (v) => ({ url: textSearch(v) }),
+  }),
+  is_active: webhookFilter([nullable(), boolean()], {
+    description: 'true: active endpoints; false: disabled ones',
+    where: (v) => ({ isActive: v }),
+  }),
+};
+
+/** The attempts' outcomes. */
+export const ATTEMPT_STATUSES = ['succeeded', 'failed'] as const;
+
+const attemptFilter = filterOf<PrismaNS.WebhookAttemptWhereInput>();
+
+export const attemptFilters = {
+  status: attemptFilter([nullable(), string(), inList(ATTEMPT_STATUSES)], {
+    description: '`succeeded` (a 2xx answer) or `failed`',
+    where: (v) => ({ status: v }),
+  }),
+  event_id: attemptFilter([nullable(), integer(), min(1)], {
+    description: "The attempts of one event (its id in the tenant's log)",
+    where: (v) => ({ eventId: BigInt(v) }),
+  }),
+  event_type: attemptFilter([nullable(), string(), inList([...EVENT_TYPES, TEST_EVENT_TYPE])], {
+    description: 'The attempts of one event type (`webhook.test`: the test pings)',
+    where: (v) => ({ eventType: v }),
+  }),
+};
+
+// ---------------------------------------------------------------------------------------------
+// Replay
+
+/** Laravel's `required_without:other`: required when `other` is not filled. */
+function requiredWithout(other: string): Rule<Keep> {
+  return {
+    name: 'requiredWithout',
+    implicit: true,
+    doc: { description: `Required without ${other}.` },
+    check: (value, ctx) => {
+      const filled = (v: unknown) => v !== undefined && v !== null && v !== '';
+      return filled(value) || filled(ctx.input[other])
+        ? null
+        : `The ${ctx.attribute} field is required when ${ctx.attributeOf(other)} is not present.`;
+    },
+  };
+}
+
+/** Laravel's `prohibits:other`: when this field is filled, `other` must not be. */
+function prohibits(other: string): Rule<Keep> {
+  return {
+    name: 'prohibits',
+    doc: { description: `Not together with ${other}.` },
+    check: (value, ctx) => {
+      const filled = (v: unknown) => v !== undefined && v !== null && v !== '';
+      return filled(value) && filled(ctx.input[other])
+        ? `The ${ctx.attribute} field prohibits ${ctx.attributeOf(other)} from being present.`
+        : null;
+    },
+  };
+}
+
+/** Events one replay may queue; a longer range is a 422 asking for a narrower one. */
+export const REPLAY_MAX = 100_000;
+
+/** The body of `POST /webhooks/:id/replay` (GraphQL ReplayWebhookInput). */
+export const replayFields = {
+  since_event_id: field(
+    [requiredWithout('since'), prohibits('since'), nullable(), integer(), min(1)],
+    'The first event id to send again (inclusive); or `since`',
+  ),
+  since: field(
+    [requiredWithout('since_event_id'), nullable(), date()],
+    'Send again the events from this moment on (ISO 8601 date-time, inclusive); or `since_event_id`',
+  ),
+  until_event_id: field(
+    [prohibits('until'), nullable(), integer(), min(1)],
+    'The last event id to send again (inclusive); default the latest',
+  ),
+  until: field([nullable(), date()], 'Send again the events up to this moment (inclusive); default now'),
+};

@@ -1,0 +1,420 @@
+// Webhooks (beyond the spec): a tenant's endpoints, listed, created (the signing secret shown once),
+// changed, deleted, pinged, replayed, and their delivery attempts; for REST and GraphQL. Every
+// change of an endpoint is a `webhook.*` event with its audit entry, in the change's transaction.
+// Delivery itself lives in src/events/webhook-*.ts.
+import type { Scope } from '../../auth/principal.js';
+import type { WebhookSettings } from '../../config.js';
+import type { AppContext } from '../../context.js';
+import type { Prisma } from '../../db/database.js';
+import { notFound } from '../../errors.js';
+import type { EventType } from '../../events/event-types.js';
+import {
+  type Changes,
+  type EventLog,
+  type NewEvent,
+  systemActor,
+  writeWithEvents,
+} from '../../events/outbox.js';
+import { hostOf, resolveTarget, TargetRefused } from '../../events/webhook-address.js';
+import { startingPoint } from '../../events/webhook-dispatcher.js';
+import { TEST_EVENT_TYPE, testMessage } from '../../events/webhook-message.js';
+import { newWebhookSecret, openSecret, SecretUnreadable, sealSecret } from '../../events/webhook-secret.js';
+import { sendWebhook } from '../../events/webhook-sender.js';
+import { newAttemptId } from '../../events/webhook-worker.js';
+import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
+import { type ListWhere, listOperation, operation } from '../../operations/operation.js';
+import { ValidationError } from '../../validation/validator.js';
+import {
+  attemptFilters,
+  REPLAY_MAX,
+  replayFields,
+  webhookCreateFields,
+  webhookFilters,
+  webhookUpdateFields,
+} from './webhooks.inputs.js';
+import type { DisabledReason } from './webhooks.labels.js';
+import {
+  type AttemptRow,
+  type WebhookItemRow,
+  webhookItem,
+  webhookItemSelect,
+} from './webhooks.serializer.js';
+
+// ---------------------------------------------------------------------------------------------
+// Lists
+
+/** Oldest first; the id breaks ties. */
+export const webhookOrder = [
+  { createdAt: 'asc' },
+  { id: 'asc' },
+] satisfies PrismaNS.WebhookOrderByWithRelationInput[];
+
+/** The endpoint list and count (REST `GET /webhooks[/count]`, GraphQL `webhooks`). */
+export const webhooksQuery = listOperation({
+  action: 'webhooks.list',
+  filters: webhookFilters,
+  within: (scope: Scope, and: PrismaNS.WebhookWhereInput[]): PrismaNS.WebhookWhereInput => ({
+    tenantId: scope.tenantId,
+    AND: and,
+  }),
+  orderBy: () => webhookOrder,
+});
+
+export type WebhookQuery = ListWhere<PrismaNS.WebhookWhereInput, PrismaNS.WebhookOrderByWithRelationInput[]>;
+
+type WebhookPage = Omit<PrismaNS.WebhookFindManyArgs, 'where' | 'orderBy'>;
+
+export function listWebhooks<P extends WebhookPage>(
+  ctx: AppContext,
+  q: WebhookQuery,
+  page: P,
+): Promise<PrismaNS.WebhookGetPayload<P>[]> {
+  return ctx.prisma.webhook.findMany({ ...page, where: q.where, orderBy: q.orderBy }) as Promise<
+    PrismaNS.WebhookGetPayload<P>[]
+  >;
+}
+
+export function countWebhooks(ctx: AppContext, q: WebhookQuery): Promise<number> {
+  return ctx.prisma.webhook.count({ where: q.where });
+}
+
+/** Newest first; the id breaks ties. */
+export const attemptOrder = [
+  { createdAt: 'desc' },
+  { id: 'desc' },
+] satisfies PrismaNS.WebhookAttemptOrderByWithRelationInput[];
+
+/**
+ * The attempts of one endpoint (REST `GET /webhooks/:id/deliveries`, GraphQL `webhookDeliveries`):
+ * the filters' where clause in the tenant; the endpoint itself is found first (404).
+ */
+export const attemptsQuery = listOperation({
+  action: 'webhooks.list',
+  filters: attemptFilters,
+  within: (scope: Scope, and: PrismaNS.WebhookAttemptWhereInput[]): PrismaNS.WebhookAttemptWhereInput => ({
+    tenantId: scope.tenantId,
+    AND: and,
+  }),
+  orderBy: () => attemptOrder,
+});
+
+export type AttemptQuery = ListWhere<
+  PrismaNS.WebhookAttemptWhereInput,
+  PrismaNS.WebhookAttemptOrderByWithRelationInput[]
+>;
+
+type AttemptPage = Omit<PrismaNS.WebhookAttemptFindManyArgs, 'where' | 'orderBy'>;
+
+export function listAttempts<P extends AttemptPage>(
+  ctx: AppContext,
+  webhookId: string,
+  q: AttemptQuery,
+  page: P,
+): Promise<PrismaNS.WebhookAttemptGetPayload<P>[]> {
+  return ctx.prisma.webhookAttempt.findMany({
+    ...page,
+    where: { AND: [q.where, { webhookId }] },
+    orderBy: q.orderBy,
+  }) as Promise<PrismaNS.WebhookAttemptGetPayload<P>[]>;
+}
+
+export function countAttempts(ctx: AppContext, webhookId: string, q: AttemptQuery): Promise<number> {
+  return ctx.prisma.webhookAttempt.count({ where: { AND: [q.where, { webhookId }] } });
+}
+
+/** The endpoint of the path id in the caller's tenant, or 404 (another tenant's id too). */
+export async function webhookInScope(ctx: AppContext, scope: Scope, id: string): Promise<WebhookItemRow> {
+  const row = await ctx.prisma.webhook.findFirst({
+    where: { tenantId: scope.tenantId, id },
+    select: webhookItemSelect,
+  });
+  if (!row) throw notFound();
+  return row;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Events and audit entries of endpoint changes
+
+/** The item's fields that say what changed (not the write's time, which is the entry's own). */
+function auditView(row: WebhookItemRow | null): Record<string, unknown> | null {
+  if (!row) return null;
+  const { updated_at: _, ...view } = webhookItem(row);
+  return view;
+}
+
+function changesOf(before: WebhookItemRow | null, after: WebhookItemRow | null): Changes {
+  const b = auditView(before);
+  const a = auditView(after);
+  const out: Changes = {};
+  for (const key of Object.keys(a ?? b ?? {})) {
+    const old = b?.[key] ?? null;
+    const now = a?.[key] ?? null;
+    if (JSON.stringify(old) !== JSON.stringify(now)) out[key] = { old, new: now };
+  }
+  return out;
+}
+
+/** The event of an endpoint's change with its audit entry; null when nothing changed. */
+function webhookEvent(
+  type: EventType,
+  action: string,
+  before: WebhookItemRow | null,
+  after: WebhookItemRow | null,
+): NewEvent | null {
+  const changes = changesOf(before, after);
+  if (before && after && Object.keys(changes).length === 0) return null;
+  const row = after ?? before;
+  if (!row) return null;
+  return {
+    type,
+    resourceType: 'webhook',
+    resourceId: row.id,
+    payload: webhookItem(row),
+    audit: { action, changes },
+  };
+}
+
+/** Records the change's event, if anything changed. */
+function recordChange(log: EventLog, event: NewEvent | null): void {
+  if (event) log.record(event);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writes
+
+const UNRESOLVABLE = 'The url field must be a valid URL.';
+const NOT_PUBLIC =
+  'The url field must not point to a loopback, private, link-local or other non-public address.';
+
+/**
+ * The SSRF rule at creation (and at every attempt, src/events/webhook-sender.ts): the host resolves,
+ * and only to public addresses, unless WEBHOOKS_ALLOW_PRIVATE. An unresolvable host answers Laravel's
+ * `active_url` message. Runs after the field rules passed, as a deferred rule would.
+ */
+async function assertPublicTarget(settings: WebhookSettings, url: string): Promise<void> {
+  if (settings.allowPrivate) return;
+  try {
+    await resolveTarget(hostOf(new URL(url)), { allowPrivate: false });
+  } catch (err) {
+    throw new ValidationError({ url: [err instanceof TargetRefused ? NOT_PUBLIC : UNRESOLVABLE] });
+  }
+}
+
+/**
+ * `POST /webhooks`, GraphQL `createWebhook`: an active endpoint receiving the events logged from now
+ * on; its signing secret is in the answer once (stored sealed, see src/events/webhook-secret.ts).
+ */
+export const createWebhook = operation({
+  action: 'webhooks.create',
+  input: webhookCreateFields,
+  async run({ ctx, scope, input }): Promise<{ row: WebhookItemRow; secret: string }> {
+    await assertPublicTarget(ctx.config.webhooks, input.url);
+    const secret = newWebhookSecret();
+    const row = await writeWithEvents(ctx, async (tx, log) => {
+      const startAfterEventId = await startingPoint(tx, scope.tenantId);
+      const created = await tx.webhook.create({
+        data: {
+          tenantId: scope.tenantId,
+          url: input.url,
+          events: input.events,
+          description: input.description ?? null,
+          secret: sealSecret(secret, ctx.config.webhooks.secretsKey),
+          startAfterEventId,
+        },
+        select: webhookItemSelect,
+      });
+      recordChange(log, webhookEvent('webhook.created', 'webhooks.create', null, created));
+      return created;
+    });
+    return { row, secret };
+  },
+});
+
+/** Pauses an endpoint's waiting deliveries (they keep their place until it is enabled again). */
+const pauseDeliveries = (tx: Pick<Prisma, 'webhookDelivery'>, webhookId: string) =>
+  tx.webhookDelivery.updateMany({ where: { webhookId, status: 'pending' }, data: { nextAttemptAt: null } });
+
+/**
+ * `PUT /webhooks/:id`, GraphQL `updateWebhook`: the fields sent change. `is_active: false` disables
+ * the endpoint (reason `manual`) and pauses its waiting deliveries; `is_active: true` enables a
+ * disabled one again: its paused deliveries are due at once, their retries starting over.
+ */
+export const updateWebhook = operation({
+  action: 'webhooks.update',
+  find: webhookInScope,
+  input: webhookUpdateFields,
+  async run({ ctx, input, found }): Promise<WebhookItemRow> {
+    if (input.url !== undefined) await assertPublicTarget(ctx.config.webhooks, input.url);
+    return writeWithEvents(ctx, async (tx, log) => {
+      const data: PrismaNS.WebhookUpdateInput = {};
+      if (input.url !== undefined) data.url = input.url;
+      if (input.events !== undefined) data.events = input.events;
+      if (input.description !== undefined) data.description = input.description;
+      const now = new Date();
+      if (input.is_active === false && found.isActive) {
+        Object.assign(data, {
+          isActive: false,
+          disabledReason: 'manual' satisfies DisabledReason,
+          disabledAt: now,
+        });
+        await pauseDeliveries(tx, found.id);
+      } else if (input.is_active === true && !found.isActive) {
+        Object.assign(data, { isActive: true, disabledReason: null, disabledAt: null, failingSince: null });
+        await tx.webhookDelivery.updateMany({
+          where: { webhookId: found.id, status: 'pending' },
+          data: { nextAttemptAt: now, firstAttemptAt: null, attempts: 0, updatedAt: now },
+        });
+      }
+      if (Object.keys(data).length === 0) return found;
+      const row = await tx.webhook.update({ where: { id: found.id }, data, select: webhookItemSelect });
+      recordChange(log, webhookEvent('webhook.updated', 'webhooks.update', found, row));
+      return row;
+    });
+  },
+});
+
+/**
+ * `DELETE /webhooks/:id`, GraphQL `deleteWebhook`: the endpoint, its waiting deliveries and its
+ * attempts are gone; the events stay in the log.
+ */
+export const deleteWebhook = operation({
+  action: 'webhooks.delete',
+  find: webhookInScope,
+  input: {},
+  async run({ ctx, scope, found }): Promise<{ id: string }> {
+    await writeWithEvents(ctx, async (tx, log) => {
+      await tx.webhook.delete({ where: { id: found.id } });
+      // The tenant's last endpoint: its log needs no reading any more (a new endpoint starts afresh).
+      if ((await tx.webhook.count({ where: { tenantId: scope.tenantId } })) === 0) {
+        await tx.webhookCursor.deleteMany({ where: { tenantId: scope.tenantId } });
+      }
+      recordChange(log, webhookEvent('webhook.deleted', 'webhooks.delete', found, null));
+    });
+    return { id: found.id };
+  },
+});
+
+/**
+ * `POST /webhooks/:id/test`, GraphQL `testWebhook`: a `webhook.test` ping sent now (also to a
+ * disabled endpoint, to check it before enabling it), signed as every delivery; answers the
+ * attempt, which the deliveries list shows too. It changes nothing else (a 410 disables nothing).
+ */
+export const testWebhook = operation({
+  action: 'webhooks.test',
+  find: async (ctx, scope, id) => {
+    const row = await ctx.prisma.webhook.findFirst({
+      where: { tenantId: scope.tenantId, id },
+      select: { id: true, url: true, secret: true },
+    });
+    if (!row) throw notFound();
+    return row;
+  },
+  input: {},
+  async run({ ctx, scope, found }): Promise<AttemptRow> {
+    const settings = ctx.config.webhooks;
+    const startedAt = new Date();
+    const message = testMessage(scope.tenantId, found.id, startedAt);
+    let result: Awaited<ReturnType<typeof sendWebhook>>;
+    try {
+      const secret = openSecret(found.secret, settings.secretsKey);
+      result = await sendWebhook(found.url, secret, message, {
+        timeoutMs: settings.timeoutMs,
+        allowPrivate: settings.allowPrivate,
+      });
+    } catch (err) {
+      if (!(err instanceof SecretUnreadable)) throw err;
+      result = { outcome: 'failed', statusCode: null, durationMs: 0, error: err.message };
+    }
+    return ctx.prisma.webhookAttempt.create({
+      data: {
+        id: newAttemptId(),
+        tenantId: scope.tenantId,
+        webhookId: found.id,
+        eventType: TEST_EVENT_TYPE,
+        messageId: message.id,
+        attempt: 1,
+        status: result.outcome === 'succeeded' ? 'succeeded' : 'failed',
+        statusCode: result.statusCode,
+        durationMs: result.durationMs,
+        error: result.error,
+        createdAt: startedAt,
+      },
+    });
+  },
+});
+
+/**
+ * `POST /webhooks/:id/replay`, GraphQL `replayWebhook`: the tenant's events in the range asked (ids
+ * `since_event_id`…`until_event_id`, or times `since`…`until`, both ends inclusive) that the endpoint
+ * subscribes to are queued again, in id order, with their original `webhook-id`. Resolves to how many.
+ * A disabled endpoint's replay waits until it is enabled again.
+ */
+export const replayWebhook = operation({
+  action: 'webhooks.replay',
+  find: webhookInScope,
+  input: replayFields,
+  async run({ ctx, scope, input, found }): Promise<number> {
+    const conditions: string[] = [];
+    const params: unknown[] = [scope.tenantId, found.id];
+    const add = (sql: string, value: unknown) => {
+      params.push(value);
+      conditions.push(sql.replace('?', `$${params.length}`));
+    };
+    if (input.since_event_id != null) add('e."id" >= ?::bigint', BigInt(input.since_event_id));
+    if (input.since != null) add('e."occurredAt" >= ?::timestamptz', input.since);
+    if (input.until_event_id != null) add('e."id" <= ?::bigint', BigInt(input.until_event_id));
+    if (input.until != null) add('e."occurredAt" <= ?::timestamptz', input.until);
+    const matching = `FROM "Event" e JOIN "Webhook" w ON w."id" = $2
+      WHERE e."tenantId" = $1 AND ${conditions.join(' AND ')}
+        AND (e."type" = ANY(w."events") OR '*' = ANY(w."events"))`;
+    const [counted] = await ctx.prisma.$queryRawUnsafe<{ n: number }[]>(
+      `SELECT count(*)::int AS n FROM (SELECT 1 ${matching} LIMIT ${REPLAY_MAX + 1}) m`,
+      ...params,
+    );
+    if ((counted?.n ?? 0) > REPLAY_MAX) {
+      const key = input.since_event_id != null ? 'since_event_id' : 'since';
+      throw new ValidationError({
+        [key]: [
+          `The replay may send at most ${REPLAY_MAX} events; this range holds more. Narrow it with until_event_id or until.`,
+        ],
+      });
+    }
+    return ctx.prisma.$executeRawUnsafe(
+      `INSERT INTO "WebhookDelivery" ("tenantId", "webhookId", "eventId", "eventType", "status", "nextAttemptAt")
+       SELECT $1, w."id", e."id", e."type", 'pending', CASE WHEN w."isActive" THEN now() END
+       ${matching} ORDER BY e."id"`,
+      ...params,
+    );
+  },
+});
+
+// ---------------------------------------------------------------------------------------------
+// The delivery worker's writes (src/events/webhook-worker.ts, EndpointHealth)
+
+/**
+ * Disables an endpoint the service gave up on: `gone` (its receiver answered 410) or `failing`
+ * (only failures for WEBHOOKS_DISABLE_AFTER_DAYS); its waiting deliveries pause. A `webhook.disabled`
+ * event (by the system) tells the tenant's other endpoints and the audit log.
+ */
+export async function disableWebhook(
+  prisma: Prisma,
+  webhookId: string,
+  tenantId: string,
+  reason: Exclude<DisabledReason, 'manual'>,
+): Promise<void> {
+  await writeWithEvents({ prisma, tenantId, actor: systemActor }, async (tx, log) => {
+    const before = await tx.webhook.findFirst({
+      where: { id: webhookId, isActive: true },
+      select: webhookItemSelect,
+    });
+    if (!before) return;
+    const { count } = await tx.webhook.updateMany({
+      where: { id: webhookId, isActive: true },
+      data: { isActive: false, disabledReason: reason, disabledAt: new Date() },
+    });
+    if (count === 0) return;
+    await pauseDeliveries(tx, webhookId);
+    const after = await tx.webhook.findUniqueOrThrow({ where: { id: webhookId }, select: webhookItemSelect });
+    recordChange(log, webhookEvent('webhook.disabled', 'webhooks.update', before, after));
+  });
+}

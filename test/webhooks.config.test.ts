@@ -1,0 +1,69 @@
+// The webhook settings (WEBHOOKS_*): defaults, bounds and plain messages for bad values, as the other
+// settings are read.
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../src/config.js';
+
+describe('WEBHOOKS_* settings', () => {
+  it('defaults: delivery on, private targets refused, 8 at once, 5 s per attempt, a 5 s retry base, a 30 s lease', () => {
+    expect(loadConfig({}).webhooks).toEqual({
+      deliver: true,
+      allowPrivate: false,
+      concurrency: 8,
+      timeoutMs: 5000,
+      retryBaseMs: 5000,
+      leaseMs: 30_000,
+      pollMs: 1000,
+      disableAfterDays: 5,
+      historyDays: 30,
+      secretsKey: undefined,
+    });
+  });
+
+  it('reads each one; the lease follows a longer timeout; the key is the SHA-256 of the text', () => {
+    const key = 'x'.repeat(40);
+    const w = loadConfig({
+      WEBHOOKS_DELIVERY: 'false',
+      WEBHOOKS_ALLOW_PRIVATE: '1',
+      WEBHOOKS_CONCURRENCY: '2',
+      WEBHOOKS_TIMEOUT_MS: '30000',
+      WEBHOOKS_RETRY_BASE_MS: '10',
+      WEBHOOKS_POLL_MS: '50',
+      WEBHOOKS_DISABLE_AFTER_DAYS: '2',
+      WEBHOOKS_HISTORY_DAYS: '7',
+      WEBHOOKS_SECRETS_KEY: key,
+    }).webhooks;
+    expect(w).toMatchObject({
+      deliver: false,
+      allowPrivate: true,
+      concurrency: 2,
+      timeoutMs: 30_000,
+      retryBaseMs: 10,
+      leaseMs: 40_000,
+      pollMs: 50,
+      disableAfterDays: 2,
+      historyDays: 7,
+    });
+    expect(w.secretsKey).toEqual(createHash('sha256').update(key).digest());
+  });
+
+  it.each([
+    [{ WEBHOOKS_CONCURRENCY: '0' }, 'WEBHOOKS_CONCURRENCY must be an integer from 1 to 256; got "0".'],
+    [
+      { WEBHOOKS_TIMEOUT_MS: 'fast' },
+      'WEBHOOKS_TIMEOUT_MS must be an integer from 100 to 60000; got "fast".',
+    ],
+    [{ WEBHOOKS_ALLOW_PRIVATE: 'yes' }, 'WEBHOOKS_ALLOW_PRIVATE must be true or false; got "yes".'],
+    [
+      { WEBHOOKS_TIMEOUT_MS: '5000', WEBHOOKS_LEASE_MS: '5000' },
+      'WEBHOOKS_LEASE_MS must be longer than WEBHOOKS_TIMEOUT_MS (5000); got "5000".',
+    ],
+    [
+      { WEBHOOKS_SECRETS_KEY: 'short' },
+      'WEBHOOKS_SECRETS_KEY must be at least 32 characters (e.g. `openssl rand -base64 32`).',
+    ],
+  ])('refuses %j with a plain message', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+});

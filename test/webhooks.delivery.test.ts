@@ -1,0 +1,531 @@
+// Webhook delivery in one process (PGlite or PostgreSQL; the fleet is test/webhooks.fleet.test.ts):
+// events written with the outbox reach the endpoints that subscribe to them, signed (verified with
+// the `standardwebhooks` package), each with its `webhook-id`; retries (500 three times, then the
+// fourth attempt), no retry for a 4xx, 410 and days of failures disable the endpoint (its waiting
+// deliveries pause and resume when it is enabled again), the 24 h window, replay of exactly the range
+// asked, bounded concurrency, a claim whose instance died comes due again after its lease, shutdown
+// lets the attempt in flight finish, and a failing database never stops the loop.
+// A database of its own (see scratchDatabase): delivery workers of other test files never meet these
+// deliveries, nor these workers theirs.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database, Prisma } from '../src/db/database.js';
+import type { EventType } from '../src/events/event-types.js';
+import { announceEvents, type RecordedEvent, recordEvents, systemActor } from '../src/events/outbox.js';
+import { startWebhookDelivery } from '../src/events/webhook-delivery.js';
+import { dispatchTenant } from '../src/events/webhook-dispatcher.js';
+import { claimDeliveries } from '../src/events/webhook-worker.js';
+import type { BootstrapResult } from '../src/modules/tenants/bootstrap.service.js';
+import { isoMicros } from '../src/shared/format.js';
+import { startApp, type TestApp } from './helpers/app.js';
+import { newTenant } from './helpers/fixtures.js';
+import { type ScratchDatabase, scratchDatabase } from './helpers/scratch-database.js';
+import { type Received, type Receiver, startReceiver } from './helpers/webhook-receiver.js';
+
+const DELIVERY = {
+  WEBHOOKS_DELIVERY: 'true',
+  WEBHOOKS_ALLOW_PRIVATE: '1',
+  WEBHOOKS_RETRY_BASE_MS: '20',
+  WEBHOOKS_POLL_MS: '50',
+  WEBHOOKS_CONCURRENCY: '4',
+  WEBHOOKS_TIMEOUT_MS: '4000',
+};
+
+let scratch: ScratchDatabase;
+let db: Database;
+let t: TestApp;
+/** Paths on one receiver: `/<path>` answers as `policies[path]` says (default 204). */
+let receiver: Receiver;
+const policies = new Map<string, (r: Received, n: number) => number | 'hold'>();
+const counts = new Map<string, number>();
+
+beforeAll(async () => {
+  scratch = await scratchDatabase('webhooks_delivery');
+  db = scratch.db;
+  t = await startApp(DELIVERY, { db });
+  receiver = await startReceiver((r) => {
+    const path = r.path.split('/').pop() ?? '';
+    const n = counts.get(path) ?? 0;
+    counts.set(path, n + 1);
+    return policies.get(path)?.(r, n) ?? 204;
+  });
+}, 60_000);
+afterAll(async () => {
+  await t?.close();
+  await receiver?.close();
+  await scratch?.drop();
+});
+
+let paths = 0;
+/** A receiver path of the test's own, answering as `policy` says. */
+function endpoint(policy?: (r: Received, n: number) => number | 'hold'): { url: string; path: string } {
+  const path = `p${++paths}`;
+  if (policy) policies.set(path, policy);
+  return { url: `${receiver.url}/${path}`, path };
+}
+const at = (path: string) => receiver.received.filter((r) => r.path.endsWith(`/${path}`));
+
+async function createHook(
+  a: BootstrapResult,
+  url: string,
+  events: string[] = ['*'],
+  app: TestApp = t,
+): Promise<{ id: string; secret: string }> {
+  const res = await app.request('POST', '/api/v1/webhooks', { token: a.token, body: { url, events } });
+  expect(res.status, res.text).toBe(201);
+  return res.json.data;
+}
+
+/** Appends events to the tenant's log as the API's writes do (in a transaction, announced on commit). */
+async function record(
+  prisma: Prisma,
+  tenantId: string,
+  ...events: [EventType, string][]
+): Promise<RecordedEvent[]> {
+  const recorded = await prisma.$transaction((tx) =>
+    recordEvents(
+      tx,
+      tenantId,
+      systemActor,
+      events.map(([type, id]) => ({
+        type,
+        resourceType: 'guest',
+        resourceId: id,
+        payload: { id, name: `Guest ${id}` },
+      })),
+    ),
+  );
+  announceEvents(recorded);
+  return recorded;
+}
+
+const messageId = (tenantId: string, id: bigint) => `evt_${tenantId}_${id}`;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function until<T>(
+  what: string,
+  fn: () => Promise<T | undefined | false>,
+  timeoutMs = 15_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(25);
+  }
+}
+
+// -------------------------------------------------------------------------------------------------
+describe('delivery', () => {
+  it('sends each subscribed event once, signed, with webhook-id evt_<tenant>_<id>; nothing else, nothing of another tenant', async () => {
+    const a = await newTenant(db.prisma);
+    const b = await newTenant(db.prisma);
+    const [before] = await record(db.prisma, a.tenant_id, ['guest.created', 'early']);
+    const created = endpoint();
+    const all = endpoint();
+    const other = endpoint();
+    const onlyCreated = await createHook(a, created.url, ['guest.created']);
+    const everything = await createHook(a, all.url, ['*']);
+    await createHook(b, other.url, ['*']);
+    const [e1, e2] = await record(db.prisma, a.tenant_id, ['guest.created', 'g1'], ['guest.updated', 'g1']);
+    if (!e1 || !e2 || !before) throw new Error('events not recorded');
+    await receiver.waitFor(() => at(created.path).length >= 1 && at(all.path).length >= 3);
+    await sleep(300);
+
+    // The subscriber of guest.created: exactly e1.
+    const got = at(created.path);
+    expect(got.map((r) => r.id)).toEqual([messageId(a.tenant_id, e1.id)]);
+    const body = receiver.verify(got[0] as Received, onlyCreated.secret);
+    expect(body).toEqual({
+      type: 'guest.created',
+      timestamp: isoMicros(e1.occurredAt),
+      event_id: Number(e1.id),
+      tenant_id: a.tenant_id,
+      data: { id: 'g1', name: 'Guest g1' },
+    });
+    // "*": its own creation event, then e1 and e2 (not what came before it, not the other endpoint's creation).
+    const types = at(all.path).map((r) => (receiver.verify(r, everything.secret) as { type: string }).type);
+    expect(types.sort()).toEqual(['guest.created', 'guest.updated', 'webhook.created']);
+    expect(at(all.path).map((r) => r.id)).not.toContain(messageId(a.tenant_id, before.id));
+    // Tenant B's endpoint heard only its own creation.
+    expect(at(other.path).map((r) => r.json.type)).toEqual(['webhook.created']);
+    expect(at(other.path)[0]?.json.tenant_id).toBe(b.tenant_id);
+
+    const deliveries = await t.request('GET', `/api/v1/webhooks/${onlyCreated.id}/deliveries`, {
+      token: a.token,
+    });
+    expect(deliveries.json.data).toEqual([
+      expect.objectContaining({
+        event_id: Number(e1.id),
+        event_type: 'guest.created',
+        message_id: messageId(a.tenant_id, e1.id),
+        attempt: 1,
+        status: 'succeeded',
+        status_code: 204,
+        error: null,
+        next_retry_at: null,
+      }),
+    ]);
+    const rows = await db.prisma.webhookDelivery.findMany({ where: { webhookId: onlyCreated.id } });
+    expect(rows.map((r) => [r.eventId, r.status, r.attempts])).toEqual([[e1.id, 'succeeded', 1]]);
+  });
+
+  it('a receiver answering 500 three times gets the event on the fourth attempt, with the same webhook-id', async () => {
+    const a = await newTenant(db.prisma);
+    const ep = endpoint((_r, n) => (n < 3 ? 500 : 200));
+    const hook = await createHook(a, ep.url, ['guest.created']);
+    const [e] = await record(db.prisma, a.tenant_id, ['guest.created', 'g1']);
+    if (!e) throw new Error('no event');
+    await receiver.waitFor(() => at(ep.path).length >= 4);
+    await sleep(300);
+    const got = at(ep.path);
+    expect(got.map((r) => r.id)).toEqual(Array(4).fill(messageId(a.tenant_id, e.id)));
+    for (const r of got) receiver.verify(r, hook.secret);
+    // Backoff: each retry waited longer than the one before (20, 120, 480 ms ± 20 %).
+    const gaps = got.slice(1).map((r, i) => r.at - (got[i] as Received).at);
+    expect(gaps[0]).toBeGreaterThanOrEqual(15);
+    expect(gaps[2]).toBeGreaterThan(gaps[0] as number);
+    const delivery = await db.prisma.webhookDelivery.findFirstOrThrow({ where: { webhookId: hook.id } });
+    expect(delivery).toMatchObject({
+      status: 'succeeded',
+      attempts: 4,
+      lastStatusCode: 200,
+      nextAttemptAt: null,
+    });
+    const list = await t.request('GET', `/api/v1/webhooks/${hook.id}/deliveries`, { token: a.token });
+    expect(
+      list.json.data.map((x: Record<string, unknown>) => [x.attempt, x.status, x.status_code, x.error]),
+    ).toEqual([
+      [4, 'succeeded', 200, null],
+      [3, 'failed', 500, 'HTTP 500'],
+      [2, 'failed', 500, 'HTTP 500'],
+      [1, 'failed', 500, 'HTTP 500'],
+    ]);
+    expect(list.json.data[0].next_retry_at).toBeNull();
+    for (const x of list.json.data.slice(1)) expect(x.next_retry_at).toMatch(/Z$/);
+    const failed = await t.request('GET', `/api/v1/webhooks/${hook.id}/deliveries?status=failed`, {
+      token: a.token,
+    });
+    expect(failed.json.data).toHaveLength(3);
+    // The endpoint's run of failures ended with the success.
+    expect((await db.prisma.webhook.findUniqueOrThrow({ where: { id: hook.id } })).failingSince).toBeNull();
+  });
+
+  it('a 4xx is not retried; 429 is', async () => {
+    const a = await newTenant(db.prisma);
+    const bad = endpoint(() => 400);
+    const busy = endpoint((_r, n) => (n === 0 ? 429 : 204));
+    const h400 = await createHook(a, bad.url, ['guest.created']);
+    const h429 = await createHook(a, busy.url, ['guest.created']);
+    await record(db.prisma, a.tenant_id, ['guest.created', 'g1']);
+    await receiver.waitFor(() => at(busy.path).length >= 2 && at(bad.path).length >= 1);
+    await sleep(400);
+    expect(at(bad.path)).toHaveLength(1);
+    expect(await db.prisma.webhookDelivery.findFirstOrThrow({ where: { webhookId: h400.id } })).toMatchObject(
+      {
+        status: 'failed',
+        attempts: 1,
+        lastStatusCode: 400,
+        lastError: 'HTTP 400',
+      },
+    );
+    expect(await db.prisma.webhookDelivery.findFirstOrThrow({ where: { webhookId: h429.id } })).toMatchObject(
+      {
+        status: 'succeeded',
+        attempts: 2,
+      },
+    );
+  });
+
+  it('410 disables the endpoint (gone) by the system; its waiting deliveries pause, and resume when it is enabled', async () => {
+    const a = await newTenant(db.prisma);
+    // g1 fails (retried), g2 is answered 410.
+    const ep = endpoint((r) => (r.json?.data?.id === 'g2' ? 410 : 500));
+    const hook = await createHook(a, ep.url, ['guest.created']);
+    const [e1] = await record(db.prisma, a.tenant_id, ['guest.created', 'g1']);
+    await receiver.waitFor(() => at(ep.path).length >= 2);
+    const [e2] = await record(db.prisma, a.tenant_id, ['guest.created', 'g2']);
+    if (!e1 || !e2) throw new Error('no events');
+    const disabled = await until('the endpoint disabled', async () => {
+      const w = await db.prisma.webhook.findUniqueOrThrow({ where: { id: hook.id } });
+      return !w.isActive && w;
+    });
+    expect(disabled).toMatchObject({ disabledReason: 'gone' });
+    const event = await db.prisma.event.findFirstOrThrow({
+      where: { tenantId: a.tenant_id, type: 'webhook.disabled', resourceId: hook.id },
+    });
+    expect(event).toMatchObject({ actorType: 'system', actorUserId: null });
+    expect(event.payload).toMatchObject({ id: hook.id, is_active: false, disabled_reason: 'gone' });
+    const audit = await db.prisma.auditLog.findFirstOrThrow({
+      where: { tenantId: a.tenant_id, resourceId: hook.id, action: 'webhooks.update' },
+    });
+    expect(audit.changes).toMatchObject({
+      is_active: { old: true, new: false },
+      disabled_reason: { old: null, new: 'gone' },
+    });
+    // g1 waits, unscheduled; nothing more is sent, and an event written now is not queued for it.
+    await until('g1 paused', async () => {
+      const d = await db.prisma.webhookDelivery.findFirstOrThrow({
+        where: { webhookId: hook.id, eventId: e1.id },
+      });
+      return d.status === 'pending' && d.nextAttemptAt === null;
+    });
+    const [e3] = await record(db.prisma, a.tenant_id, ['guest.created', 'g3']);
+    if (!e3) throw new Error('no event');
+    const sent = at(ep.path).length;
+    await sleep(400);
+    expect(at(ep.path).length).toBe(sent);
+    expect(await db.prisma.webhookDelivery.count({ where: { webhookId: hook.id, eventId: e3.id } })).toBe(0);
+
+    // Enabled again: g1 is sent at once (its retries start over); g2 was answered (410) and stays failed.
+    policies.set(ep.path, () => 204);
+    const on = await t.request('PUT', `/api/v1/webhooks/${hook.id}`, {
+      token: a.token,
+      body: { is_active: true },
+    });
+    expect(on.json.data).toMatchObject({ is_active: true, disabled_reason: null });
+    await receiver.waitFor(() =>
+      at(ep.path)
+        .slice(sent)
+        .some((r) => r.id === messageId(a.tenant_id, e1.id)),
+    );
+    expect(
+      (await db.prisma.webhookDelivery.findFirstOrThrow({ where: { webhookId: hook.id, eventId: e2.id } }))
+        .status,
+    ).toBe('failed');
+    // g3, written while it was disabled, comes with a replay.
+    const replay = await t.request('POST', `/api/v1/webhooks/${hook.id}/replay`, {
+      token: a.token,
+      body: { since_event_id: Number(e3.id) },
+    });
+    expect(replay.text).toBe('{"count":1}');
+    await receiver.waitFor(() => at(ep.path).some((r) => r.id === messageId(a.tenant_id, e3.id)));
+  });
+
+  it('an endpoint failing for WEBHOOKS_DISABLE_AFTER_DAYS (5) is disabled (failing); a success ends a run of failures', async () => {
+    const a = await newTenant(db.prisma);
+    const down = endpoint(() => 503);
+    const up = endpoint(() => 204);
+    const failing = await createHook(a, down.url, ['guest.created']);
+    const recovering = await createHook(a, up.url, ['guest.created']);
+    const sixDaysAgo = new Date(Date.now() - 6 * 86_400_000);
+    const fourDaysAgo = new Date(Date.now() - 4 * 86_400_000);
+    await db.prisma.webhook.update({ where: { id: failing.id }, data: { failingSince: sixDaysAgo } });
+    await db.prisma.webhook.update({ where: { id: recovering.id }, data: { failingSince: fourDaysAgo } });
+    await record(db.prisma, a.tenant_id, ['guest.created', 'g1']);
+    const w = await until('disabled', async () => {
+      const row = await db.prisma.webhook.findUniqueOrThrow({ where: { id: failing.id } });
+      return !row.isActive && row;
+    });
+    expect(w.disabledReason).toBe('failing');
+    await until('recovered', async () => {
+      const row = await db.prisma.webhook.findUniqueOrThrow({ where: { id: recovering.id } });
+      return row.failingSince === null;
+    });
+    // A first failure starts the run.
+    const fresh = endpoint(() => 500);
+    const hook = await createHook(a, fresh.url, ['guest.updated']);
+    await record(db.prisma, a.tenant_id, ['guest.updated', 'g1']);
+    const row = await until('failing', async () => {
+      const r = await db.prisma.webhook.findUniqueOrThrow({ where: { id: hook.id } });
+      return r.failingSince !== null && r;
+    });
+    expect(row.isActive).toBe(true);
+  });
+
+  it('gives up (dead) when an attempt fails 24 h (the scaled window) after the first', async () => {
+    const a = await newTenant(db.prisma);
+    const ep = endpoint(() => 500);
+    const hook = await createHook(a, ep.url, ['guest.created']);
+    await record(db.prisma, a.tenant_id, ['guest.created', 'g1']);
+    await receiver.waitFor(() => at(ep.path).length >= 1);
+    // The window at WEBHOOKS_RETRY_BASE_MS=20 is 17 280 × 20 ms = 5.76 min: the first attempt was longer ago.
+    await db.prisma.webhookDelivery.updateMany({
+      where: { webhookId: hook.id },
+      data: { firstAttemptAt: new Date(Date.now() - 10 * 60_000) },
+    });
+    const dead = await until('dead', async () => {
+      const d = await db.prisma.webhookDelivery.findFirstOrThrow({ where: { webhookId: hook.id } });
+      return d.status === 'dead' && d;
+    });
+    expect(dead.nextAttemptAt).toBeNull();
+    const [last] = (await t.request('GET', `/api/v1/webhooks/${hook.id}/deliveries`, { token: a.token })).json
+      .data;
+    expect(last).toMatchObject({ status: 'failed', status_code: 500, next_retry_at: null });
+  });
+
+  it('replay re-sends exactly the range asked (ids, or times), only the types subscribed, with the original webhook-id', async () => {
+    const a = await newTenant(db.prisma);
+    const ep = endpoint();
+    const hook = await createHook(a, ep.url, ['guest.created']);
+    const events = await record(
+      db.prisma,
+      a.tenant_id,
+      ['guest.created', 'g1'],
+      ['guest.updated', 'g1'],
+      ['guest.created', 'g2'],
+      ['guest.created', 'g3'],
+      ['guest.updated', 'g3'],
+      ['guest.created', 'g4'],
+    );
+    const created = events.filter((e) => e.type === 'guest.created');
+    await receiver.waitFor(() => at(ep.path).length >= created.length);
+    await sleep(200);
+    const first = at(ep.path).length;
+    expect(first).toBe(4);
+    const [, second, third, fourth, fifth] = events as RecordedEvent[];
+    const res = await t.request('POST', `/api/v1/webhooks/${hook.id}/replay`, {
+      token: a.token,
+      body: { since_event_id: Number(second?.id), until_event_id: String(fifth?.id) },
+    });
+    expect(res.status, res.text).toBe(200);
+    expect(res.text).toBe('{"count":2}');
+    await receiver.waitFor(() => at(ep.path).length >= first + 2);
+    await sleep(300);
+    expect(
+      at(ep.path)
+        .slice(first)
+        .map((r) => r.id)
+        .sort(),
+    ).toEqual([messageId(a.tenant_id, third?.id ?? 0n), messageId(a.tenant_id, fourth?.id ?? 0n)].sort());
+    // By time: from the sixth event's time on (inclusive); the six share their transaction's time.
+    const sixth = events[5] as RecordedEvent;
+    const byTime = await t.request('POST', `/api/v1/webhooks/${hook.id}/replay`, {
+      token: a.token,
+      body: { since: sixth.occurredAt.toISOString() },
+    });
+    const expected = await db.prisma.event.count({
+      where: { tenantId: a.tenant_id, type: 'guest.created', occurredAt: { gte: sixth.occurredAt } },
+    });
+    expect(byTime.json).toEqual({ count: expected });
+    await receiver.waitFor(() => at(ep.path).length >= first + 2 + expected);
+    expect(
+      at(ep.path)
+        .slice(first + 2)
+        .map((r) => r.id),
+    ).toContain(messageId(a.tenant_id, sixth.id));
+  });
+
+  it('at most WEBHOOKS_CONCURRENCY (4) attempts at once', async () => {
+    const a = await newTenant(db.prisma);
+    const ep = endpoint((_r, n) => (n < 10 ? 'hold' : 204));
+    await createHook(a, ep.url, ['guest.created']);
+    await record(
+      db.prisma,
+      a.tenant_id,
+      ...Array.from({ length: 10 }, (_, i) => ['guest.created', `g${i}`] as [EventType, string]),
+    );
+    await receiver.waitFor(() => at(ep.path).length >= 4);
+    await sleep(400);
+    expect(at(ep.path)).toHaveLength(4);
+    expect(receiver.open()).toBe(4);
+    policies.set(ep.path, () => 204);
+    receiver.release(204);
+    await receiver.waitFor(() => new Set(at(ep.path).map((r) => r.id)).size === 10);
+    expect(receiver.peakOpen()).toBeLessThanOrEqual(4);
+  });
+});
+
+// -------------------------------------------------------------------------------------------------
+describe('claims, shutdown and failures', () => {
+  it('a claim whose instance died (never finished) comes due again after its lease and is sent with the same webhook-id', async () => {
+    const own = await scratchDatabase('webhooks_lease');
+    try {
+      const quiet = await startApp({ WEBHOOKS_ALLOW_PRIVATE: '1' }, { db: own.db });
+      const a = await newTenant(own.db.prisma);
+      const ep = endpoint();
+      await createHook(a, ep.url, ['guest.created'], quiet);
+      const events = await record(
+        own.db.prisma,
+        a.tenant_id,
+        ['guest.created', 'g1'],
+        ['guest.created', 'g2'],
+      );
+      await dispatchTenant(own.db.prisma, a.tenant_id);
+      // An instance claims both for 1 s, then dies before sending.
+      const claimed = await claimDeliveries(own.db.prisma, 10, 1000);
+      expect(claimed.map((c) => c.eventId)).toEqual(events.map((e) => e.id));
+      const claimedAt = Date.now();
+      const worker = await startApp(DELIVERY, { db: own.db });
+      try {
+        await receiver.waitFor(() => at(ep.path).length >= 2);
+        expect(Date.now() - claimedAt).toBeGreaterThanOrEqual(900);
+        expect(
+          at(ep.path)
+            .map((r) => r.id)
+            .sort(),
+        ).toEqual(events.map((e) => messageId(a.tenant_id, e.id)).sort());
+        await until('recorded', async () =>
+          (await own.db.prisma.webhookDelivery.findMany({})).every((d) => d.status === 'succeeded'),
+        );
+        // The dead instance's claim counted as an attempt: this was the second.
+        const rows = await own.db.prisma.webhookDelivery.findMany({ orderBy: { eventId: 'asc' } });
+        expect(rows.map((r) => r.attempts)).toEqual([2, 2]);
+      } finally {
+        await worker.close();
+        await quiet.close();
+      }
+    } finally {
+      await own.drop();
+    }
+  });
+
+  it('close() sends nothing new, lets the attempt in flight finish and records it', async () => {
+    const own = await scratchDatabase('webhooks_close');
+    try {
+      const app = await startApp(DELIVERY, { db: own.db });
+      const a = await newTenant(own.db.prisma);
+      const ep = endpoint(() => 'hold');
+      await createHook(a, ep.url, ['guest.created'], app);
+      await record(own.db.prisma, a.tenant_id, ['guest.created', 'g1']);
+      await receiver.waitFor(() => at(ep.path).length >= 1);
+      expect(app.app.webhooks?.inFlight()).toBe(1);
+      let closed = false;
+      const closing = app.close().then(() => {
+        closed = true;
+      });
+      await sleep(300);
+      expect(closed).toBe(false);
+      await record(own.db.prisma, a.tenant_id, ['guest.created', 'g2']);
+      receiver.release(204);
+      await closing;
+      const rows = await own.db.prisma.webhookDelivery.findMany({});
+      expect(rows.map((r) => [r.status, r.attempts])).toEqual([['succeeded', 1]]);
+      expect(await own.db.prisma.webhookAttempt.count({})).toBe(1);
+      // Nothing sent after close: g2 waits in the log for the next instance.
+      await sleep(200);
+      expect(at(ep.path)).toHaveLength(1);
+    } finally {
+      await own.drop();
+    }
+  });
+
+  it('a failing database never stops the loop: one plain warning per outage, and stop() still resolves', async () => {
+    const warnings: string[] = [];
+    const infos: string[] = [];
+    const broken = new Error('connect ECONNREFUSED 127.0.0.1:5432');
+    const prisma = {
+      $queryRawUnsafe: () => Promise.reject(broken),
+      $executeRawUnsafe: () => Promise.reject(broken),
+    } as unknown as Prisma;
+    const delivery = startWebhookDelivery({
+      prisma,
+      settings: t.config.webhooks,
+      log: {
+        warn: (_o, msg) => warnings.push(msg),
+        info: (_o, msg) => infos.push(msg),
+        debug: () => {},
+      },
+      health: { disable: () => Promise.resolve() },
+    });
+    for (let i = 0; i < 5; i++) {
+      delivery.poke();
+      await sleep(60);
+    }
+    await delivery.stop();
+    expect(warnings).toEqual([
+      'Webhook delivery: could not read the event log (connect ECONNREFUSED 127.0.0.1:5432); trying again',
+    ]);
+    expect(infos).toEqual([]);
+  });
+});

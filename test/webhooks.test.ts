@@ -1,0 +1,642 @@
+// Webhook endpoints (beyond the spec): POST/GET/PUT/DELETE /webhooks, /webhooks/count, the test ping,
+// the deliveries list and replay's validation, and GraphQL `webhooks`, `createWebhook`,
+// `updateWebhook`, `deleteWebhook`, `testWebhook`. The secret is shown once and stored recoverable
+// (sealed under WEBHOOKS_SECRETS_KEY when set); every bad field answers Laravel's message (an unknown
+// event type named); the SSRF rule refuses non-public targets at creation; tenant admins only; another
+// tenant's endpoints and attempts are out of reach on both transports. Delivery itself:
+// test/webhooks.delivery.test.ts.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EVENT_TYPES } from '../src/events/event-types.js';
+import { openSecret } from '../src/events/webhook-secret.js';
+import { issueToken } from '../src/modules/tenants/bootstrap.service.js';
+import { isoMicros } from '../src/shared/format.js';
+import { startApp, type TestApp, type TestResponse } from './helpers/app.js';
+import { addUser, newTenant } from './helpers/fixtures.js';
+import { unprocessable as unprocessableBody } from './helpers/laravel.js';
+import { type ScratchDatabase, scratchDatabase } from './helpers/scratch-database.js';
+import { type Receiver, startReceiver } from './helpers/webhook-receiver.js';
+
+const KEY = 'test-key-of-at-least-thirty-two-characters';
+let scratch: ScratchDatabase;
+let t: TestApp;
+let strict: TestApp;
+let receiver: Receiver;
+beforeAll(async () => {
+  // A database of its own: a delivering server of another test file (shutdown, fleet) on the shared
+  // one would otherwise send these endpoints their events and add attempts the tests count.
+  scratch = await scratchDatabase('webhooks_api');
+  t = await startApp({ WEBHOOKS_ALLOW_PRIVATE: '1', WEBHOOKS_SECRETS_KEY: KEY }, { db: scratch.db });
+  // The same database without WEBHOOKS_ALLOW_PRIVATE: the SSRF rule applies.
+  strict = await startApp({ WEBHOOKS_SECRETS_KEY: KEY }, { db: t.db });
+  receiver = await startReceiver((r) => (r.path.endsWith('/fail') ? 503 : 204));
+});
+afterAll(async () => {
+  await strict?.close();
+  await t?.close();
+  await receiver?.close();
+  await scratch?.drop();
+});
+
+const URL = '/api/v1/webhooks';
+const FORBIDDEN = '{"message":"This action is unauthorized."}';
+const NOT_FOUND = '{"error":"Record not found."}';
+const SECRET = /^whsec_[A-Za-z0-9+/]{43}=$/;
+
+const tenant = () => newTenant(t.db.prisma);
+const php = (value: unknown): string => JSON.stringify(value).replaceAll('/', '\\/');
+const unprocessable = (errors: Record<string, string[]>) => php(unprocessableBody(errors));
+const ids = (res: TestResponse) => res.json.data.map((x: { id: string }) => x.id);
+
+/** The REST item of an endpoint, keys in order, from its row. */
+async function item(id: string): Promise<Record<string, unknown>> {
+  const w = await t.db.prisma.webhook.findUniqueOrThrow({ where: { id } });
+  return {
+    id: w.id,
+    url: w.url,
+    events: w.events,
+    description: w.description,
+    is_active: w.isActive,
+    disabled_reason: w.disabledReason,
+    disabled_at: isoMicros(w.disabledAt),
+    created_at: isoMicros(w.createdAt),
+    updated_at: isoMicros(w.updatedAt),
+  };
+}
+
+async function create(token: string, body: Record<string, unknown>, app: TestApp = t) {
+  const res = await app.request('POST', URL, { token, body });
+  expect(res.status, res.text).toBe(201);
+  return res.json.data as { id: string; secret: string; [key: string]: unknown };
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: GraphQL bodies are asserted against literals.
+const data = (res: TestResponse): any => {
+  expect(res.json?.errors, res.text).toBeUndefined();
+  return res.json.data;
+};
+const errorCodes = (res: TestResponse): unknown[] =>
+  ((res.json?.errors ?? []) as { extensions?: { code?: string } }[]).map((e) => e.extensions?.code);
+
+// -------------------------------------------------------------------------------------------------
+describe.concurrent('POST /webhooks', () => {
+  it('201 with the endpoint and its secret once; stored sealed, recoverable; the list never shows it', async () => {
+    const a = await tenant();
+    const res = await t.request('POST', URL, {
+      token: a.token,
+      body: { url: `  ${receiver.url}  `, events: ['guest.created', 'guest.updated'], description: ' CRM ' },
+    });
+    expect(res.status, res.text).toBe(201);
+    const created = res.json.data;
+    expect(created.secret).toMatch(SECRET);
+    const { id, url, events, description, ...rest } = await item(created.id);
+    expect(res.text).toBe(php({ data: { id, url, events, description, secret: created.secret, ...rest } }));
+    expect(created).toMatchObject({
+      url: receiver.url,
+      events: ['guest.created', 'guest.updated'],
+      description: 'CRM',
+      is_active: true,
+      disabled_reason: null,
+    });
+    // Sealed with AES-256-GCM under the key: not readable in the row, but recoverable for signing.
+    const row = await t.db.prisma.webhook.findUniqueOrThrow({ where: { id: created.id } });
+    expect(row.secret).toMatch(/^aes-256-gcm:/);
+    expect(row.secret).not.toContain(created.secret.slice(6, 20));
+    expect(openSecret(row.secret, t.config.webhooks.secretsKey)).toBe(created.secret);
+    const list = await t.request('GET', URL, { token: a.token });
+    expect(list.status).toBe(200);
+    expect(list.text).not.toContain(created.secret);
+    expect(list.json.data).toEqual([await item(created.id)]);
+  });
+
+  it('without WEBHOOKS_SECRETS_KEY the secret is stored as it is (plain:)', async () => {
+    const a = await tenant();
+    const plain = await startApp({}, { db: t.db });
+    try {
+      const created = await create(a.token, { url: 'https://93.184.215.14/hook', events: ['*'] }, plain);
+      const row = await t.db.prisma.webhook.findUniqueOrThrow({ where: { id: created.id } });
+      expect(row.secret).toBe(`plain:${created.secret}`);
+      expect(created).toMatchObject({ events: ['*'], description: null });
+    } finally {
+      await plain.close();
+    }
+  });
+
+  it('every bad field answers Laravel’s message; an unknown event type is named', async () => {
+    const a = await tenant();
+    const bad = async (body: unknown, errors: Record<string, string[]>) => {
+      const res = await t.request('POST', URL, { token: a.token, body });
+      expect(res.status, JSON.stringify(body)).toBe(422);
+      expect(res.text, JSON.stringify(body)).toBe(unprocessable(errors));
+    };
+    await bad({}, { url: ['The url field is required.'], events: ['The events field is required.'] });
+    await bad(
+      { url: 'not a url', events: 'guest.created', description: 'x'.repeat(256) },
+      {
+        url: ['The url field must be a valid URL.'],
+        events: ['The events field must be an array.'],
+        description: ['The description field must not be greater than 255 characters.'],
+      },
+    );
+    await bad(
+      { url: 'ftp://example.com/x', events: [] },
+      {
+        url: ['The url field must be a valid URL.'],
+        events: ['The events field is required.'],
+      },
+    );
+    await bad(
+      { url: `https://example.com/${'a'.repeat(2048)}`, events: ['guest.created', 'guest.born'] },
+      {
+        url: ['The url field must not be greater than 2048 characters.'],
+        events: ['The selected events.1 (guest.born) is invalid.'],
+      },
+    );
+    await bad(
+      { url: 123, events: ['guest.created', 'guest.created'] },
+      {
+        url: ['The url field must be a string.', 'The url field must be a valid URL.'],
+        events: ['The events.1 field has a duplicate value.'],
+      },
+    );
+    await bad(
+      { url: receiver.url, events: ['*', 'guest.created'] },
+      {
+        events: ['The events.0 field must be the only item when it is "*".'],
+      },
+    );
+    await bad({ url: receiver.url, events: [1] }, { events: ['The events.0 field must be a string.'] });
+    await bad(
+      { url: receiver.url, events: { a: 'guest.created' } },
+      {
+        events: ['The events field must be an array.'],
+      },
+    );
+    await bad({ url: 'http://', events: ['*'] }, { url: ['The url field must be a valid URL.'] });
+    expect(await t.db.prisma.webhook.count({ where: { tenantId: a.tenant_id } })).toBe(0);
+  });
+
+  it('every event type is accepted, and "*"', async () => {
+    const a = await tenant();
+    const all = await create(a.token, { url: receiver.url, events: [...EVENT_TYPES] });
+    expect(all.events).toEqual([...EVENT_TYPES]);
+  });
+
+  it('SSRF: a loopback, private, link-local, CGNAT, unspecified or mapped target is refused; an unresolvable host too', async () => {
+    const a = await tenant();
+    const notPublic = unprocessable({
+      url: ['The url field must not point to a loopback, private, link-local or other non-public address.'],
+    });
+    for (const url of [
+      receiver.url,
+      'http://localhost:8080/x',
+      'http://10.0.0.8/x',
+      'http://172.16.5.4/x',
+      'http://192.168.1.1/x',
+      'http://169.254.169.254/latest/meta-data',
+      'http://100.64.0.1/x',
+      'http://0.0.0.0/x',
+      'http://224.0.0.1/x',
+      'http://[::1]/x',
+      'http://[fd00::1]/x',
+      'http://[fe80::1]/x',
+      'http://[::ffff:127.0.0.1]/x',
+      'http://[::ffff:8.8.8.8]/x',
+      'http://192.0.2.1/x',
+    ]) {
+      const res = await strict.request('POST', URL, { token: a.token, body: { url, events: ['*'] } });
+      expect(res.status, url).toBe(422);
+      expect(res.text, url).toBe(notPublic);
+    }
+    const unresolvable = await strict.request('POST', URL, {
+      token: a.token,
+      body: { url: 'https://no-such-host.invalid/x', events: ['*'] },
+    });
+    expect(unresolvable.text).toBe(unprocessable({ url: ['The url field must be a valid URL.'] }));
+    // An update to such a target is refused the same way.
+    const ok = await create(a.token, { url: 'https://93.184.215.14/hook', events: ['*'] }, strict);
+    const moved = await strict.request('PUT', `${URL}/${ok.id}`, {
+      token: a.token,
+      body: { url: 'http://127.0.0.1:9/x' },
+    });
+    expect(moved.text).toBe(notPublic);
+    expect(await t.db.prisma.webhook.count({ where: { tenantId: a.tenant_id } })).toBe(1);
+  });
+
+  it('venue and front-desk users may not manage webhooks; a read token may list them only', async () => {
+    const a = await tenant();
+    const venue = await addUser(t.db.prisma, a.tenant_id, 'venue', { locationId: a.location_id });
+    const desk = await addUser(t.db.prisma, a.tenant_id, 'front-desk', { locationId: a.location_id });
+    const hook = await create(a.token, { url: receiver.url, events: ['*'] });
+    for (const token of [venue.token, desk.token]) {
+      for (const [method, url] of [
+        ['GET', URL],
+        ['GET', `${URL}/count`],
+        ['POST', URL],
+        ['PUT', `${URL}/${hook.id}`],
+        ['DELETE', `${URL}/${hook.id}`],
+        ['POST', `${URL}/${hook.id}/test`],
+        ['GET', `${URL}/${hook.id}/deliveries`],
+        ['POST', `${URL}/${hook.id}/replay`],
+      ] as const) {
+        const res = await t.request(method, url, { token, body: {} });
+        expect(res.status, `${method} ${url}`).toBe(403);
+        expect(res.text).toBe(FORBIDDEN);
+      }
+    }
+    const { token: read } = await issueToken(t.db.prisma, a.user_id, ['read']);
+    expect((await t.request('GET', URL, { token: read })).status).toBe(200);
+    expect((await t.request('GET', `${URL}/${hook.id}/deliveries`, { token: read })).status).toBe(200);
+    expect(
+      (await t.request('POST', URL, { token: read, body: { url: receiver.url, events: ['*'] } })).status,
+    ).toBe(403);
+    expect((await t.request('POST', `${URL}/${hook.id}/test`, { token: read })).status).toBe(403);
+  });
+});
+
+// -------------------------------------------------------------------------------------------------
+describe.concurrent('GET /webhooks and /webhooks/count', () => {
+  it('lists the tenant’s endpoints oldest first in the exact envelope; filters url and is_active; counts follow', async () => {
+    const a = await tenant();
+    const b = await tenant();
+    const one = await create(a.token, { url: `${receiver.url}/one`, events: ['guest.created'] });
+    const two = await create(a.token, { url: `${receiver.url}/TWO`, events: ['*'], description: 'All' });
+    await create(b.token, { url: `${receiver.url}/one`, events: ['*'] });
+    await t.request('PUT', `${URL}/${two.id}`, { token: a.token, body: { is_active: false } });
+    const res = await t.request('GET', `${URL}?per_page=1`, { token: a.token });
+    expect(res.status).toBe(200);
+    const link = String.raw`http:\/\/localhost\/api\/v1\/webhooks`;
+    expect(res.text).toBe(
+      `{"data":[${php(await item(one.id))}],"links":{"first":"${link}?per_page=1&page=1","last":null,"prev":null,"next":"${link}?per_page=1&page=2"},"meta":{"current_page":1,"from":1,"to":1,"path":"${link}","per_page":1}}`,
+    );
+    expect(ids(await t.request('GET', URL, { token: a.token }))).toEqual([one.id, two.id]);
+    expect(ids(await t.request('GET', `${URL}?url=two`, { token: a.token }))).toEqual([two.id]);
+    expect(ids(await t.request('GET', `${URL}?is_active=true`, { token: a.token }))).toEqual([one.id]);
+    expect(ids(await t.request('GET', `${URL}?is_active=0`, { token: a.token }))).toEqual([two.id]);
+    expect((await t.request('GET', `${URL}/count`, { token: a.token })).text).toBe('{"count":2}');
+    expect((await t.request('GET', `${URL}/count?is_active=false`, { token: a.token })).text).toBe(
+      '{"count":1}',
+    );
+    const bad = await t.request('GET', `${URL}?is_active=maybe`, { token: a.token });
+    expect(bad.text).toBe(unprocessable({ is_active: ['The is active field must be true or false.'] }));
+  });
+});
+
+// -------------------------------------------------------------------------------------------------
+describe.concurrent('PUT /webhooks/:id and DELETE /webhooks/:id', () => {
+  it('changes the fields sent; disables (manual) and enables again; an unchanged update writes no event', async () => {
+    const a = await tenant();
+    const hook = await create(a.token, { url: receiver.url, events: ['guest.created'], description: 'CRM' });
+    const res = await t.request('PUT', `${URL}/${hook.id}`, {
+      token: a.token,
+      body: { events: ['*'], description: null },
+    });
+    expect(res.status, res.text).toBe(200);
+    expect(res.text).toBe(php({ data: await item(hook.id) }));
+    expect(res.json.data).toMatchObject({
+      url: receiver.url,
+      events: ['*'],
+      description: null,
+      is_active: true,
+    });
+    const off = await t.request('PUT', `${URL}/${hook.id}`, { token: a.token, body: { is_active: false } });
+    expect(off.json.data).toMatchObject({ is_active: false, disabled_reason: 'manual' });
+    expect(off.json.data.disabled_at).toMatch(/Z$/);
+    const on = await t.request('PUT', `${URL}/${hook.id}`, { token: a.token, body: { is_active: 'true' } });
+    expect(on.json.data).toMatchObject({ is_active: true, disabled_reason: null, disabled_at: null });
+    const same = await t.request('PUT', `${URL}/${hook.id}`, { token: a.token, body: { is_active: true } });
+    expect(same.status).toBe(200);
+    // Events and audit entries: created, then three updates (the last changed nothing: none).
+    const events = await t.db.prisma.event.findMany({
+      where: { tenantId: a.tenant_id, resourceId: hook.id },
+      orderBy: { id: 'asc' },
+    });
+    expect(events.map((e) => e.type)).toEqual([
+      'webhook.created',
+      'webhook.updated',
+      'webhook.updated',
+      'webhook.updated',
+    ]);
+    expect(JSON.stringify(events.map((e) => e.payload))).not.toContain(hook.secret);
+    const audit = await t.db.prisma.auditLog.findMany({
+      where: { tenantId: a.tenant_id, resourceId: hook.id },
+      orderBy: { createdAt: 'asc' },
+    });
+    expect(audit.map((e) => e.action)).toEqual([
+      'webhooks.create',
+      'webhooks.update',
+      'webhooks.update',
+      'webhooks.update',
+    ]);
+    expect(audit[1]?.changes).toEqual({
+      events: { old: ['guest.created'], new: ['*'] },
+      description: { old: 'CRM', new: null },
+    });
+    const bad = await t.request('PUT', `${URL}/${hook.id}`, {
+      token: a.token,
+      body: { url: null, events: [], is_active: 'yes' },
+    });
+    expect(bad.text).toBe(
+      unprocessable({
+        url: ['The url field must be a string.', 'The url field must be a valid URL.'],
+        events: ['The events field must have at least 1 items.'],
+        is_active: ['The is active field must be true or false.'],
+      }),
+    );
+  });
+
+  it('DELETE answers 204 and the endpoint is gone (404 after); its attempts with it; the event stays', async () => {
+    const a = await tenant();
+    const hook = await create(a.token, { url: receiver.url, events: ['*'] });
+    expect((await t.request('POST', `${URL}/${hook.id}/test`, { token: a.token })).status).toBe(200);
+    const res = await t.request('DELETE', `${URL}/${hook.id}`, { token: a.token });
+    expect(res.status).toBe(204);
+    expect(res.text).toBe('');
+    expect((await t.request('DELETE', `${URL}/${hook.id}`, { token: a.token })).text).toBe(NOT_FOUND);
+    expect(await t.db.prisma.webhookAttempt.count({ where: { webhookId: hook.id } })).toBe(0);
+    expect(await t.db.prisma.webhookCursor.count({ where: { tenantId: a.tenant_id } })).toBe(0);
+    const events = await t.db.prisma.event.findMany({
+      where: { tenantId: a.tenant_id, resourceId: hook.id },
+    });
+    expect(events.map((e) => e.type).sort()).toEqual(['webhook.created', 'webhook.deleted']);
+  });
+
+  it('another tenant’s endpoint is 404 for every operation, and stays as it was (REST)', async () => {
+    const a = await tenant();
+    const b = await tenant();
+    const hook = await create(a.token, { url: receiver.url, events: ['*'] });
+    for (const [method, url, body] of [
+      ['PUT', `${URL}/${hook.id}`, { description: 'mine' }],
+      ['DELETE', `${URL}/${hook.id}`, undefined],
+      ['POST', `${URL}/${hook.id}/test`, undefined],
+      ['GET', `${URL}/${hook.id}/deliveries`, undefined],
+      ['POST', `${URL}/${hook.id}/replay`, { since_event_id: 1 }],
+      ['PUT', `${URL}/unknown`, { description: 'x' }],
+    ] as const) {
+      const res = await t.request(method, url, { token: b.token, ...(body ? { body } : {}) });
+      expect(res.status, `${method} ${url}`).toBe(404);
+      expect(res.text).toBe(NOT_FOUND);
+    }
+    expect((await t.request('GET', URL, { token: b.token })).json.data).toEqual([]);
+    expect(await item(hook.id)).toMatchObject({ description: null, is_active: true });
+    expect(receiver.received.filter((r) => r.json?.data?.webhook_id === hook.id)).toEqual([]);
+  });
+});
+
+// -------------------------------------------------------------------------------------------------
+describe.concurrent('POST /webhooks/:id/test and GET /webhooks/:id/deliveries', () => {
+  it('sends a signed webhook.test ping now and answers the attempt; the deliveries list shows it', async () => {
+    const a = await tenant();
+    const hook = await create(a.token, { url: receiver.url, events: ['guest.created'] });
+    const res = await t.request('POST', `${URL}/${hook.id}/test`, { token: a.token });
+    expect(res.status, res.text).toBe(200);
+    const attempt = res.json.data;
+    expect(attempt).toMatchObject({
+      event_id: null,
+      event_type: 'webhook.test',
+      attempt: 1,
+      status: 'succeeded',
+      status_code: 204,
+      error: null,
+      next_retry_at: null,
+    });
+    expect(attempt.message_id).toMatch(/^msg_test_/);
+    const got = receiver.received.find((r) => r.id === attempt.message_id);
+    expect(got).toBeDefined();
+    expect(receiver.verify(got as never, hook.secret)).toMatchObject({
+      type: 'webhook.test',
+      event_id: null,
+      tenant_id: a.tenant_id,
+      data: { webhook_id: hook.id },
+    });
+    const list = await t.request('GET', `${URL}/${hook.id}/deliveries`, { token: a.token });
+    expect(list.status).toBe(200);
+    expect(list.json.data).toEqual([attempt]);
+    expect(list.text).toContain(`"data":[${php(attempt)}]`);
+  });
+
+  it('a failing receiver: the attempt says so (status code, error); the status filter; bad filters are 422', async () => {
+    const a = await tenant();
+    const hook = await create(a.token, { url: `${receiver.url}/fail`, events: ['*'] });
+    const failed = await t.request('POST', `${URL}/${hook.id}/test`, { token: a.token });
+    expect(failed.json.data).toMatchObject({ status: 'failed', status_code: 503, error: 'HTTP 503' });
+    const closed = await create(a.token, { url: 'http://127.0.0.1:9/closed', events: ['*'] });
+    const refused = await t.request('POST', `${URL}/${closed.id}/test`, { token: a.token });
+    expect(refused.json.data).toMatchObject({ status: 'failed', status_code: null });
+    expect(refused.json.data.error).toMatch(/ECONNREFUSED/);
+    await t.request('PUT', `${URL}/${hook.id}`, { token: a.token, body: { url: receiver.url } });
+    const ok = await t.request('POST', `${URL}/${hook.id}/test`, { token: a.token });
+    const all = await t.request('GET', `${URL}/${hook.id}/deliveries`, { token: a.token });
+    expect(ids(all)).toEqual([ok.json.data.id, failed.json.data.id]);
+    expect(
+      ids(await t.request('GET', `${URL}/${hook.id}/deliveries?status=failed`, { token: a.token })),
+    ).toEqual([failed.json.data.id]);
+    expect(
+      ids(
+        await t.request('GET', `${URL}/${hook.id}/deliveries?event_type=webhook.test&status=succeeded`, {
+          token: a.token,
+        }),
+      ),
+    ).toEqual([ok.json.data.id]);
+    expect(
+      ids(await t.request('GET', `${URL}/${hook.id}/deliveries?event_id=1`, { token: a.token })),
+    ).toEqual([]);
+    const bad = await t.request(
+      'GET',
+      `${URL}/${hook.id}/deliveries?status=dead&event_id=x&event_type=guest.born`,
+      {
+        token: a.token,
+      },
+    );
+    expect(bad.text).toBe(
+      unprocessable({
+        status: ['The selected status is invalid.'],
+        event_id: ['The event id field must be an integer.'],
+        event_type: ['The selected event type is invalid.'],
+      }),
+    );
+  });
+
+  it('a refused target (WEBHOOKS_ALLOW_PRIVATE off) is a failed attempt that names the address; nothing is sent', async () => {
+    const a = await tenant();
+    const hook = await create(a.token, { url: `${receiver.url}/strict`, events: ['*'] });
+    const before = receiver.received.length;
+    const res = await strict.request('POST', `${URL}/${hook.id}/test`, { token: a.token });
+    expect(res.json.data).toMatchObject({
+      status: 'failed',
+      status_code: null,
+      error: 'refused: 127.0.0.1 is a loopback address',
+    });
+    expect(receiver.received.slice(before).filter((r) => r.path.endsWith('/strict'))).toEqual([]);
+  });
+});
+
+// -------------------------------------------------------------------------------------------------
+describe.concurrent('POST /webhooks/:id/replay: validation', () => {
+  it('since_event_id or since, not both; until_event_id or until; Laravel’s messages', async () => {
+    const a = await tenant();
+    const hook = await create(a.token, { url: receiver.url, events: ['*'] });
+    const replay = (body: unknown) => t.request('POST', `${URL}/${hook.id}/replay`, { token: a.token, body });
+    expect((await replay({})).text).toBe(
+      unprocessable({
+        since_event_id: ['The since event id field is required when since is not present.'],
+        since: ['The since field is required when since event id is not present.'],
+      }),
+    );
+    expect((await replay({ since_event_id: 1, since: '2026-01-01T00:00:00Z' })).text).toBe(
+      unprocessable({ since_event_id: ['The since event id field prohibits since from being present.'] }),
+    );
+    expect((await replay({ since_event_id: 0, until_event_id: 'x', until: '2026-02-30' })).text).toBe(
+      unprocessable({
+        since_event_id: ['The since event id field must be at least 1.'],
+        until_event_id: [
+          'The until event id field prohibits until from being present.',
+          'The until event id field must be an integer.',
+        ],
+        until: ['The until field must be a valid date.'],
+      }),
+    );
+    const none = await replay({ since: '2000-01-01T00:00:00Z', until: '2000-01-02' });
+    expect(none.status, none.text).toBe(200);
+    expect(none.text).toBe('{"count":0}');
+  });
+});
+
+// -------------------------------------------------------------------------------------------------
+describe.concurrent('GraphQL webhooks, webhookDeliveries and the mutations', () => {
+  it('create: the payload carries the secret once; the connection and its count follow REST; update, test, delete', async () => {
+    const a = await tenant();
+    const created = data(
+      await t.graphql(
+        a.token,
+        `mutation($input: CreateWebhookInput!) { createWebhook(input: $input) {
+          secret webhook { id url events description isActive disabledReason createdAt } } }`,
+        { input: { url: receiver.url, events: ['guest.created'], description: 'GraphQL' } },
+      ),
+    ).createWebhook;
+    expect(created.secret).toMatch(SECRET);
+    expect(created.webhook).toMatchObject({
+      url: receiver.url,
+      events: ['guest.created'],
+      description: 'GraphQL',
+      isActive: true,
+      disabledReason: null,
+    });
+    const id = created.webhook.id;
+    const q = `query($active: Boolean) { webhooks(first: 10, isActive: $active) { totalCount edges { node { id url } } } }`;
+    const list = data(await t.graphql(a.token, q)).webhooks;
+    expect(list).toEqual({ totalCount: 1, edges: [{ node: { id, url: receiver.url } }] });
+    expect(JSON.stringify(list)).not.toContain(created.secret);
+    expect(data(await t.graphql(a.token, q, { active: false })).webhooks).toEqual({
+      totalCount: 0,
+      edges: [],
+    });
+
+    const updated = data(
+      await t.graphql(
+        a.token,
+        `mutation($id: ID!) { updateWebhook(id: $id, input: { isActive: false, events: ["*"] }) { isActive disabledReason events } }`,
+        { id },
+      ),
+    ).updateWebhook;
+    expect(updated).toEqual({ isActive: false, disabledReason: 'manual', events: ['*'] });
+
+    const ping = data(
+      await t.graphql(
+        a.token,
+        'mutation($id: ID!) { testWebhook(id: $id) { id eventId eventType status statusCode attempt messageId } }',
+        { id },
+      ),
+    ).testWebhook;
+    expect(ping).toMatchObject({
+      eventId: null,
+      eventType: 'webhook.test',
+      status: 'succeeded',
+      statusCode: 204,
+    });
+    const deliveries = data(
+      await t.graphql(
+        a.token,
+        `query($id: ID!) { webhookDeliveries(webhookId: $id, first: 5, status: "succeeded") {
+          totalCount edges { node { id messageId } } } }`,
+        { id },
+      ),
+    ).webhookDeliveries;
+    expect(deliveries).toEqual({
+      totalCount: 1,
+      edges: [{ node: { id: ping.id, messageId: ping.messageId } }],
+    });
+    const rest = await t.request('GET', `${URL}/${id}/deliveries`, { token: a.token });
+    expect(ids(rest)).toEqual([ping.id]);
+
+    const replayed = data(
+      await t.graphql(a.token, 'mutation($id: ID!) { replayWebhook(id: $id, sinceEventId: "1") { count } }', {
+        id,
+      }),
+    ).replayWebhook;
+    // Every event of the tenant's log (the endpoint's own created and updated ones among them), queued
+    // (and paused: the endpoint is disabled).
+    const logged = await t.db.prisma.event.count({ where: { tenantId: a.tenant_id } });
+    expect(logged).toBeGreaterThanOrEqual(2);
+    expect(replayed).toEqual({ count: logged });
+    expect(
+      await t.db.prisma.webhookDelivery.count({
+        where: { webhookId: id, status: 'pending', nextAttemptAt: null },
+      }),
+    ).toBe(logged);
+
+    expect(
+      data(await t.graphql(a.token, 'mutation($id: ID!) { deleteWebhook(id: $id) { id deleted } }', { id }))
+        .deleteWebhook,
+    ).toEqual({ id, deleted: true });
+    expect(data(await t.graphql(a.token, q)).webhooks.totalCount).toBe(0);
+  });
+
+  it('bad input: the REST messages keyed by the GraphQL field', async () => {
+    const a = await tenant();
+    const res = await t.graphql(
+      a.token,
+      'mutation { createWebhook(input: { url: "gopher://x", events: ["guest.created", "guest.born"] }) { secret } }',
+    );
+    expect(res.json.errors[0].extensions).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      fields: {
+        url: ['The url field must be a valid URL.'],
+        events: ['The selected events.1 (guest.born) is invalid.'],
+      },
+    });
+    const hook = await create(a.token, { url: receiver.url, events: ['*'] });
+    const replay = await t.graphql(a.token, 'mutation($id: ID!) { replayWebhook(id: $id) { count } }', {
+      id: hook.id,
+    });
+    expect(replay.json.errors[0].extensions.fields).toEqual({
+      sinceEventId: ['The since event id field is required when since is not present.'],
+      since: ['The since field is required when since event id is not present.'],
+    });
+  });
+
+  it('another tenant’s endpoint is NOT_FOUND for every mutation and webhookDeliveries; lists leave it out', async () => {
+    const a = await tenant();
+    const b = await tenant();
+    const hook = await create(a.token, { url: receiver.url, events: ['*'] });
+    await t.request('POST', `${URL}/${hook.id}/test`, { token: a.token });
+    for (const query of [
+      'mutation($id: ID!) { updateWebhook(id: $id, input: { description: "x" }) { id } }',
+      'mutation($id: ID!) { deleteWebhook(id: $id) { id } }',
+      'mutation($id: ID!) { testWebhook(id: $id) { id } }',
+      'mutation($id: ID!) { replayWebhook(id: $id, sinceEventId: "1") { count } }',
+      'query($id: ID!) { webhookDeliveries(webhookId: $id, first: 5) { totalCount edges { node { id } } } }',
+    ]) {
+      const res = await t.graphql(b.token, query, { id: hook.id });
+      expect(errorCodes(res), query).toEqual(['NOT_FOUND']);
+    }
+    expect(data(await t.graphql(b.token, '{ webhooks(first: 5) { totalCount } }')).webhooks.totalCount).toBe(
+      0,
+    );
+    expect(await t.db.prisma.webhookAttempt.count({ where: { webhookId: hook.id } })).toBe(1);
+    expect(await item(hook.id)).toMatchObject({ description: null });
+    const venue = await addUser(t.db.prisma, a.tenant_id, 'venue', { locationId: a.location_id });
+    expect(errorCodes(await t.graphql(venue.token, '{ webhooks(first: 5) { totalCount } }'))).toEqual([
+      'FORBIDDEN',
+    ]);
+  });
+});
