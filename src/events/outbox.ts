@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import type { Prisma } from '../db/database.js';
 import type { Prisma as PrismaNS } from '../generated/prisma/client.js';
-import type { EventType, ResourceType } from './event-types.js';
+import { type EventType, MENTIONS, type ResourceType, typesOf } from './event-types.js';
 
 export type Tx = PrismaNS.TransactionClient;
 
@@ -49,6 +49,12 @@ export interface NewEvent {
   readonly tenantId?: string;
   /** The audit entry written with it (API writes); ingest events have none. */
   readonly audit?: { readonly action: string; readonly changes: Changes };
+  /**
+   * The resource's personal data is gone (a guest's erasure): its earlier events carry this event's
+   * payload instead of theirs, its earlier audit entries show "[erased]" for every value, and the
+   * copies other events hold of it (MENTIONS) are emptied.
+   */
+  readonly erases?: boolean;
 }
 
 /** An event as stored. */
@@ -123,6 +129,7 @@ export async function recordEvents(
     else byTenant.set(t, [e]);
   }
   const out: RecordedEvent[] = [];
+  for (const e of events) if (e.erases) await forgetEarlier(tx, e.tenantId ?? tenantId, e);
   // Sequences are locked in tenant order: two transactions writing to the same tenants never deadlock.
   for (const t of [...byTenant.keys()].sort()) {
     const list = byTenant.get(t) ?? [];
@@ -163,6 +170,56 @@ export async function recordEvents(
     });
   }
   return out;
+}
+
+const ERASED = '[erased]';
+
+/** What an erasure does to the history of its resource (see NewEvent.erases). */
+async function forgetEarlier(tx: Tx, tenantId: string, e: NewEvent): Promise<void> {
+  await tx.$executeRawUnsafe(
+    `UPDATE "Event" SET "payload" = $4::jsonb
+     WHERE "tenantId" = $1 AND "type" = ANY($2::text[]) AND "resourceId" = $3`,
+    tenantId,
+    typesOf(e.resourceType),
+    e.resourceId,
+    JSON.stringify(jsonOf(e.payload)),
+  );
+  await tx.$executeRawUnsafe(
+    `UPDATE "AuditLog" SET "changes" = (
+       SELECT coalesce(jsonb_object_agg(k, jsonb_build_object('old', $4::text, 'new', $4::text)), '{}'::jsonb)
+       FROM jsonb_object_keys("changes") AS k)
+     WHERE "tenantId" = $1 AND "resourceType" = $2 AND "resourceId" = $3`,
+    tenantId,
+    e.resourceType,
+    e.resourceId,
+    ERASED,
+  );
+  for (const m of MENTIONS[e.resourceType] ?? []) {
+    const blanks = Object.fromEntries(m.blank.map((k) => [k, '']));
+    const erased = Object.fromEntries(m.blank.map((k) => [k, { old: ERASED, new: ERASED }]));
+    await tx.$executeRawUnsafe(
+      `UPDATE "Event" SET "payload" = "payload" || $4::jsonb
+       WHERE "tenantId" = $1 AND "type" = ANY($2::text[]) AND "payload"->>$5 = $3`,
+      tenantId,
+      [...m.types],
+      e.resourceId,
+      JSON.stringify(blanks),
+      m.idKey,
+    );
+    // An audit entry names the resource where it set or unset the id (else the copy did not change).
+    await tx.$executeRawUnsafe(
+      `UPDATE "AuditLog" SET "changes" = "changes" || (
+         SELECT coalesce(jsonb_object_agg(k, v), '{}'::jsonb) FROM jsonb_each($4::jsonb) AS x(k, v)
+         WHERE "changes" -> k IS NOT NULL)
+       WHERE "tenantId" = $1 AND "resourceType" = $2
+         AND ("changes"->$5->>'new' = $3 OR "changes"->$5->>'old' = $3)`,
+      tenantId,
+      m.resourceType,
+      e.resourceId,
+      JSON.stringify(erased),
+      m.idKey,
+    );
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -210,8 +267,11 @@ export function sourceOf(ctx: AppContext): EventSource {
 
 /** What a write's function records its events with. */
 export interface EventLog {
-  /** Appends events; they are written when the function has done its work, just before commit. */
-  record(...events: NewEvent[]): void;
+  /**
+   * Appends events (a null, an update that changed nothing, is left out); they are written when the
+   * function has done its work, just before commit.
+   */
+  record(...events: (NewEvent | null)[]): void;
 }
 
 /**
@@ -227,7 +287,11 @@ export async function writeWithEvents<T>(
   let recorded: RecordedEvent[] = [];
   const result = await prisma.$transaction(async (tx) => {
     const pending: NewEvent[] = [];
-    const value = await fn(tx, { record: (...events) => pending.push(...events) });
+    const value = await fn(tx, {
+      record: (...events) => {
+        for (const e of events) if (e) pending.push(e);
+      },
+    });
     recorded = pending.length ? await recordEvents(tx, tenantId, actor, pending) : [];
     return value;
   }, options);

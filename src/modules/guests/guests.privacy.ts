@@ -6,6 +6,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import type { Scope } from '../../auth/principal.js';
 import type { AppContext } from '../../context.js';
 import { AppError } from '../../errors.js';
+import { writeWithEvents } from '../../events/outbox.js';
 import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { operation } from '../../operations/operation.js';
 import { avatarStorage } from '../../storage/storage.js';
@@ -19,7 +20,7 @@ import {
 import { deviceListSelect, deviceOrder } from '../guest-devices/guest-devices.service.js';
 import { sessionItemSelect, sessionOrder } from '../guest-sessions/guest-sessions.service.js';
 import { normalizeMac } from '../presence/mac.js';
-import { guestById, guestInclude } from './guests.service.js';
+import { guestById, guestErased, guestInclude } from './guests.service.js';
 
 /** The guest of the path id in the caller's scope (not erased), or 404. */
 async function guestInScope(ctx: AppContext, scope: Scope, id: string) {
@@ -287,25 +288,30 @@ export const eraseGuest = operation({
   action: 'guests.erase',
   find: guestInScope,
   input: {},
-  async run({ ctx, found }): Promise<{ id: string }> {
+  async run({ ctx, action, found }): Promise<{ id: string }> {
     const { id: guestId, tenantId } = found;
     const own = { tenantId, guestId };
-    await ctx.prisma.$transaction(async (tx) => {
-      // Marked first: a concurrent erasure of the same guest waits on this row, then finds nothing.
-      const marked = await tx.guest.updateMany({
-        where: { id: guestId, tenantId, erasedAt: null },
-        data: blankGuest(new Date()),
-      });
-      if (marked.count === 0) throw new AppError('NOT_FOUND');
-      await tx.guestTag.deleteMany({ where: own });
-      await replaceMacs(tx, tenantId, await macsOf(tx, tenantId, guestId));
-      await tx.guestDevice.updateMany({
-        where: own,
-        data: { ip: null, userAgent: null, partnerId: null, description: '' },
-      });
-      await tx.guestSession.updateMany({ where: own, data: { ipAddress: '0.0.0.0' } });
-      await tx.accessCode.updateMany({ where: own, data: { guestId: null } });
-    }, TRANSACTION_OPTIONS);
+    await writeWithEvents(
+      ctx,
+      async (tx, log) => {
+        // Marked first: a concurrent erasure of the same guest waits on this row, then finds nothing.
+        const marked = await tx.guest.updateMany({
+          where: { id: guestId, tenantId, erasedAt: null },
+          data: blankGuest(new Date()),
+        });
+        if (marked.count === 0) throw new AppError('NOT_FOUND');
+        await tx.guestTag.deleteMany({ where: own });
+        await replaceMacs(tx, tenantId, await macsOf(tx, tenantId, guestId));
+        await tx.guestDevice.updateMany({
+          where: own,
+          data: { ip: null, userAgent: null, partnerId: null, description: '' },
+        });
+        await tx.guestSession.updateMany({ where: own, data: { ipAddress: '0.0.0.0' } });
+        await tx.accessCode.updateMany({ where: own, data: { guestId: null } });
+        log.record(guestErased(guestId, action));
+      },
+      TRANSACTION_OPTIONS,
+    );
     if (found.imagePath) await avatarStorage(ctx).remove(found.imagePath);
     return { id: guestId };
   },
