@@ -194,6 +194,14 @@ async function redeemIn(
     throw refuse(refusalOf(row, input.location_id, new Date()) ?? REFUSED.usedUp);
   }
 
+  const used: AccessCodeListRow = {
+    ...code,
+    ...counted,
+    serviceProfile: { name: code.serviceProfile.name },
+    guest: counted.guestId === code.guestId ? code.guest : guest,
+  };
+  accessCodeChange(log, 'access_code.used', w.action, code, used);
+
   const sessionId =
     input.start_session === true && input.ip_address
       ? await openSession(w, tenantId, {
@@ -205,13 +213,6 @@ async function redeemIn(
           now,
         })
       : null;
-  const used: AccessCodeListRow = {
-    ...code,
-    ...counted,
-    serviceProfile: { name: code.serviceProfile.name },
-    guest: counted.guestId === code.guestId ? code.guest : guest,
-  };
-  accessCodeChange(log, 'access_code.used', w.action, code, used);
   return {
     code: used,
     sessionId,
