@@ -245,6 +245,11 @@ await record('GET /api-tokens/count', 200, '/api-tokens/count?status=active');
 await record('DELETE /api-tokens/:id', 204, `/api-tokens/${apiToken.data.id}`);
 await record('DELETE /api-tokens/:id', 404, '/api-tokens/unknown');
 
+// The audit log: the writes above wrote it.
+await list('GET /audit-logs', '/audit-logs?per_page=2&resource_type=api_token');
+await record('GET /audit-logs', 422, '/audit-logs?resource_type=room&from=2026-13-01');
+await record('GET /audit-logs/count', 200, '/audit-logs/count?action=apiTokens.create');
+
 // Last: creating a tenant moves the caller to it; its deactivation and activation, then back.
 const tenant = (await record('POST /tenants', 200, '/tenants', {
   body: { name: 'Acme Resorts', city: 'Faro', country_code: 'PT' },

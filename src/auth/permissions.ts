@@ -56,6 +56,8 @@ export const permissionTable = {
   'apiTokens.list': { tenant: T, venue: false, 'front-desk': false, support: T },
   'apiTokens.create': { tenant: T, venue: false, 'front-desk': false, support: T },
   'apiTokens.revoke': { tenant: T, venue: false, 'front-desk': false, support: T },
+  // The audit log (who changed what): tenant admins (and support) read it; nobody writes it.
+  'auditLogs.view': { tenant: T, venue: false, 'front-desk': false, support: T },
 } as const satisfies Record<string, Record<Role, Reach>>;
 
 export type Action = keyof typeof permissionTable;

@@ -8,8 +8,11 @@ import type { Changes, NewEvent } from './outbox.js';
 /** What stands for a secret that changed. */
 export const REDACTED = '[redacted]';
 
-/** Fields that change on every write and say nothing (the write's time is the entry's own). */
-const NOISE = new Set(['updated_at']);
+/**
+ * Fields an entry leaves out: the id is the entry's `resource_id`, and the resource's own times say
+ * nothing the entry's `created_at` does not.
+ */
+const NOISE = new Set(['id', 'created_at', 'updated_at']);
 
 /** A view's value as JSON stores it (PhpFloat → number, Date → ISO text, bigint → number). */
 function plain(value: unknown): unknown {

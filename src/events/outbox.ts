@@ -95,7 +95,7 @@ const APPEND_SQL = `WITH seq AS (
   ON CONFLICT ("tenantId") DO UPDATE SET "lastId" = "EventSequence"."lastId" + EXCLUDED."lastId"
   RETURNING "lastId"
 ), input AS (
-  SELECT e.doc, e.ord FROM jsonb_array_elements($3::jsonb) WITH ORDINALITY AS e(doc, ord)
+  SELECT e.doc, e.ord FROM json_array_elements($3::json) WITH ORDINALITY AS e(doc, ord)
 ), audit AS (
   INSERT INTO "AuditLog" ("id", "tenantId", "actorUserId", "actorTokenId", "requestId", "action",
     "resourceType", "resourceId", "changes", "createdAt")
@@ -177,50 +177,55 @@ const ERASED = '[erased]';
 /** What an erasure does to the history of its resource (see NewEvent.erases). */
 async function forgetEarlier(tx: Tx, tenantId: string, e: NewEvent): Promise<void> {
   await tx.$executeRawUnsafe(
-    `UPDATE "Event" SET "payload" = $4::jsonb
+    `UPDATE "Event" SET "payload" = $4::json
      WHERE "tenantId" = $1 AND "type" = ANY($2::text[]) AND "resourceId" = $3`,
     tenantId,
     typesOf(e.resourceType),
     e.resourceId,
     JSON.stringify(jsonOf(e.payload)),
   );
+  const erased = JSON.stringify({ old: ERASED, new: ERASED });
   await tx.$executeRawUnsafe(
-    `UPDATE "AuditLog" SET "changes" = (
-       SELECT coalesce(jsonb_object_agg(k, jsonb_build_object('old', $4::text, 'new', $4::text)), '{}'::jsonb)
-       FROM jsonb_object_keys("changes") AS k)
+    `UPDATE "AuditLog" SET "changes" = ${replaceKeys('"changes"', 'true', '$4::json')}
      WHERE "tenantId" = $1 AND "resourceType" = $2 AND "resourceId" = $3`,
     tenantId,
     e.resourceType,
     e.resourceId,
-    ERASED,
+    erased,
   );
   for (const m of MENTIONS[e.resourceType] ?? []) {
-    const blanks = Object.fromEntries(m.blank.map((k) => [k, '']));
-    const erased = Object.fromEntries(m.blank.map((k) => [k, { old: ERASED, new: ERASED }]));
+    const blank = [...m.blank];
     await tx.$executeRawUnsafe(
-      `UPDATE "Event" SET "payload" = "payload" || $4::jsonb
+      `UPDATE "Event" SET "payload" = ${replaceKeys('"payload"', 'x.k = ANY($4::text[])', `'""'::json`)}
        WHERE "tenantId" = $1 AND "type" = ANY($2::text[]) AND "payload"->>$5 = $3`,
       tenantId,
       [...m.types],
       e.resourceId,
-      JSON.stringify(blanks),
+      blank,
       m.idKey,
     );
     // An audit entry names the resource where it set or unset the id (else the copy did not change).
     await tx.$executeRawUnsafe(
-      `UPDATE "AuditLog" SET "changes" = "changes" || (
-         SELECT coalesce(jsonb_object_agg(k, v), '{}'::jsonb) FROM jsonb_each($4::jsonb) AS x(k, v)
-         WHERE "changes" -> k IS NOT NULL)
+      `UPDATE "AuditLog" SET "changes" = ${replaceKeys('"changes"', 'x.k = ANY($4::text[])', '$6::json')}
        WHERE "tenantId" = $1 AND "resourceType" = $2
          AND ("changes"->$5->>'new' = $3 OR "changes"->$5->>'old' = $3)`,
       tenantId,
       m.resourceType,
       e.resourceId,
-      JSON.stringify(erased),
+      blank,
       m.idKey,
+      erased,
     );
   }
 }
+
+/**
+ * SQL: the JSON object `column` with the value of each key matching `when` (over `x.k`) replaced
+ * by `by`, keys kept in their order (a `json` column keeps its text: no `jsonb` round trip).
+ */
+const replaceKeys = (column: string, when: string, by: string): string =>
+  `(SELECT coalesce(json_object_agg(x.k, CASE WHEN ${when} THEN ${by} ELSE x.v END ORDER BY x.n), '{}'::json)
+    FROM json_each(${column}) WITH ORDINALITY AS x(k, v, n))`;
 
 // ---------------------------------------------------------------------------------------------
 // After commit

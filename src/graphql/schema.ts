@@ -12,5 +12,6 @@ import '../modules/guest-devices/guest-devices.graphql.js';
 import '../modules/guest-sessions/guest-sessions.graphql.js';
 import '../modules/analytics/analytics.graphql.js';
 import '../modules/api-tokens/api-tokens.graphql.js';
+import '../modules/audit-logs/audit-logs.graphql.js';
 
 export const schema = builder.toSchema({ sortSchema: false });

@@ -4,6 +4,7 @@ import * as accessCodes from '../modules/access-codes/access-codes.rest.js';
 import * as advertisements from '../modules/advertisements/advertisements.rest.js';
 import * as analytics from '../modules/analytics/analytics.rest.js';
 import * as apiTokens from '../modules/api-tokens/api-tokens.rest.js';
+import * as auditLogs from '../modules/audit-logs/audit-logs.rest.js';
 import * as guestDevices from '../modules/guest-devices/guest-devices.rest.js';
 import * as guestSessions from '../modules/guest-sessions/guest-sessions.rest.js';
 import * as guests from '../modules/guests/guests.rest.js';
@@ -88,4 +89,7 @@ export const routeTable: readonly Route[] = [
   route('GET', '/api-tokens/count', apiTokens.count, 'Query.apiTokens.totalCount'),
   route('POST', '/api-tokens', apiTokens.create, 'Mutation.createApiToken'),
   route('DELETE', '/api-tokens/:id', apiTokens.revoke, 'Mutation.revokeApiToken'),
+  // The audit log (beyond the spec): read only; the writes themselves append to it.
+  route('GET', '/audit-logs', auditLogs.list, 'Query.auditLogs'),
+  route('GET', '/audit-logs/count', auditLogs.count, 'Query.auditLogs.totalCount'),
 ];
