@@ -280,6 +280,12 @@ export interface EventLog {
 }
 
 /**
+ * A write that was one statement before waited for a connection as long as any statement does
+ * (DB_CONNECT_TIMEOUT_MS, 5 s by default): Prisma's 2 s default for a transaction would be shorter.
+ */
+const DEFAULT_TRANSACTION = { maxWait: 5_000, timeout: 15_000 };
+
+/**
  * Runs `fn` in one transaction; the events it records are written after its work, inside the same
  * transaction (so they commit or roll back with it), and announced once it has committed.
  */
@@ -299,7 +305,7 @@ export async function writeWithEvents<T>(
     });
     recorded = pending.length ? await recordEvents(tx, tenantId, actor, pending) : [];
     return value;
-  }, options);
+  }, options ?? DEFAULT_TRANSACTION);
   announceEvents(recorded);
   return result;
 }
