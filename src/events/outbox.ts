@@ -285,15 +285,33 @@ export interface EventLog {
  */
 const DEFAULT_TRANSACTION = { maxWait: 5_000, timeout: 15_000 };
 
+type TransactionOptions = { maxWait?: number; timeout?: number };
+type WriteFn<T> = (tx: Tx, log: EventLog) => Promise<T>;
+
 /**
  * Runs `fn` in one transaction; the events it records are written after its work, inside the same
- * transaction (so they commit or roll back with it), and announced once it has committed.
+ * transaction (so they commit or roll back with it), and announced once it has committed. Options
+ * (Prisma's `maxWait`, `timeout`) go before `fn`, so a transaction's body keeps its indentation
+ * (`fn, options` is accepted too).
  */
+export function writeWithEvents<T>(source: EventSource | AppContext, fn: WriteFn<T>): Promise<T>;
+export function writeWithEvents<T>(
+  source: EventSource | AppContext,
+  options: TransactionOptions,
+  fn: WriteFn<T>,
+): Promise<T>;
+export function writeWithEvents<T>(
+  source: EventSource | AppContext,
+  fn: WriteFn<T>,
+  options: TransactionOptions | undefined,
+): Promise<T>;
 export async function writeWithEvents<T>(
   source: EventSource | AppContext,
-  fn: (tx: Tx, log: EventLog) => Promise<T>,
-  options?: { maxWait?: number; timeout?: number },
+  a: WriteFn<T> | TransactionOptions,
+  b?: WriteFn<T> | TransactionOptions,
 ): Promise<T> {
+  const fn = (typeof a === 'function' ? a : b) as WriteFn<T>;
+  const options = (typeof a === 'function' ? b : a) as TransactionOptions | undefined;
   const { prisma, tenantId, actor } = 'principal' in source ? sourceOf(source) : source;
   let recorded: RecordedEvent[] = [];
   const result = await prisma.$transaction(async (tx) => {

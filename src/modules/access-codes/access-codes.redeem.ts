@@ -109,10 +109,8 @@ async function redeem(ctx: AppContext, action: string, scope: Scope, input: Rede
   // then finds the device on its second try.
   for (let attempt = 1; ; attempt++) {
     try {
-      const done = await writeWithEvents(
-        ctx,
-        (tx, log) => redeemIn({ ctx, tx, log, action }, scope.tenantId, input, code, now),
-        REDEEM_TRANSACTION,
+      const done = await writeWithEvents(ctx, REDEEM_TRANSACTION, (tx, log) =>
+        redeemIn({ ctx, tx, log, action }, scope.tenantId, input, code, now),
       );
       return { ...done, limits };
     } catch (err) {

@@ -250,24 +250,18 @@ async function storeCodes(
   const names = await namesOf(ctx, base);
   for (let attempt = 1; ; attempt++) {
     try {
-      return await writeWithEvents(
-        ctx,
-        async (tx, log) => {
-          const codes =
-            valid.type === SHARED
-              ? [String(valid.code)]
-              : await freshCodes(tx, scope.tenantId, quantity, next);
-          // No `include` here: Prisma would load the relations concurrently on the transaction's one
-          // connection. Every row shares them (read once above).
-          const created = await tx.accessCode.createManyAndReturn({
-            data: codes.map((code) => ({ ...base, code })),
-          });
-          const rows = created.map((row: AccessCode) => ({ ...row, ...names }));
-          for (const row of rows) accessCodeChange(log, 'access_code.created', action, null, row);
-          return rows;
-        },
-        TRANSACTION_OPTIONS,
-      );
+      return await writeWithEvents(ctx, TRANSACTION_OPTIONS, async (tx, log) => {
+        const codes =
+          valid.type === SHARED ? [String(valid.code)] : await freshCodes(tx, scope.tenantId, quantity, next);
+        // No `include` here: Prisma would load the relations concurrently on the transaction's one
+        // connection. Every row shares them (read once above).
+        const created = await tx.accessCode.createManyAndReturn({
+          data: codes.map((code) => ({ ...base, code })),
+        });
+        const rows = created.map((row: AccessCode) => ({ ...row, ...names }));
+        for (const row of rows) accessCodeChange(log, 'access_code.created', action, null, row);
+        return rows;
+      });
     } catch (err) {
       if (err instanceof AppError) throw err;
       if (isUniqueViolation(err)) {

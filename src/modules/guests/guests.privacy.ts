@@ -291,27 +291,23 @@ export const eraseGuest = operation({
   async run({ ctx, action, found }): Promise<{ id: string }> {
     const { id: guestId, tenantId } = found;
     const own = { tenantId, guestId };
-    await writeWithEvents(
-      ctx,
-      async (tx, log) => {
-        // Marked first: a concurrent erasure of the same guest waits on this row, then finds nothing.
-        const marked = await tx.guest.updateMany({
-          where: { id: guestId, tenantId, erasedAt: null },
-          data: blankGuest(new Date()),
-        });
-        if (marked.count === 0) throw new AppError('NOT_FOUND');
-        await tx.guestTag.deleteMany({ where: own });
-        await replaceMacs(tx, tenantId, await macsOf(tx, tenantId, guestId));
-        await tx.guestDevice.updateMany({
-          where: own,
-          data: { ip: null, userAgent: null, partnerId: null, description: '' },
-        });
-        await tx.guestSession.updateMany({ where: own, data: { ipAddress: '0.0.0.0' } });
-        await tx.accessCode.updateMany({ where: own, data: { guestId: null } });
-        log.record(guestErased(guestId, action));
-      },
-      TRANSACTION_OPTIONS,
-    );
+    await writeWithEvents(ctx, TRANSACTION_OPTIONS, async (tx, log) => {
+      // Marked first: a concurrent erasure of the same guest waits on this row, then finds nothing.
+      const marked = await tx.guest.updateMany({
+        where: { id: guestId, tenantId, erasedAt: null },
+        data: blankGuest(new Date()),
+      });
+      if (marked.count === 0) throw new AppError('NOT_FOUND');
+      await tx.guestTag.deleteMany({ where: own });
+      await replaceMacs(tx, tenantId, await macsOf(tx, tenantId, guestId));
+      await tx.guestDevice.updateMany({
+        where: own,
+        data: { ip: null, userAgent: null, partnerId: null, description: '' },
+      });
+      await tx.guestSession.updateMany({ where: own, data: { ipAddress: '0.0.0.0' } });
+      await tx.accessCode.updateMany({ where: own, data: { guestId: null } });
+      log.record(guestErased(guestId, action));
+    });
     if (found.imagePath) await avatarStorage(ctx).remove(found.imagePath);
     return { id: guestId };
   },
