@@ -61,6 +61,8 @@ export const permissionTable = {
   // Data retention (issue 17): how long the tenant keeps guest data is the tenant admin's decision.
   'retention.view': { tenant: T, venue: false, 'front-desk': false, support: T },
   'retention.update': { tenant: T, venue: false, 'front-desk': false, support: T },
+  // The audit log (who changed what): tenant admins (and support) read it; nobody writes it.
+  'auditLogs.view': { tenant: T, venue: false, 'front-desk': false, support: T },
 } as const satisfies Record<string, Record<Role, Reach>>;
 
 export type Action = keyof typeof permissionTable;

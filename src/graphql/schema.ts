@@ -14,5 +14,6 @@ import '../modules/guest-sessions/guest-sessions.graphql.js';
 import '../modules/analytics/analytics.graphql.js';
 import '../modules/api-tokens/api-tokens.graphql.js';
 import '../modules/retention/retention.graphql.js';
+import '../modules/audit-logs/audit-logs.graphql.js';
 
 export const schema = builder.toSchema({ sortSchema: false });

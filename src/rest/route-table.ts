@@ -4,6 +4,7 @@ import * as accessCodes from '../modules/access-codes/access-codes.rest.js';
 import * as advertisements from '../modules/advertisements/advertisements.rest.js';
 import * as analytics from '../modules/analytics/analytics.rest.js';
 import * as apiTokens from '../modules/api-tokens/api-tokens.rest.js';
+import * as auditLogs from '../modules/audit-logs/audit-logs.rest.js';
 import * as guestDevices from '../modules/guest-devices/guest-devices.rest.js';
 import * as guestSessions from '../modules/guest-sessions/guest-sessions.rest.js';
 import * as guests from '../modules/guests/guests.rest.js';
@@ -94,4 +95,7 @@ export const routeTable: readonly Route[] = [
   // Data retention (beyond the spec): the tenant admins' settings, applied by the retention sweeper.
   route('GET', '/settings/retention', retention.show, 'Query.retentionSettings'),
   route('PUT', '/settings/retention', retention.update, 'Mutation.updateRetentionSettings'),
+  // The audit log (beyond the spec): read only; the writes themselves append to it.
+  route('GET', '/audit-logs', auditLogs.list, 'Query.auditLogs'),
+  route('GET', '/audit-logs/count', auditLogs.count, 'Query.auditLogs.totalCount'),
 ];

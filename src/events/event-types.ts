@@ -1,0 +1,96 @@
+// Every type of event the log holds (src/events/outbox.ts), named `<resource>.<what happened>`.
+// Webhook subscriptions validate against this list, so a type is added here before it is emitted.
+
+export const EVENT_TYPES = [
+  // Guests (REST /guests, GraphQL createGuest/updateGuest/eraseGuest).
+  'guest.created',
+  'guest.updated',
+  'guest.erased',
+  // The ingest and the captive portal's redeem: Wi-Fi and BLE traffic.
+  'device.first_seen',
+  'guest_session.started',
+  'guest_session.ended',
+  'presence.zone_entered',
+  'presence.zone_left',
+  'presence.location_entered',
+  'presence.location_left',
+  // Vouchers.
+  'access_code.created',
+  'access_code.used',
+  'access_code.revoked',
+  // Venues: locations are written through the API (buildings, floors and zones are not yet).
+  'location.created',
+  'location.updated',
+  // Tenants of the caller's group (activation and deactivation are updates of `is_trashed`).
+  'tenant.created',
+  'tenant.updated',
+  // Dashboard users (activation, deactivation and a tenant switch are updates).
+  'user.created',
+  'user.updated',
+  // API keys (the secret never appears in an event).
+  'api_token.created',
+  'api_token.revoked',
+] as const;
+
+export type EventType = (typeof EVENT_TYPES)[number];
+
+const known: ReadonlySet<string> = new Set(EVENT_TYPES);
+
+export function isEventType(value: unknown): value is EventType {
+  return typeof value === 'string' && known.has(value);
+}
+
+/** What an event is about: the resource's singular REST name. */
+export type ResourceType =
+  | 'guest'
+  | 'guest_device'
+  | 'guest_session'
+  | 'presence'
+  | 'access_code'
+  | 'location'
+  | 'tenant'
+  | 'user'
+  | 'api_token';
+
+/**
+ * Where other resources' events copy a resource's personal data, so that its erasure reaches them:
+ * in events of `types` whose payload's `idKey` names the erased resource, the `blank` fields are
+ * emptied (and in their audit entries shown as "[erased]"). The ingest's guest-carrying payloads
+ * add their entry here.
+ */
+export const MENTIONS: Partial<
+  Record<
+    ResourceType,
+    readonly {
+      readonly resourceType: ResourceType;
+      readonly types: readonly EventType[];
+      readonly idKey: string;
+      readonly blank: readonly string[];
+    }[]
+  >
+> = {
+  guest: [
+    {
+      resourceType: 'access_code',
+      types: ['access_code.created', 'access_code.used', 'access_code.revoked'],
+      idKey: 'guest_id',
+      blank: ['guest_name'],
+    },
+    {
+      resourceType: 'guest_device',
+      types: ['device.first_seen'],
+      idKey: 'guest_id',
+      blank: ['partner_id', 'mac', 'ip', 'user_agent', 'description'],
+    },
+    {
+      resourceType: 'guest_session',
+      types: ['guest_session.started', 'guest_session.ended'],
+      idKey: 'guest_id',
+      blank: ['partner_id', 'guest_device_mac', 'guest_device_ip', 'guest_device_description'],
+    },
+  ],
+};
+
+/** The types of a resource's own events (`guest` → guest.created, guest.updated, guest.erased). */
+export const typesOf = (resourceType: ResourceType): EventType[] =>
+  EVENT_TYPES.filter((t) => t.startsWith(`${resourceType}.`));
