@@ -366,3 +366,74 @@ describe.concurrent('events of the API writes', () => {
     ]);
   });
 });
+
+describe.concurrent('events of the guest import', () => {
+  it('records guest.created / guest.updated for the stored rows (REST detail, audit action guests.import); unchanged rows record nothing', async () => {
+    const a = await tenant();
+    const first = await call(a, 'POST', '/guests/import', [
+      { location_id: a.locationId, name: 'Ann Lee', email: 'ann@example.com', tags: ['vip'] },
+      { location_id: a.locationId, name: 'Bo Chen', partner_id: 'P-1' },
+    ]);
+    expect(first.res.text).toBe('{"data":{"created":2,"updated":0,"skipped":0},"errors":{}}');
+    const guests = await prisma().guest.findMany({
+      where: { tenantId: a.tenantId },
+      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+    });
+    const [ann, bo] = guests;
+    const detail = async (id: string | undefined) =>
+      dataOf(await t.request('GET', `/api/v1/guests/${id}`, { token: a.token }));
+    const annBefore = await detail(ann?.id);
+    expect(await eventsOf(a.tenantId)).toEqual([
+      {
+        id: 1,
+        type: 'guest.created',
+        ...by(a, first.id),
+        resourceType: 'guest',
+        resourceId: ann?.id,
+        payload: annBefore,
+      },
+      {
+        id: 2,
+        type: 'guest.created',
+        ...by(a, first.id),
+        resourceType: 'guest',
+        resourceId: bo?.id,
+        payload: await detail(bo?.id),
+      },
+    ]);
+    // An upsert: Ann's room changes, Bo's row sends what he has (nothing changes, no event).
+    const second = await call(a, 'POST', '/guests/import?upsert_by=email', [
+      { location_id: a.locationId, email: 'ANN@example.com', room_no: '12' },
+    ]);
+    expect(second.res.text).toBe('{"data":{"created":0,"updated":1,"skipped":0},"errors":{}}');
+    const third = await call(a, 'POST', '/guests/import?upsert_by=partner_id', [
+      { location_id: a.locationId, name: 'Bo Chen', partner_id: 'P-1' },
+    ]);
+    expect(third.res.text).toBe('{"data":{"created":0,"updated":1,"skipped":0},"errors":{}}');
+    const events = await eventsOf(a.tenantId);
+    expect(events.slice(2)).toEqual([
+      {
+        id: 3,
+        type: 'guest.updated',
+        ...by(a, second.id),
+        resourceType: 'guest',
+        resourceId: ann?.id,
+        payload: await detail(ann?.id),
+      },
+    ]);
+    const audit = await prisma().auditLog.findMany({
+      where: { tenantId: a.tenantId },
+      orderBy: { createdAt: 'asc' },
+    });
+    expect(audit.map((e) => [e.action, e.resourceId, e.requestId])).toEqual([
+      ['guests.import', ann?.id, first.id],
+      ['guests.import', bo?.id, first.id],
+      ['guests.import', ann?.id, second.id],
+    ]);
+    // The row's e-mail matched case-insensitively and is stored as sent.
+    expect(audit[2]?.changes).toEqual({
+      email: { old: 'ann@example.com', new: 'ANN@example.com' },
+      room_no: { old: null, new: '12' },
+    });
+  });
+});

@@ -332,6 +332,7 @@ async function run(
         database.prisma,
         { file, tenantId, mode, upsertBy, format },
         progressBar(process.stderr),
+        loadConfig(),
       );
       return withText(result, text);
     }
