@@ -627,7 +627,9 @@ class ImportEvents {
   async read(plans: readonly Plan[]): Promise<Map<string, GuestRow>> {
     const tenantId = this.env.scope.tenantId;
     const ids = plans.map((p) => p.id).filter((id): id is string => id !== undefined);
-    const rows = await this.tx.$queryRaw<(Omit<GuestRow, 'location' | 'tags'> & { locationName: string; tagNames: string[] })[]>`
+    const rows = await this.tx.$queryRaw<
+      (Omit<GuestRow, 'location' | 'tags'> & { locationName: string; tagNames: string[] })[]
+    >`
       SELECT g.*, l."name" AS "locationName",
         ARRAY(SELECT t."name" FROM "GuestTag" gt JOIN "Tag" t ON t."id" = gt."tagId"
               WHERE gt."guestId" = g."id" AND gt."tenantId" = ${tenantId} ORDER BY t."name") AS "tagNames"
