@@ -55,8 +55,7 @@ export type ResourceType =
 /**
  * Where other resources' events copy a resource's personal data, so that its erasure reaches them:
  * in events of `types` whose payload's `idKey` names the erased resource, the `blank` fields are
- * emptied (and in their audit entries shown as "[erased]"). The ingest's guest-carrying payloads
- * add their entry here.
+ * emptied (and in their audit entries shown as "[erased]").
  */
 export const MENTIONS: Partial<
   Record<
@@ -87,6 +86,18 @@ export const MENTIONS: Partial<
       types: ['guest_session.started', 'guest_session.ended'],
       idKey: 'guest_id',
       blank: ['partner_id', 'guest_device_mac', 'guest_device_ip', 'guest_device_description'],
+    },
+    {
+      // The ingest's entries and leaves of a device the guest owned (src/modules/ingest/ingest.events.ts).
+      resourceType: 'presence',
+      types: [
+        'presence.zone_entered',
+        'presence.zone_left',
+        'presence.location_entered',
+        'presence.location_left',
+      ],
+      idKey: 'guest_id',
+      blank: ['mac'],
     },
   ],
 };
