@@ -5,6 +5,7 @@ import { createTokenUsage, type TokenUsage } from './auth/token-usage.js';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import { AppError, serviceUnavailable, toAppError } from './errors.js';
+import { type EventSweeper, startEventSweeper } from './events/sweeper.js';
 import { createFieldGuard } from './graphql/field-rate-limit.js';
 import { createGraphqlHandler } from './graphql/yoga.js';
 import { registerCors } from './http/cors.js';
@@ -35,6 +36,8 @@ export interface App {
   tokenUsage: TokenUsage;
   /** Applies the tenants' retention settings every RETENTION_SWEEP_SECONDS (its `sweep()`: tests). */
   retention: RetentionSweeper;
+  /** Leave-by-timeout presence events and the event log's retention every EVENT_SWEEP_SECONDS (its `sweep()`: tests). */
+  events: EventSweeper;
   /** The requests being answered now (method, URL, id, seconds running): what a timed-out shutdown waits for. */
   running(): { method: string; url: string; id: string; seconds: number }[];
   /**
@@ -241,12 +244,19 @@ export async function buildApp(deps: {
     log: fastify.log,
     intervalMs: config.retentionSweepSeconds * 1000,
   });
+  const events = startEventSweeper({
+    db,
+    config,
+    log: fastify.log,
+    intervalMs: config.eventSweepSeconds * 1000,
+  });
   return {
     fastify,
     limiter,
     metrics,
     tokenUsage,
     retention,
+    events,
     running: () =>
       [...inFlight].map(([request, since]) => ({
         method: request.method,
@@ -257,7 +267,7 @@ export async function buildApp(deps: {
     async close() {
       draining = true;
       // A retention pass stops after its current batch (the next pass goes on from there).
-      const sweeperStopped = retention.close();
+      const sweeperStopped = Promise.all([retention.close(), events.close()]);
       const serverClosed = fastify.close();
       if (inFlight.size > 0) {
         await new Promise<void>((resolve) => {

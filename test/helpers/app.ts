@@ -55,6 +55,7 @@ export async function startApp(
     APP_URL: 'http://localhost',
     TOKEN_LAST_USED_FLUSH_SECONDS: '3600',
     RETENTION_SWEEP_SECONDS: '0',
+    EVENT_SWEEP_SECONDS: '0',
     ...env,
   });
   const app = await buildApp({ config, db, logger: false });
