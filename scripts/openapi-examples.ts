@@ -321,6 +321,10 @@ const doomed = (
 await record('DELETE /webhooks/:id', 204, `/webhooks/${doomed.data.id}`);
 await record('DELETE /webhooks/:id', 404, `/webhooks/${doomed.data.id}`);
 receiver.close();
+// The audit log: the writes above wrote it.
+await list('GET /audit-logs', '/audit-logs?per_page=2&resource_type=api_token');
+await record('GET /audit-logs', 422, '/audit-logs?resource_type=room&from=2026-13-01');
+await record('GET /audit-logs/count', 200, '/audit-logs/count?action=apiTokens.create');
 
 // Last: creating a tenant moves the caller to it; its deactivation and activation, then back.
 const tenant = (await record('POST /tenants', 200, '/tenants', {

@@ -5,6 +5,7 @@ import { createTokenUsage, type TokenUsage } from './auth/token-usage.js';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import { AppError, serviceUnavailable, toAppError } from './errors.js';
+import { type EventSweeper, startEventSweeper } from './events/sweeper.js';
 import { startWebhookDelivery, type WebhookDeliveryService } from './events/webhook-delivery.js';
 import { createFieldGuard } from './graphql/field-rate-limit.js';
 import { createGraphqlHandler } from './graphql/yoga.js';
@@ -39,6 +40,8 @@ export interface App {
   retention: RetentionSweeper;
   /** Webhook delivery on this instance (undefined with WEBHOOKS_DELIVERY=false). */
   webhooks: WebhookDeliveryService | undefined;
+  /** Leave-by-timeout presence events and the event log's retention every EVENT_SWEEP_SECONDS (its `sweep()`: tests). */
+  events: EventSweeper;
   /** The requests being answered now (method, URL, id, seconds running): what a timed-out shutdown waits for. */
   running(): { method: string; url: string; id: string; seconds: number }[];
   /**
@@ -257,6 +260,12 @@ export async function buildApp(deps: {
     log: fastify.log,
     intervalMs: config.retentionSweepSeconds * 1000,
   });
+  const events = startEventSweeper({
+    db,
+    config,
+    log: fastify.log,
+    intervalMs: config.eventSweepSeconds * 1000,
+  });
   return {
     fastify,
     limiter,
@@ -264,6 +273,7 @@ export async function buildApp(deps: {
     tokenUsage,
     retention,
     webhooks,
+    events,
     running: () =>
       [...inFlight].map(([request, since]) => ({
         method: request.method,
@@ -274,7 +284,7 @@ export async function buildApp(deps: {
     async close() {
       draining = true;
       // A retention pass stops after its current batch (the next pass goes on from there).
-      const sweeperStopped = retention.close();
+      const sweeperStopped = Promise.all([retention.close(), events.close()]);
       // No new attempts from now on; those in flight finish (within WEBHOOKS_TIMEOUT_MS) and are recorded.
       const webhooksStopped = webhooks?.stop();
       const serverClosed = fastify.close();

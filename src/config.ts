@@ -43,6 +43,10 @@ export interface Config {
   guestImportMaxBytes: number;
   /** Seconds between two passes of the retention sweeper (src/modules/retention/); 0: none. */
   retentionSweepSeconds: number;
+  /** Days the event log keeps an event (EVENT_RETENTION_DAYS). */
+  eventRetentionDays: number;
+  /** Seconds between two passes of the event sweeper (EVENT_SWEEP_SECONDS; 0: none). */
+  eventSweepSeconds: number;
   /** Webhook delivery (src/events/webhook-*.ts) and the targets webhooks may name. */
   webhooks: WebhookSettings;
 }
@@ -274,6 +278,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsPort: metricsPort(env, port),
     guestImportMaxBytes: int(env, 'GUEST_IMPORT_MAX_MB', 20, 1, 1024) * 1024 * 1024,
     retentionSweepSeconds: int(env, 'RETENTION_SWEEP_SECONDS', 3600, 0, 604_800),
+    eventRetentionDays: int(env, 'EVENT_RETENTION_DAYS', 30, 1, 3650),
+    eventSweepSeconds: int(env, 'EVENT_SWEEP_SECONDS', 60, 0, 86_400),
     webhooks: webhookSettings(env),
   };
 }

@@ -814,7 +814,8 @@ describe('POST /guests/import: database work', () => {
     expect(large.result.json.data.created).toBe(500);
     expect(large.sql).toEqual(small.sql);
     // The token aside: one look-up of the locations, one of the e-mails, then in the transaction the
-    // guests, the tags (created, then read) and their links.
+    // guests, the tags (created, then read) and their links, then the events: the stored guests read
+    // back (REST's detail) and their guest.created events with audit entries appended.
     const work = small.sql.filter((q) => !q.includes('"ApiToken"') && !/COMMIT|BEGIN/.test(q));
     expect(work.map((q) => q.trim().split(/\s+/).slice(0, 3).join(' '))).toEqual([
       'SELECT "id" FROM',
@@ -823,6 +824,8 @@ describe('POST /guests/import: database work', () => {
       'INSERT INTO "Tag"',
       'SELECT "id", "name"',
       'INSERT INTO "GuestTag"',
+      'SELECT g.*, l."name"',
+      'WITH seq AS',
     ]);
   });
 });

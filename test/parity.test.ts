@@ -179,6 +179,15 @@ const CASES: Case[] = [
       [{ name: 'boot' }, { name: 'boot' }],
     ],
   },
+  {
+    rest: '/audit-logs',
+    graphql: 'auditLogs',
+    filters: [
+      [{}, {}],
+      [{ resource_type: 'user' }, { resourceType: 'user' }],
+      [{ action: 'tenants.switch' }, { action: 'tenants.switch' }],
+    ],
+  },
 ];
 
 const value = (v: string | number | boolean | (() => string)): string | number | boolean =>

@@ -69,6 +69,8 @@ export const permissionTable = {
   'webhooks.delete': { tenant: T, venue: false, 'front-desk': false, support: T },
   'webhooks.test': { tenant: T, venue: false, 'front-desk': false, support: T },
   'webhooks.replay': { tenant: T, venue: false, 'front-desk': false, support: T },
+  // The audit log (who changed what): tenant admins (and support) read it; nobody writes it.
+  'auditLogs.view': { tenant: T, venue: false, 'front-desk': false, support: T },
 } as const satisfies Record<string, Record<Role, Reach>>;
 
 export type Action = keyof typeof permissionTable;

@@ -326,6 +326,7 @@ async function run(
         database.prisma,
         { file, tenantId, mode, upsertBy, format },
         importProgress(process.stderr),
+        loadConfig(),
       );
       return withText(result, text);
     }

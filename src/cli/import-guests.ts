@@ -4,7 +4,9 @@
 // (every location; an upsert may move a guest), and a file may hold any number of rows.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import type { Config } from '../config.js';
 import type { Prisma } from '../db/database.js';
+import { systemActor } from '../events/outbox.js';
 import {
   type ImportMode,
   type ImportProgress,
@@ -92,6 +94,7 @@ export async function importGuestsFile(
   prisma: Prisma,
   cmd: ImportCommand,
   progress: (p: ImportProgress) => void,
+  config: Pick<Config, 'appUrl'>,
 ): Promise<ImportResult & { text: string }> {
   let bytes: Buffer;
   try {
@@ -113,6 +116,9 @@ export async function importGuestsFile(
     prisma,
     scope: { tenantId: cmd.tenantId, locationId: null },
     mayMoveGuests: true,
+    // The operator, not a user of the tenant: the events and audit entries name the service.
+    actor: systemActor,
+    config,
     progress,
   };
   let summary: ImportSummary;

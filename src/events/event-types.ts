@@ -58,3 +58,57 @@ export type ResourceType =
   | 'user'
   | 'webhook'
   | 'api_token';
+
+/**
+ * Where other resources' events copy a resource's personal data, so that its erasure reaches them:
+ * in events of `types` whose payload's `idKey` names the erased resource, the `blank` fields are
+ * emptied (and in their audit entries shown as "[erased]").
+ */
+export const MENTIONS: Partial<
+  Record<
+    ResourceType,
+    readonly {
+      readonly resourceType: ResourceType;
+      readonly types: readonly EventType[];
+      readonly idKey: string;
+      readonly blank: readonly string[];
+    }[]
+  >
+> = {
+  guest: [
+    {
+      resourceType: 'access_code',
+      types: ['access_code.created', 'access_code.used', 'access_code.revoked'],
+      idKey: 'guest_id',
+      blank: ['guest_name'],
+    },
+    {
+      resourceType: 'guest_device',
+      types: ['device.first_seen'],
+      idKey: 'guest_id',
+      blank: ['partner_id', 'mac', 'ip', 'user_agent', 'description'],
+    },
+    {
+      resourceType: 'guest_session',
+      types: ['guest_session.started', 'guest_session.ended'],
+      idKey: 'guest_id',
+      blank: ['partner_id', 'guest_device_mac', 'guest_device_ip', 'guest_device_description'],
+    },
+    {
+      // The ingest's entries and leaves of a device the guest owned (src/modules/ingest/ingest.events.ts).
+      resourceType: 'presence',
+      types: [
+        'presence.zone_entered',
+        'presence.zone_left',
+        'presence.location_entered',
+        'presence.location_left',
+      ],
+      idKey: 'guest_id',
+      blank: ['mac'],
+    },
+  ],
+};
+
+/** The types of a resource's own events (`guest` → guest.created, guest.updated, guest.erased). */
+export const typesOf = (resourceType: ResourceType): EventType[] =>
+  EVENT_TYPES.filter((t) => t.startsWith(`${resourceType}.`));

@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import type { Prisma } from '../db/database.js';
 import type { Prisma as PrismaNS } from '../generated/prisma/client.js';
-import type { EventType, ResourceType } from './event-types.js';
+import { type EventType, MENTIONS, type ResourceType, typesOf } from './event-types.js';
 
 export type Tx = PrismaNS.TransactionClient;
 
@@ -49,6 +49,12 @@ export interface NewEvent {
   readonly tenantId?: string;
   /** The audit entry written with it (API writes); ingest events have none. */
   readonly audit?: { readonly action: string; readonly changes: Changes };
+  /**
+   * The resource's personal data is gone (a guest's erasure): its earlier events carry this event's
+   * payload instead of theirs, its earlier audit entries show "[erased]" for every value, and the
+   * copies other events hold of it (MENTIONS) are emptied.
+   */
+  readonly erases?: boolean;
 }
 
 /** An event as stored. */
@@ -89,7 +95,7 @@ const APPEND_SQL = `WITH seq AS (
   ON CONFLICT ("tenantId") DO UPDATE SET "lastId" = "EventSequence"."lastId" + EXCLUDED."lastId"
   RETURNING "lastId"
 ), input AS (
-  SELECT e.doc, e.ord FROM jsonb_array_elements($3::jsonb) WITH ORDINALITY AS e(doc, ord)
+  SELECT e.doc, e.ord FROM json_array_elements($3::json) WITH ORDINALITY AS e(doc, ord)
 ), audit AS (
   INSERT INTO "AuditLog" ("id", "tenantId", "actorUserId", "actorTokenId", "requestId", "action",
     "resourceType", "resourceId", "changes", "createdAt")
@@ -123,6 +129,7 @@ export async function recordEvents(
     else byTenant.set(t, [e]);
   }
   const out: RecordedEvent[] = [];
+  for (const e of events) if (e.erases) await forgetEarlier(tx, e.tenantId ?? tenantId, e);
   // Sequences are locked in tenant order: two transactions writing to the same tenants never deadlock.
   for (const t of [...byTenant.keys()].sort()) {
     const list = byTenant.get(t) ?? [];
@@ -164,6 +171,61 @@ export async function recordEvents(
   }
   return out;
 }
+
+const ERASED = '[erased]';
+
+/** What an erasure does to the history of its resource (see NewEvent.erases). */
+async function forgetEarlier(tx: Tx, tenantId: string, e: NewEvent): Promise<void> {
+  await tx.$executeRawUnsafe(
+    `UPDATE "Event" SET "payload" = $4::json
+     WHERE "tenantId" = $1 AND "type" = ANY($2::text[]) AND "resourceId" = $3`,
+    tenantId,
+    typesOf(e.resourceType),
+    e.resourceId,
+    JSON.stringify(jsonOf(e.payload)),
+  );
+  const erased = JSON.stringify({ old: ERASED, new: ERASED });
+  await tx.$executeRawUnsafe(
+    `UPDATE "AuditLog" SET "changes" = ${replaceKeys('"changes"', 'true', '$4::json')}
+     WHERE "tenantId" = $1 AND "resourceType" = $2 AND "resourceId" = $3`,
+    tenantId,
+    e.resourceType,
+    e.resourceId,
+    erased,
+  );
+  for (const m of MENTIONS[e.resourceType] ?? []) {
+    const blank = [...m.blank];
+    await tx.$executeRawUnsafe(
+      `UPDATE "Event" SET "payload" = ${replaceKeys('"payload"', 'x.k = ANY($4::text[])', `'""'::json`)}
+       WHERE "tenantId" = $1 AND "type" = ANY($2::text[]) AND "payload"->>$5 = $3`,
+      tenantId,
+      [...m.types],
+      e.resourceId,
+      blank,
+      m.idKey,
+    );
+    // An audit entry names the resource where it set or unset the id (else the copy did not change).
+    await tx.$executeRawUnsafe(
+      `UPDATE "AuditLog" SET "changes" = ${replaceKeys('"changes"', 'x.k = ANY($4::text[])', '$6::json')}
+       WHERE "tenantId" = $1 AND "resourceType" = $2
+         AND ("changes"->$5->>'new' = $3 OR "changes"->$5->>'old' = $3)`,
+      tenantId,
+      m.resourceType,
+      e.resourceId,
+      blank,
+      m.idKey,
+      erased,
+    );
+  }
+}
+
+/**
+ * SQL: the JSON object `column` with the value of each key matching `when` (over `x.k`) replaced
+ * by `by`, keys kept in their order (a `json` column keeps its text: no `jsonb` round trip).
+ */
+const replaceKeys = (column: string, when: string, by: string): string =>
+  `(SELECT coalesce(json_object_agg(x.k, CASE WHEN ${when} THEN ${by} ELSE x.v END ORDER BY x.n), '{}'::json)
+    FROM json_each(${column}) WITH ORDINALITY AS x(k, v, n))`;
 
 // ---------------------------------------------------------------------------------------------
 // After commit
@@ -210,27 +272,58 @@ export function sourceOf(ctx: AppContext): EventSource {
 
 /** What a write's function records its events with. */
 export interface EventLog {
-  /** Appends events; they are written when the function has done its work, just before commit. */
-  record(...events: NewEvent[]): void;
+  /**
+   * Appends events (a null, an update that changed nothing, is left out); they are written when the
+   * function has done its work, just before commit.
+   */
+  record(...events: (NewEvent | null)[]): void;
 }
 
 /**
- * Runs `fn` in one transaction; the events it records are written after its work, inside the same
- * transaction (so they commit or roll back with it), and announced once it has committed.
+ * A write that was one statement before waited for a connection as long as any statement does
+ * (DB_CONNECT_TIMEOUT_MS, 5 s by default): Prisma's 2 s default for a transaction would be shorter.
  */
+const DEFAULT_TRANSACTION = { maxWait: 5_000, timeout: 15_000 };
+
+type TransactionOptions = { maxWait?: number; timeout?: number };
+type WriteFn<T> = (tx: Tx, log: EventLog) => Promise<T>;
+
+/**
+ * Runs `fn` in one transaction; the events it records are written after its work, inside the same
+ * transaction (so they commit or roll back with it), and announced once it has committed. Options
+ * (Prisma's `maxWait`, `timeout`) go before `fn`, so a transaction's body keeps its indentation
+ * (`fn, options` is accepted too).
+ */
+export function writeWithEvents<T>(source: EventSource | AppContext, fn: WriteFn<T>): Promise<T>;
+export function writeWithEvents<T>(
+  source: EventSource | AppContext,
+  options: TransactionOptions,
+  fn: WriteFn<T>,
+): Promise<T>;
+export function writeWithEvents<T>(
+  source: EventSource | AppContext,
+  fn: WriteFn<T>,
+  options: TransactionOptions | undefined,
+): Promise<T>;
 export async function writeWithEvents<T>(
   source: EventSource | AppContext,
-  fn: (tx: Tx, log: EventLog) => Promise<T>,
-  options?: { maxWait?: number; timeout?: number },
+  a: WriteFn<T> | TransactionOptions,
+  b?: WriteFn<T> | TransactionOptions,
 ): Promise<T> {
+  const fn = (typeof a === 'function' ? a : b) as WriteFn<T>;
+  const options = (typeof a === 'function' ? b : a) as TransactionOptions | undefined;
   const { prisma, tenantId, actor } = 'principal' in source ? sourceOf(source) : source;
   let recorded: RecordedEvent[] = [];
   const result = await prisma.$transaction(async (tx) => {
     const pending: NewEvent[] = [];
-    const value = await fn(tx, { record: (...events) => pending.push(...events) });
+    const value = await fn(tx, {
+      record: (...events) => {
+        for (const e of events) if (e) pending.push(e);
+      },
+    });
     recorded = pending.length ? await recordEvents(tx, tenantId, actor, pending) : [];
     return value;
-  }, options);
+  }, options ?? DEFAULT_TRANSACTION);
   announceEvents(recorded);
   return result;
 }

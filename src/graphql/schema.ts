@@ -15,5 +15,6 @@ import '../modules/analytics/analytics.graphql.js';
 import '../modules/api-tokens/api-tokens.graphql.js';
 import '../modules/retention/retention.graphql.js';
 import '../modules/webhooks/webhooks.graphql.js';
+import '../modules/audit-logs/audit-logs.graphql.js';
 
 export const schema = builder.toSchema({ sortSchema: false });

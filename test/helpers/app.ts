@@ -57,6 +57,7 @@ export async function startApp(
     RETENTION_SWEEP_SECONDS: '0',
     // No background polling (it would add statements to tests that pin them); webhook tests turn it on.
     WEBHOOKS_DELIVERY: 'false',
+    EVENT_SWEEP_SECONDS: '0',
     ...env,
   });
   const app = await buildApp({ config, db, logger: false });

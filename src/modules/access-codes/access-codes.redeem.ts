@@ -4,14 +4,17 @@ import type { Scope } from '../../auth/principal.js';
 import type { AppContext } from '../../context.js';
 import { findManyRows } from '../../db/raw-rows.js';
 import { isUniqueViolation } from '../../db/unique-violation.js';
+import { type EventLog, writeWithEvents } from '../../events/outbox.js';
 import type { AccessCode, Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { type InputOf, operation } from '../../operations/operation.js';
 import { ValidationError } from '../../validation/validator.js';
-import { guestVisibleSelect } from '../guests/guests.service.js';
+import { deviceFirstSeen, deviceListSelect } from '../guest-devices/guest-devices.service.js';
+import { sessionEvent, sessionItemSelect } from '../guest-sessions/guest-sessions.service.js';
+import { guestVisibleSelect, recordGuestCreated } from '../guests/guests.service.js';
 import { macVariants, normalizeMac } from '../presence/mac.js';
 import { GENERATED, redeemFields } from './access-codes.inputs.js';
 import { AVAILABLE, REVOKED, USED } from './access-codes.labels.js';
-import { type AccessCodeListRow, accessCodeListInclude } from './access-codes.service.js';
+import { type AccessCodeListRow, accessCodeChange, accessCodeListInclude } from './access-codes.service.js';
 
 /** Why a code is refused, keyed `code` in the 422 (an unknown code is the `exists` rule's message). */
 export const REFUSED = {
@@ -86,10 +89,10 @@ export const REDEEM_LOGIN_TYPE = 'Access Code';
 export const redeemAccessCode = operation({
   action: 'accessCodes.redeem',
   input: redeemFields,
-  run: ({ ctx, scope, input }) => redeem(ctx, scope, input),
+  run: ({ ctx, action, scope, input }) => redeem(ctx, action, scope, input),
 });
 
-async function redeem(ctx: AppContext, scope: Scope, input: RedeemInput): Promise<Redeemed> {
+async function redeem(ctx: AppContext, action: string, scope: Scope, input: RedeemInput): Promise<Redeemed> {
   const now = new Date();
   const [code] = await findManyRows<RedeemRow>(ctx.prisma, 'AccessCode', {
     where: { tenantId: scope.tenantId, code: input.code },
@@ -106,9 +109,8 @@ async function redeem(ctx: AppContext, scope: Scope, input: RedeemInput): Promis
   // then finds the device on its second try.
   for (let attempt = 1; ; attempt++) {
     try {
-      const done = await ctx.prisma.$transaction(
-        (tx) => redeemIn(tx, scope.tenantId, input, code, now),
-        REDEEM_TRANSACTION,
+      const done = await writeWithEvents(ctx, REDEEM_TRANSACTION, (tx, log) =>
+        redeemIn({ ctx, tx, log, action }, scope.tenantId, input, code, now),
       );
       return { ...done, limits };
     } catch (err) {
@@ -123,6 +125,14 @@ const REDEEM_TRANSACTION = { maxWait: 10_000, timeout: 10_000 };
 
 type Tx = PrismaNS.TransactionClient;
 
+/** A redeem's transaction: the request, the transaction, its events and the audit's action. */
+interface Write {
+  ctx: AppContext;
+  tx: Tx;
+  log: EventLog;
+  action: string;
+}
+
 const guestNameSelect = { id: true, name: true, ...guestVisibleSelect } as const;
 type GuestName = { id: string; name: string; tenantId: string; locationId: string; erasedAt: Date | null };
 
@@ -132,25 +142,27 @@ type GuestName = { id: string; name: string; tenantId: string; locationId: strin
  * rolls the device's changes back.
  */
 async function redeemIn(
-  tx: Tx,
+  w: Write,
   tenantId: string,
   input: RedeemInput,
   code: RedeemRow,
   now: Date,
 ): Promise<Omit<Redeemed, 'limits'>> {
+  const { tx, log } = w;
   // The rule let through a MAC in one of Laravel's notations; stored upper-case with colons.
   const mac = normalizeMac(input.mac);
   const device = await tx.guestDevice.findFirst({
     where: { tenantId, mac: { in: macVariants(mac) } },
     select: { id: true, guestId: true, guest: { select: guestNameSelect } },
   });
-  const guest = await guestOf(tx, tenantId, input, code, device, mac);
+  const guest = await guestOf(w, tenantId, input, code, device, mac);
   let deviceId: string;
   if (!device) {
     const created = await tx.guestDevice.create({
       data: { tenantId, guestId: guest.id, mac, ip: input.ip_address ?? null, lastSeenTime: now },
-      select: { id: true },
+      select: deviceListSelect,
     });
+    log.record(deviceFirstSeen(created));
     deviceId = created.id;
   } else {
     deviceId = device.id;
@@ -180,9 +192,17 @@ async function redeemIn(
     throw refuse(refusalOf(row, input.location_id, new Date()) ?? REFUSED.usedUp);
   }
 
+  const used: AccessCodeListRow = {
+    ...code,
+    ...counted,
+    serviceProfile: { name: code.serviceProfile.name },
+    guest: counted.guestId === code.guestId ? code.guest : guest,
+  };
+  accessCodeChange(log, 'access_code.used', w.action, code, used);
+
   const sessionId =
     input.start_session === true && input.ip_address
-      ? await openSession(tx, tenantId, {
+      ? await openSession(w, tenantId, {
           code,
           locationId: input.location_id,
           guestId: guest.id,
@@ -192,12 +212,7 @@ async function redeemIn(
         })
       : null;
   return {
-    code: {
-      ...code,
-      ...counted,
-      serviceProfile: { name: code.serviceProfile.name },
-      guest: counted.guestId === code.guestId ? code.guest : guest,
-    },
+    code: used,
     sessionId,
     deviceId,
   };
@@ -208,13 +223,14 @@ async function redeemIn(
  * code's, else a new anonymous guest at the location, named after the MAC.
  */
 async function guestOf(
-  tx: Tx,
+  w: Write,
   tenantId: string,
   input: RedeemInput,
   code: RedeemRow,
   device: { guestId: string; guest: GuestName } | null,
   mac: string,
 ): Promise<GuestName> {
+  const { tx } = w;
   const named = input.guest_id ?? null;
   if (named !== null) {
     if (device?.guestId === named) return device.guest;
@@ -225,10 +241,12 @@ async function guestOf(
   }
   if (device) return device.guest;
   if (code.guestId !== null && code.guest) return { id: code.guestId, ...code.guest };
-  return tx.guest.create({
+  const created = await tx.guest.create({
     data: { tenantId, locationId: input.location_id, username: mac, name: mac },
     select: guestNameSelect,
   });
+  await recordGuestCreated(w.ctx, tx, w.log, w.action, created.id);
+  return created;
 }
 
 /**
@@ -236,20 +254,25 @@ async function guestOf(
  * A session the device left open is closed first (its guest goes offline unless it has another).
  */
 async function openSession(
-  tx: Tx,
+  w: Write,
   tenantId: string,
   s: { code: RedeemRow; locationId: string; guestId: string; deviceId: string; ip: string; now: Date },
 ): Promise<string> {
+  const { tx, log } = w;
   const { now } = s;
   const open = await tx.guestSession.findMany({
     where: { tenantId, deviceId: s.deviceId, endTime: null },
     select: { id: true, guestId: true },
   });
   if (open.length > 0) {
+    const closed = { id: { in: open.map((o) => o.id) } };
     await tx.guestSession.updateMany({
-      where: { id: { in: open.map((o) => o.id) } },
+      where: closed,
       data: { endTime: now, online: false, connectionStatus: 0 },
     });
+    for (const ended of await tx.guestSession.findMany({ where: closed, select: sessionItemSelect })) {
+      log.record(sessionEvent('guest_session.ended', ended, now));
+    }
     for (const guestId of new Set(open.map((o) => o.guestId))) {
       if (guestId === s.guestId) continue;
       const still = await tx.guestSession.count({ where: { tenantId, guestId, endTime: null } });
@@ -272,8 +295,9 @@ async function openSession(
       online: true,
       connectionStatus: 1,
     },
-    select: { id: true },
+    select: sessionItemSelect,
   });
+  log.record(sessionEvent('guest_session.started', session, now));
   await tx.guestDevice.update({
     where: { id: s.deviceId },
     data: { ip: s.ip, lastSeenTime: now, online: true, connectionStatus: 1 },

@@ -1,32 +1,26 @@
 // Revoke (beyond the spec): withdraw one code, or a batch by ids or by the list's filters.
 import type { Scope } from '../../auth/principal.js';
 import type { AppContext } from '../../context.js';
-import { findManyRows } from '../../db/raw-rows.js';
 import { scoped } from '../../db/scope.js';
 import { notFound } from '../../errors.js';
+import { writeWithEvents } from '../../events/outbox.js';
 import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { conditionsOf, type InputOf, operation } from '../../operations/operation.js';
 import { ValidationError } from '../../validation/validator.js';
 import { accessCodeFilters, revokeBatchFields } from './access-codes.inputs.js';
 import { REVOKED } from './access-codes.labels.js';
-import { type AccessCodeListRow, accessCodeListInclude, accessCodesWithin } from './access-codes.service.js';
+import {
+  type AccessCodeListRow,
+  accessCodeChange,
+  accessCodeListInclude,
+  accessCodesWithin,
+} from './access-codes.service.js';
 
 /** The code of the path id in the caller's scope (a pinned caller's location), or 404. */
 async function codeInScope(ctx: AppContext, scope: Scope, id: string): Promise<{ id: string }> {
   const row = await ctx.prisma.accessCode.findFirst({
     where: { ...scoped(scope, 'locationId'), AND: [{ id }] },
     select: { id: true },
-  });
-  if (!row) throw notFound();
-  return row;
-}
-
-/** One code as the list reads it (after a write). */
-async function listRow(ctx: AppContext, id: string): Promise<AccessCodeListRow> {
-  const [row] = await findManyRows<AccessCodeListRow>(ctx.prisma, 'AccessCode', {
-    where: { id },
-    include: accessCodeListInclude,
-    take: 1,
   });
   if (!row) throw notFound();
   return row;
@@ -42,13 +36,27 @@ export const revokeAccessCode = operation({
   action: 'accessCodes.revoke',
   find: codeInScope,
   input: {},
-  async run({ ctx, found }): Promise<AccessCodeListRow> {
-    await ctx.prisma.accessCode.updateMany({
-      where: { id: found.id, status: { not: REVOKED } },
-      data: revokedNow(new Date()),
-    });
-    return listRow(ctx, found.id);
-  },
+  run: ({ ctx, action, found }) =>
+    writeWithEvents(ctx, async (tx, log): Promise<AccessCodeListRow> => {
+      const before = await tx.accessCode.findUnique({
+        where: { id: found.id },
+        include: accessCodeListInclude,
+      });
+      if (!before) throw notFound();
+      if (before.status === REVOKED) return before;
+      const now = new Date();
+      const { count } = await tx.accessCode.updateMany({
+        where: { id: found.id, status: { not: REVOKED } },
+        data: revokedNow(now),
+      });
+      if (count === 0) {
+        // Revoked meanwhile by another request: answered as it is now, that request's event stands.
+        return tx.accessCode.findUniqueOrThrow({ where: { id: found.id }, include: accessCodeListInclude });
+      }
+      const after = { ...before, ...revokedNow(now) };
+      accessCodeChange(log, 'access_code.revoked', action, before, after);
+      return after;
+    }),
 });
 
 /** What `POST /access-codes/revoke` and `revokeAccessCodes` validate to. */
@@ -62,7 +70,7 @@ export type RevokeBatchInput = InputOf<typeof revokeBatchFields>;
 export const revokeAccessCodes = operation({
   action: 'accessCodes.revoke',
   input: revokeBatchFields,
-  async run({ ctx, scope, input }): Promise<number> {
+  async run({ ctx, action, scope, input }): Promise<number> {
     const ids = input.ids ?? null;
     const entries: [string, unknown][] =
       ids === null ? [] : Array.isArray(ids) ? ids.map((v, i) => [String(i), v]) : Object.entries(ids);
@@ -76,11 +84,29 @@ export const revokeAccessCodes = operation({
       const filters = Object.fromEntries(Object.entries(input).filter(([k, v]) => k !== 'ids' && v !== null));
       where = accessCodesWithin(scope, conditionsOf(accessCodeFilters, filters, scope));
     }
-    const { count } = await ctx.prisma.accessCode.updateMany({
-      where: { AND: [where, { status: { not: REVOKED } }] },
-      data: revokedNow(new Date()),
+    return writeWithEvents(ctx, async (tx, log) => {
+      const now = new Date();
+      const pending = { AND: [where, { status: { not: REVOKED } }] };
+      // The codes as they were, for their events; only those the update revoked have one. Both
+      // statements take the conditions themselves, never a list of ids (a filter may find many).
+      const before = await tx.accessCode.findMany({
+        where: pending,
+        include: accessCodeListInclude,
+        orderBy: { id: 'asc' },
+      });
+      if (before.length === 0) return 0;
+      const revoked = await tx.accessCode.updateManyAndReturn({
+        where: pending,
+        data: revokedNow(now),
+        select: { id: true },
+      });
+      const done = new Set(revoked.map((r) => r.id));
+      for (const c of before) {
+        if (done.has(c.id))
+          accessCodeChange(log, 'access_code.revoked', action, c, { ...c, ...revokedNow(now) });
+      }
+      return revoked.length;
     });
-    return count;
   },
 });
 

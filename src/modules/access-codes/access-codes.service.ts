@@ -8,11 +8,15 @@ import { countRows, findManyRows } from '../../db/raw-rows.js';
 import { scoped } from '../../db/scope.js';
 import { isUniqueViolation, takenError } from '../../db/unique-violation.js';
 import { AppError } from '../../errors.js';
+import { changeEvent } from '../../events/audit.js';
+import type { EventType } from '../../events/event-types.js';
+import { type EventLog, writeWithEvents } from '../../events/outbox.js';
 import type { AccessCode, Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { type InputOf, type ListWhere, listOperation, operation } from '../../operations/operation.js';
 import { dayStart } from '../../shared/dates.js';
 import { guestsQuery, guestVisible, guestVisibleSelect } from '../guests/guests.service.js';
 import { accessCodeFilters, accessCodeWriteFields, GENERATED, SHARED } from './access-codes.inputs.js';
+import { accessCodeItem } from './access-codes.serializer.js';
 
 /** No look-alikes: no 0/O, no 1/I/L. 31 characters, so 31^8 ≈ 8.5 × 10^11 codes of 8. */
 export const CODE_ALPHABET = 'ABCDEFGHJKMNPQRSTUVWXYZ23456789';
@@ -153,12 +157,39 @@ async function freshCodes(db: Db, tenantId: string, quantity: number, next: () =
   throw notCreated(new Error(`no ${quantity} free codes after ${MAX_ROUNDS} rounds`));
 }
 
-/** The rows of one batch with the names the 2.13 shape shows (one location, profile and guest). */
-async function withNames(
+/**
+ * The event and audit entry of a write of a code: REST's item as payload, its guest's name shown
+ * (receivers are the tenant's admins) unless the guest was erased.
+ */
+export function accessCodeChange(
+  log: EventLog,
+  type: EventType,
+  action: string,
+  before: AccessCodeWithNames | null,
+  after: AccessCodeWithNames,
+): void {
+  const item = (c: AccessCodeWithNames) =>
+    accessCodeItem(c, c.guest !== null && !('erasedAt' in c.guest && c.guest.erasedAt));
+  log.record(
+    changeEvent({
+      type,
+      resourceType: 'access_code',
+      resourceId: after.id,
+      action,
+      payload: item(after),
+      before: before && item(before),
+      after: item(after),
+    }),
+  );
+}
+
+type CodeNames = Pick<AccessCodeWithNames, 'location' | 'serviceProfile' | 'guest'>;
+
+/** The names the 2.13 shape shows for one batch (one location, profile and guest). */
+async function namesOf(
   ctx: AppContext,
-  rows: AccessCode[],
   ids: { tenantId: string; locationId: string; serviceProfileId: string; guestId: string | null },
-): Promise<AccessCodeWithNames[]> {
+): Promise<CodeNames> {
   const { tenantId } = ids;
   const name = { select: { name: true } } as const;
   const [location, serviceProfile, guest] = await Promise.all([
@@ -168,7 +199,7 @@ async function withNames(
       ? ctx.prisma.guest.findFirst({ where: { tenantId, id: ids.guestId, erasedAt: null }, ...name })
       : null,
   ]);
-  return rows.map((row) => ({ ...row, location, serviceProfile, guest }));
+  return { location, serviceProfile, guest };
 }
 
 /** What `POST /access-codes` and `generateAccessCodes` validate to. */
@@ -184,7 +215,7 @@ export function generateAccessCodesWith(opts: GenerateOptions) {
   return operation({
     action: 'accessCodes.create',
     input: accessCodeWriteFields,
-    run: ({ ctx, scope, input }) => storeCodes(ctx, scope, input, opts),
+    run: ({ ctx, action, scope, input }) => storeCodes(ctx, action, scope, input, opts),
   });
 }
 
@@ -193,6 +224,7 @@ export const generateAccessCodes = generateAccessCodesWith({});
 
 async function storeCodes(
   ctx: AppContext,
+  action: string,
   scope: Scope,
   valid: GenerateInput,
   opts: GenerateOptions,
@@ -213,16 +245,23 @@ async function storeCodes(
   const next = opts.nextCode ?? randomCode;
   const quantity = valid.type === GENERATED ? (valid.quantity ?? 1) : 1;
 
+  // Every code of the batch shows the same names: read once, before the transaction (its events
+  // carry them).
+  const names = await namesOf(ctx, base);
   for (let attempt = 1; ; attempt++) {
-    let rows: AccessCode[];
     try {
-      rows = await ctx.prisma.$transaction(async (tx) => {
+      return await writeWithEvents(ctx, TRANSACTION_OPTIONS, async (tx, log) => {
         const codes =
           valid.type === SHARED ? [String(valid.code)] : await freshCodes(tx, scope.tenantId, quantity, next);
         // No `include` here: Prisma would load the relations concurrently on the transaction's one
-        // connection. Every row shares them, so they are read once below.
-        return tx.accessCode.createManyAndReturn({ data: codes.map((code) => ({ ...base, code })) });
-      }, TRANSACTION_OPTIONS);
+        // connection. Every row shares them (read once above).
+        const created = await tx.accessCode.createManyAndReturn({
+          data: codes.map((code) => ({ ...base, code })),
+        });
+        const rows = created.map((row: AccessCode) => ({ ...row, ...names }));
+        for (const row of rows) accessCodeChange(log, 'access_code.created', action, null, row);
+        return rows;
+      });
     } catch (err) {
       if (err instanceof AppError) throw err;
       if (isUniqueViolation(err)) {
@@ -234,7 +273,5 @@ async function storeCodes(
       }
       throw notCreated(err);
     }
-    // Committed: from here on a failure is an ordinary error, not "nothing created".
-    return withNames(ctx, rows, base);
   }
 }

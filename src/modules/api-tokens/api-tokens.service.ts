@@ -6,9 +6,12 @@ import type { AppContext } from '../../context.js';
 import type { Prisma } from '../../db/database.js';
 import { countRows, findManyRows } from '../../db/raw-rows.js';
 import { AppError } from '../../errors.js';
+import { changeEvent } from '../../events/audit.js';
+import { type EventLog, type Tx, writeWithEvents } from '../../events/outbox.js';
 import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { type ListWhere, listOperation, operation } from '../../operations/operation.js';
 import { apiTokenCreateFields, apiTokenFilters } from './api-tokens.inputs.js';
+import { apiTokenItem } from './api-tokens.serializer.js';
 
 /** Newest first; the id breaks ties. */
 export const apiTokenOrder = [
@@ -74,6 +77,21 @@ function assertMayManage(ctx: AppContext, ownerRole: string): void {
   if (ownerRole === 'support' && ctx.principal.role !== 'support') throw new AppError('FORBIDDEN');
 }
 
+/** The event and audit entry of a token's creation or revocation: the REST item, never the secret. */
+function tokenChange(log: EventLog, action: string, before: ApiTokenItemRow | null, after: ApiTokenItemRow) {
+  log.record(
+    changeEvent({
+      type: before ? 'api_token.revoked' : 'api_token.created',
+      resourceType: 'api_token',
+      resourceId: after.id,
+      action,
+      payload: apiTokenItem(after),
+      before: before && apiTokenItem(before),
+      after: apiTokenItem(after),
+    }),
+  );
+}
+
 /**
  * `POST /api-tokens`, GraphQL `createApiToken`: a token for `user_id` (default the caller) with the
  * scopes asked, stored as asked; the secret is in the answer once and only its hash is stored.
@@ -81,21 +99,25 @@ function assertMayManage(ctx: AppContext, ownerRole: string): void {
 export const createApiToken = operation({
   action: 'apiTokens.create',
   input: apiTokenCreateFields,
-  async run({ ctx, input }): Promise<{ row: ApiTokenItemRow; token: string }> {
+  async run({ ctx, action, input }): Promise<{ row: ApiTokenItemRow; token: string }> {
     // `user_id` was checked to be a user of the tenant; the caller is one too.
     const userId = input.user_id ?? ctx.principal.userId;
     const owner = await ctx.prisma.user.findUniqueOrThrow({ where: { id: userId }, select: { role: true } });
     assertMayManage(ctx, owner.role);
     const token = newToken();
-    const row = await ctx.prisma.apiToken.create({
-      data: {
-        userId,
-        tokenHash: hashToken(token),
-        name: input.name,
-        scopes: input.scopes,
-        expiresAt: input.expires_at ?? null,
-      },
-      select: apiTokenItemSelect,
+    const row = await writeWithEvents(ctx, async (tx, log) => {
+      const created = await tx.apiToken.create({
+        data: {
+          userId,
+          tokenHash: hashToken(token),
+          name: input.name,
+          scopes: input.scopes,
+          expiresAt: input.expires_at ?? null,
+        },
+        select: apiTokenItemSelect,
+      });
+      tokenChange(log, action, null, created);
+      return created;
     });
     return { row, token };
   },
@@ -120,15 +142,24 @@ export const revokeApiToken = operation({
   action: 'apiTokens.revoke',
   find: revocable,
   input: {},
-  async run({ ctx, found }): Promise<{ id: string }> {
-    await revokeById(ctx.prisma, found.id);
+  async run({ ctx, action, found }): Promise<{ id: string }> {
+    await writeWithEvents(ctx, async (tx, log) => {
+      const before = await tx.apiToken.findUniqueOrThrow({
+        where: { id: found.id },
+        select: apiTokenItemSelect,
+      });
+      // A revoked token stays as it was: no event.
+      const at = new Date();
+      if ((await revokeById(tx, found.id, at)).count === 0) return;
+      tokenChange(log, action, before, { ...before, revokedAt: at });
+    });
     return { id: found.id };
   },
 });
 
 /** Sets `revokedAt` unless the token is revoked already. */
-function revokeById(prisma: Prisma, id: string) {
-  return prisma.apiToken.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: new Date() } });
+function revokeById(prisma: Prisma | Tx, id: string, at = new Date()) {
+  return prisma.apiToken.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: at } });
 }
 
 // ---------------------------------------------------------------------------------------------

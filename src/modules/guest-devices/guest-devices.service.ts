@@ -6,9 +6,11 @@ import type { Scope } from '../../auth/principal.js';
 import type { AppContext } from '../../context.js';
 import { countRows, findManyRows } from '../../db/raw-rows.js';
 import { inScope, scoped } from '../../db/scope.js';
+import type { NewEvent } from '../../events/outbox.js';
 import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { type ListWhere, listOperation } from '../../operations/operation.js';
 import { deviceFilters, deviceListFilters } from './guest-devices.inputs.js';
+import { deviceItem } from './guest-devices.serializer.js';
 
 export const deviceOrder = (newestFirst: boolean): PrismaNS.GuestDeviceOrderByWithRelationInput[] =>
   newestFirst ? [{ createdAt: 'desc' }, { id: 'desc' }] : [{ createdAt: 'asc' }, { id: 'asc' }];
@@ -117,4 +119,14 @@ export type DeviceListRow = PrismaNS.GuestDeviceGetPayload<{ select: typeof devi
 
 export function countDevices(ctx: AppContext, q: DeviceQuery): Promise<number> {
   return countRows(ctx.prisma, 'GuestDevice', q.where);
+}
+
+/** `device.first_seen`: a device the tenant had not seen before, in REST's item shape (no audit entry: traffic). */
+export function deviceFirstSeen(d: DeviceListRow): NewEvent {
+  return {
+    type: 'device.first_seen',
+    resourceType: 'guest_device',
+    resourceId: d.id,
+    payload: deviceItem(d),
+  };
 }

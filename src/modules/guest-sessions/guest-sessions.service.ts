@@ -6,10 +6,12 @@ import type { Scope } from '../../auth/principal.js';
 import type { AppContext } from '../../context.js';
 import { countRows, findManyRows } from '../../db/raw-rows.js';
 import { scoped } from '../../db/scope.js';
+import type { NewEvent } from '../../events/outbox.js';
 import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { type ListWhere, listOperation } from '../../operations/operation.js';
 import { guestVisibleSelect } from '../guests/guests.service.js';
 import { checkIpAddresses, sessionFilters } from './guest-sessions.inputs.js';
+import { sessionItem } from './guest-sessions.serializer.js';
 
 export const sessionOrder = (newestFirst: boolean): PrismaNS.GuestSessionOrderByWithRelationInput[] =>
   newestFirst ? [{ startTime: 'desc' }, { id: 'desc' }] : [{ startTime: 'asc' }, { id: 'asc' }];
@@ -160,4 +162,21 @@ export async function sessionsByIp(
       },
     ];
   });
+}
+
+/**
+ * A session's `guest_session.started` or `.ended`, in REST's item shape (partner id shown unless its
+ * guest was erased; no audit entry: traffic).
+ */
+export function sessionEvent(
+  type: 'guest_session.started' | 'guest_session.ended',
+  s: SessionItemRow,
+  now = new Date(),
+): NewEvent {
+  return {
+    type,
+    resourceType: 'guest_session',
+    resourceId: s.id,
+    payload: sessionItem(s, s.guest.erasedAt === null, now),
+  };
 }

@@ -8,10 +8,20 @@
 import { randomBytes } from 'node:crypto';
 import { type Action, authorize, hasPermission } from '../../auth/permissions.js';
 import type { Scope } from '../../auth/principal.js';
+import type { Config } from '../../config.js';
 import type { AppContext } from '../../context.js';
 import type { Prisma } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/unique-violation.js';
 import { serviceUnavailable } from '../../errors.js';
+import { changeEvent } from '../../events/audit.js';
+import {
+  actorOf,
+  announceEvents,
+  type EventActor,
+  type NewEvent,
+  type RecordedEvent,
+  recordEvents,
+} from '../../events/outbox.js';
 import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { type Fields, rulesOf } from '../../operations/operation.js';
 import {
@@ -32,7 +42,14 @@ import {
 import { newId } from '../ingest/ingest.batch.js';
 import { UnreadableRow } from './guests.import.source.js';
 import { type GuestLookups, guestWriteFields } from './guests.inputs.js';
-import { type GuestWriteInput, MANAGE_GLOBAL, toColumns } from './guests.service.js';
+import { guestDetailItem } from './guests.serializer.js';
+import {
+  type GuestRow,
+  type GuestWriteInput,
+  guestInclude,
+  MANAGE_GLOBAL,
+  toColumns,
+} from './guests.service.js';
 
 export const IMPORT_ACTION = 'guests.import' satisfies Action;
 
@@ -88,6 +105,10 @@ export interface ImportEnv {
   scope: Scope;
   /** `guests.manage-global` (and not pinned): an upsert may move a guest to another location. */
   mayMoveGuests: boolean;
+  /** Who the stored rows' `guest.created` / `guest.updated` events and audit entries name. */
+  actor: EventActor;
+  /** For the events' payloads (the avatar's URL). */
+  config: Pick<Config, 'appUrl'>;
   progress?: (p: ImportProgress) => void;
 }
 
@@ -141,7 +162,11 @@ export async function importGuests(
   const scope = authorize(ctx.principal, IMPORT_ACTION);
   const { rows, options } = await importRequest(raw);
   const mayMoveGuests = hasPermission(ctx.principal, MANAGE_GLOBAL) && !scope.locationId;
-  return runGuestImport({ prisma: ctx.prisma, scope, mayMoveGuests }, rows, options);
+  return runGuestImport(
+    { prisma: ctx.prisma, scope, mayMoveGuests, actor: actorOf(ctx), config: ctx.config },
+    rows,
+    options,
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -550,20 +575,25 @@ async function store(env: ImportEnv, plans: Plan[]): Promise<{ created: number; 
     env.progress?.({ phase: 'storing', done, total });
   };
   env.progress?.({ phase: 'storing', done: 0, total });
-  return env.prisma.$transaction(
+  const recorded: RecordedEvent[] = [];
+  const result = await env.prisma.$transaction(
     async (tx) => {
+      const events = new ImportEvents(tx, env, recorded);
       for (let i = 0; i < creates.length; i += CHUNK) {
         const chunk = creates.slice(i, i + CHUNK);
         await insertGuests(tx, tenantId, chunk);
         await setTags(tx, tenantId, chunk);
+        await events.record(null, chunk);
         advance(chunk.length);
       }
       let updated = 0;
       for (const group of bySentColumns(updates)) {
         for (let i = 0; i < group.plans.length; i += CHUNK) {
           const chunk = group.plans.slice(i, i + CHUNK);
+          const before = await events.read(chunk);
           updated += await updateGuests(tx, tenantId, group.columns, chunk);
           await setTags(tx, tenantId, chunk);
+          await events.record(before, chunk);
           advance(chunk.length);
         }
       }
@@ -572,6 +602,72 @@ async function store(env: ImportEnv, plans: Plan[]): Promise<{ created: number; 
     // Long imports are long transactions: each statement still has DB_STATEMENT_TIMEOUT_MS.
     { maxWait: 30_000, timeout: Math.max(120_000, plans.length * 10) },
   );
+  announceEvents(recorded);
+  return result;
+}
+
+/**
+ * The import's events, chunk by chunk as it writes: each chunk's guests are read back in one
+ * statement (REST's detail, as `POST /guests` reads its guest) and their events appended in one
+ * more, with the audit entries an API write makes (action `guests.import`). The tenant's event
+ * sequence is thereby locked from the first chunk to the commit: the tenant's other event-writing
+ * transactions wait for the import (it must commit before them to keep the ids in commit order).
+ */
+class ImportEvents {
+  constructor(
+    private readonly tx: Tx,
+    private readonly env: ImportEnv,
+    private readonly recorded: RecordedEvent[],
+  ) {}
+
+  /**
+   * The chunk's guests as stored now, by id, in the shape `guestInclude` reads (one raw statement:
+   * Prisma's decoding of 2000 wide rows took as long as the import's writes).
+   */
+  async read(plans: readonly Plan[]): Promise<Map<string, GuestRow>> {
+    const tenantId = this.env.scope.tenantId;
+    const ids = plans.map((p) => p.id).filter((id): id is string => id !== undefined);
+    const rows = await this.tx.$queryRaw<
+      (Omit<GuestRow, 'location' | 'tags'> & { locationName: string; tagNames: string[] })[]
+    >`
+      SELECT g.*, l."name" AS "locationName",
+        ARRAY(SELECT t."name" FROM "GuestTag" gt JOIN "Tag" t ON t."id" = gt."tagId"
+              WHERE gt."guestId" = g."id" AND gt."tenantId" = ${tenantId} ORDER BY t."name") AS "tagNames"
+      FROM "Guest" g JOIN "Location" l ON l."id" = g."locationId"
+      WHERE g."tenantId" = ${tenantId} AND g."id" = ANY(${ids}::text[])`;
+    return new Map(
+      rows.map(({ locationName, tagNames, ...g }) => [
+        g.id,
+        { ...g, location: { name: locationName }, tags: tagNames.map((name) => ({ tag: { name } })) },
+      ]),
+    );
+  }
+
+  /** `guest.created` (null `before`) or `guest.updated` for each stored row that changed, in row order. */
+  async record(before: Map<string, GuestRow> | null, plans: readonly Plan[]): Promise<void> {
+    const after = await this.read(plans);
+    const config = this.env.config;
+    const view = (g: GuestRow) => ({ ...guestDetailItem(g, config), custom_data: g.customData });
+    const events: NewEvent[] = [];
+    for (const p of plans) {
+      const now = p.id === undefined ? undefined : after.get(p.id);
+      if (!now) continue; // an update's guest erased meanwhile: nothing stored
+      const old = before?.get(now.id);
+      const event = changeEvent({
+        type: old ? 'guest.updated' : 'guest.created',
+        resourceType: 'guest',
+        resourceId: now.id,
+        action: IMPORT_ACTION,
+        payload: guestDetailItem(now, config),
+        before: old ? view(old) : null,
+        after: view(now),
+      });
+      if (event) events.push(event);
+    }
+    if (events.length === 0) return;
+    const tenantId = this.env.scope.tenantId;
+    this.recorded.push(...(await recordEvents(this.tx, tenantId, this.env.actor, events)));
+  }
 }
 
 /**

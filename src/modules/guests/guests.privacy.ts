@@ -8,6 +8,7 @@ import type { Config } from '../../config.js';
 import type { AppContext } from '../../context.js';
 import type { Prisma } from '../../db/database.js';
 import { AppError } from '../../errors.js';
+import { actorOf, type EventActor, writeWithEvents } from '../../events/outbox.js';
 import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { operation } from '../../operations/operation.js';
 import { avatarStorage } from '../../storage/storage.js';
@@ -21,7 +22,7 @@ import {
 import { deviceListSelect, deviceOrder } from '../guest-devices/guest-devices.service.js';
 import { sessionItemSelect, sessionOrder } from '../guest-sessions/guest-sessions.service.js';
 import { normalizeMac } from '../presence/mac.js';
-import { guestById, guestInclude } from './guests.service.js';
+import { guestById, guestErased, guestInclude } from './guests.service.js';
 
 /** The guest of the path id in the caller's scope (not erased), or 404. */
 async function guestInScope(ctx: AppContext, scope: Scope, id: string) {
@@ -283,6 +284,9 @@ async function replaceMacs(tx: Tx, tenantId: string, macs: string[]): Promise<vo
 export interface ErasureDeps {
   prisma: Prisma;
   config: Config;
+  /** Who erases (the caller, or the retention sweeper) and the audit entry's action. */
+  actor: EventActor;
+  action: string;
 }
 
 /**
@@ -301,7 +305,8 @@ export async function eraseGuestData(
 ): Promise<boolean> {
   const { id: guestId, tenantId } = guest;
   const own = { tenantId, guestId };
-  const avatar = await deps.prisma.$transaction(async (tx) => {
+  const source = { prisma: deps.prisma, tenantId, actor: deps.actor };
+  const avatar = await writeWithEvents(source, TRANSACTION_OPTIONS, async (tx, log) => {
     // Locked first: a concurrent erasure of the same guest waits on this row, then finds nothing; the
     // avatar path read here is the one the erasure empties (a concurrent update cannot swap it).
     const [row] = await tx.$queryRaw<{ imagePath: string | null }[]>(PrismaNS.sql`
@@ -318,8 +323,9 @@ export async function eraseGuestData(
     });
     await tx.guestSession.updateMany({ where: own, data: { ipAddress: '0.0.0.0' } });
     await tx.accessCode.updateMany({ where: own, data: { guestId: null } });
+    log.record(guestErased(guestId, deps.action));
     return { path: row.imagePath };
-  }, TRANSACTION_OPTIONS);
+  });
   if (!avatar) return false;
   if (avatar.path) await avatarStorage(deps).remove(avatar.path);
   return true;
@@ -330,9 +336,10 @@ export const eraseGuest = operation({
   action: 'guests.erase',
   find: guestInScope,
   input: {},
-  async run({ ctx, found }): Promise<{ id: string }> {
+  async run({ ctx, action, found }): Promise<{ id: string }> {
+    const deps = { prisma: ctx.prisma, config: ctx.config, actor: actorOf(ctx), action };
     // Erased meanwhile (a concurrent erasure, the retention sweeper): absent, as a second DELETE.
-    if (!(await eraseGuestData(ctx, found))) throw new AppError('NOT_FOUND');
+    if (!(await eraseGuestData(deps, found))) throw new AppError('NOT_FOUND');
     return { id: found.id };
   },
 });

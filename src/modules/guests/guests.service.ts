@@ -7,6 +7,8 @@ import { countRows, findFirstRow, findManyRows } from '../../db/raw-rows.js';
 import { inScope, scoped } from '../../db/scope.js';
 import { isUniqueViolation, takenError } from '../../db/unique-violation.js';
 import { AppError } from '../../errors.js';
+import { changeEvent } from '../../events/audit.js';
+import { type EventLog, type NewEvent, writeWithEvents } from '../../events/outbox.js';
 import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import {
   type InputOf,
@@ -16,9 +18,11 @@ import {
   reader,
 } from '../../operations/operation.js';
 import { dayStart } from '../../shared/dates.js';
+import { isoMicros } from '../../shared/format.js';
 import { genderOfWord } from '../../shared/labels.js';
 import { avatarStorage } from '../../storage/storage.js';
 import { guestFilters, guestListFilters, guestWriteFields } from './guests.inputs.js';
+import { guestDetailItem } from './guests.serializer.js';
 
 export const MANAGE_GLOBAL = 'guests.manage-global';
 
@@ -347,18 +351,75 @@ async function withAvatar<T>(
   }
 }
 
+/**
+ * The event and audit entry of a write of a guest: the REST detail as payload; the audit view adds
+ * `custom_data` (written, shown in GraphQL only). The avatar is its URL, never its bytes.
+ */
+function guestChange(
+  ctx: AppContext,
+  log: EventLog,
+  action: string,
+  before: GuestRow | null,
+  after: GuestRow,
+): void {
+  const view = (g: GuestRow) => ({ ...guestDetailItem(g, ctx.config), custom_data: g.customData });
+  log.record(
+    changeEvent({
+      type: before ? 'guest.updated' : 'guest.created',
+      resourceType: 'guest',
+      resourceId: after.id,
+      action,
+      payload: guestDetailItem(after, ctx.config),
+      before: before && view(before),
+      after: view(after),
+    }),
+  );
+}
+
+/**
+ * The event of a guest's erasure (`DELETE /guests/:id`), recorded in its transaction: the payload is
+ * `{id, erased_at}`, and the guest's earlier events and audit entries lose its personal data too
+ * (NewEvent.erases).
+ */
+export function guestErased(guestId: string, action: string, at = new Date()): NewEvent {
+  const erasedAt = isoMicros(at);
+  return {
+    type: 'guest.erased',
+    resourceType: 'guest',
+    resourceId: guestId,
+    payload: { id: guestId, erased_at: erasedAt },
+    audit: { action, changes: { erased_at: { old: null, new: erasedAt } } },
+    erases: true,
+  };
+}
+
+/** The guest as REST's detail reads it, inside a write's transaction. */
+const guestInTx = (tx: Tx, tenantId: string, id: string): Promise<GuestRow> =>
+  tx.guest.findUniqueOrThrow({ where: { id }, include: guestInclude(tenantId) });
+
+/** `guest.created` for a guest another write made (a redeem's anonymous guest), read in its transaction. */
+export async function recordGuestCreated(
+  ctx: AppContext,
+  tx: Tx,
+  log: EventLog,
+  action: string,
+  id: string,
+): Promise<void> {
+  guestChange(ctx, log, action, null, await guestInTx(tx, ctx.principal.tenantId, id));
+}
+
 /** `POST /guests`, GraphQL `createGuest`. */
 export const createGuest = operation({
   action: 'guests.create',
   input: (env) => guestWriteFields({ ...env, mode: 'create' }),
-  async run({ ctx, scope, input }): Promise<GuestRow> {
+  async run({ ctx, action, scope, input }): Promise<GuestRow> {
     const locationId = input.location_id;
     // A venue or front-desk user works in its own location only.
     if (scope.locationId && locationId !== scope.locationId) throw new AppError('FORBIDDEN');
     const data = toColumns(input, null);
     const email = input.email ?? null;
-    const id = await withAvatar(ctx, input, (imagePath) =>
-      ctx.prisma.$transaction(async (tx) => {
+    return withAvatar(ctx, input, (imagePath) =>
+      writeWithEvents(ctx, async (tx, log) => {
         const guest = await tx.guest.create({
           data: {
             name: '',
@@ -373,10 +434,11 @@ export const createGuest = operation({
         if (Array.isArray(input.tags)) {
           await syncTags(tx, scope.tenantId, guest.id, input.tags, input.tag_type ?? null);
         }
-        return guest.id;
+        const created = await guestInTx(tx, scope.tenantId, guest.id);
+        guestChange(ctx, log, action, null, created);
+        return created;
       }),
     );
-    return guestDetail(ctx, id);
   },
 });
 
@@ -392,7 +454,7 @@ export const updateGuest = operation({
     return existing;
   },
   input: (env) => guestWriteFields({ ...env, exceptId: env.id, mode: 'update' }),
-  async run({ ctx, scope, input, found: existing }): Promise<GuestRow> {
+  async run({ ctx, action, scope, input, found: existing }): Promise<GuestRow> {
     const locationId = input.location_id;
     if (locationId !== existing.locationId) {
       // Moving a guest to another location of the tenant needs `guests.manage-global`; a pinned
@@ -400,8 +462,9 @@ export const updateGuest = operation({
       if (!hasPermission(ctx.principal, MANAGE_GLOBAL) || scope.locationId) throw new AppError('FORBIDDEN');
     }
     const data = toColumns(input, existing);
-    await withAvatar(ctx, input, (imagePath) =>
-      ctx.prisma.$transaction(async (tx) => {
+    const updated = await withAvatar(ctx, input, (imagePath) =>
+      writeWithEvents(ctx, async (tx, log) => {
+        const before = await guestInTx(tx, scope.tenantId, existing.id);
         await tx.guest.update({
           where: { id: existing.id },
           data: { ...data, locationId, ...(imagePath !== undefined ? { imagePath } : {}) },
@@ -410,9 +473,12 @@ export const updateGuest = operation({
           const names = input.tags ?? [];
           await syncTags(tx, scope.tenantId, existing.id, names, input.tag_type ?? null);
         }
+        const after = await guestInTx(tx, scope.tenantId, existing.id);
+        guestChange(ctx, log, action, before, after);
+        return after;
       }),
     );
     if ('avatar' in input && existing.imagePath) await avatarStorage(ctx).remove(existing.imagePath);
-    return guestDetail(ctx, existing.id);
+    return updated;
   },
 });

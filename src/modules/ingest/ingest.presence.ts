@@ -6,6 +6,7 @@ import { authorize } from '../../auth/permissions.js';
 import type { AppContext } from '../../context.js';
 import type { Prisma } from '../../db/database.js';
 import { scoped } from '../../db/scope.js';
+import { actorOf, type EventLog } from '../../events/outbox.js';
 import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { macVariants, normalizeMac } from '../presence/mac.js';
 import { publishPresence } from '../presence/presence.pubsub.js';
@@ -15,12 +16,12 @@ import {
   distinct,
   type IngestResult,
   inBatchOrder,
-  inTransaction,
   invalid,
   newId,
   type Tx,
   validateEvents,
 } from './ingest.batch.js';
+import { inTransactionWithEvents, locationEvent, zoneEvent } from './ingest.events.js';
 import { type PresenceInput, presenceEventRules, readPresenceEvent } from './ingest.inputs.js';
 
 export async function ingestPresence(
@@ -31,11 +32,12 @@ export async function ingestPresence(
   const errors = new BatchErrors();
   const { raw, valid } = await validateEvents(body, presenceEventRules, readPresenceEvent, errors);
   const { tenantId } = scoped(scope);
-  const changed = await inTransaction(ctx.prisma, async (tx) => {
+  const actor = actorOf(ctx, 'ingest');
+  const changed = await inTransactionWithEvents(ctx.prisma, tenantId, actor, async (tx, log) => {
     const events = await resolvePlaces(tx, tenantId, valid, errors);
     errors.throwIfAny();
     const fresh = await claimEvents(tx, tenantId, 'presence', raw, valid, errors);
-    return applyPresence(tx, tenantId, ctx.config.activeWindowSeconds, inBatchOrder(fresh, events));
+    return applyPresence(tx, log, tenantId, ctx.config.activeWindowSeconds, inBatchOrder(fresh, events));
   });
   publishPresence(ctx.pubsub, tenantId, changed);
   return { accepted: raw.length };
@@ -200,6 +202,8 @@ interface PresenceWrites {
   deviceSeen: Map<string, Date>;
   /** MACs that changed, per location (published to subscribers). */
   changed: Map<string, Set<string>>;
+  /** The batch's zone and location entries and leaves, in time order (src/events). */
+  log: EventLog;
 }
 
 type PresenceRow = PrismaNS.PresenceRecordCreateManyInput & { id: string };
@@ -218,6 +222,7 @@ const seconds = (from: Date, to: Date): number =>
  */
 async function applyPresence(
   tx: Tx,
+  log: EventLog,
   tenantId: string,
   windowSeconds: number,
   events: PresenceEvent[],
@@ -231,6 +236,7 @@ async function applyPresence(
     touchedLogs: new Map(),
     deviceSeen: new Map(),
     changed: new Map(),
+    log,
   };
   if (events.length === 0) return writes.changed;
   const macs = distinct(events, (e) => e.mac);
@@ -361,6 +367,7 @@ function followLocationSession(
   }
   if (session) {
     const lastSeen = cur?.seenAt ?? e.seenAt;
+    const left = { at: lastSeen, reason: gone ? ('timeout' as const) : ('moved' as const) };
     session.endedAt = lastSeen;
     session.duration = seconds(session.startedAt, lastSeen);
     touchSession(writes, session);
@@ -368,7 +375,9 @@ function followLocationSession(
     if (log) {
       log.duration = seconds(log.timestamp, lastSeen);
       touchLog(writes, log);
+      writes.log.record(zoneEvent(log, session.deviceId, left));
     }
+    writes.log.record(locationEvent(session, left));
     state.openByMac.delete(e.mac);
   }
   const key = `${e.mac}|${e.locationId}`;
@@ -387,6 +396,7 @@ function followLocationSession(
   state.visited.add(key);
   state.openByMac.set(e.mac, opened);
   writes.newSessions.push(opened);
+  writes.log.record(locationEvent(opened));
   return opened;
 }
 
@@ -404,6 +414,7 @@ function followZoneLog(
     touchLog(writes, log);
   }
   if (log && log.zoneId === e.zoneId) return;
+  if (log) writes.log.record(zoneEvent(log, session.deviceId, { at: e.seenAt, reason: 'moved' }));
   const next: LocationLogRow = {
     id: newId(),
     sessionId: session.id,
@@ -417,6 +428,7 @@ function followZoneLog(
   };
   state.logBySession.set(session.id, next);
   writes.newLogs.push(next);
+  writes.log.record(zoneEvent(next, session.deviceId));
 }
 
 // ── Writing ───────────────────────────────────────────────────────────────────────────────────

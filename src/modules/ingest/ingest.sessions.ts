@@ -5,7 +5,10 @@
 import { authorize } from '../../auth/permissions.js';
 import type { AppContext } from '../../context.js';
 import { scoped } from '../../db/scope.js';
+import { actorOf, type EventLog } from '../../events/outbox.js';
 import { AVAILABLE, USED } from '../access-codes/access-codes.labels.js';
+import { deviceFirstSeen, deviceListSelect } from '../guest-devices/guest-devices.service.js';
+import { sessionEvent, sessionItemSelect } from '../guest-sessions/guest-sessions.service.js';
 import { macVariants, normalizeMac } from '../presence/mac.js';
 import {
   attr,
@@ -14,11 +17,11 @@ import {
   distinct,
   type IngestResult,
   inBatchOrder,
-  inTransaction,
   invalid,
   type Tx,
   validateEvents,
 } from './ingest.batch.js';
+import { inTransactionWithEvents } from './ingest.events.js';
 import { readSessionEvent, type SessionInput, type SessionKind, sessionEventRules } from './ingest.inputs.js';
 
 export async function ingestSessions(
@@ -29,12 +32,12 @@ export async function ingestSessions(
   const errors = new BatchErrors();
   const { raw, valid } = await validateEvents(body, sessionEventRules, readSessionEvent, errors);
   const { tenantId } = scoped(scope);
-  await inTransaction(ctx.prisma, async (tx) => {
+  await inTransactionWithEvents(ctx.prisma, tenantId, actorOf(ctx, 'ingest'), async (tx, log) => {
     const events = await resolveSessionEvents(tx, tenantId, valid, errors);
     errors.throwIfAny();
     const fresh = await claimEvents(tx, tenantId, 'session', raw, valid, errors);
     const apply = inBatchOrder(fresh, events).sort((a, b) => a.at.getTime() - b.at.getTime());
-    await applySessions(tx, tenantId, apply);
+    await applySessions(tx, log, tenantId, apply);
   });
   return { accepted: raw.length };
 }
@@ -177,6 +180,8 @@ interface OpenSession {
 /** The batch's devices by MAC and their open sessions by device id; both move with the events. */
 interface SessionBook {
   tx: Tx;
+  /** `device.first_seen`, `guest_session.started` / `.ended`, in the events' time order. */
+  log: EventLog;
   tenantId: string;
   deviceByMac: Map<string, Device>;
   openByDevice: Map<string, OpenSession>;
@@ -189,10 +194,10 @@ interface SessionBook {
  * forgotten open one of the device), `interim` updates it, `stop` closes it; an `interim` or `stop`
  * without an open session opens one at its time. An unknown MAC with a guest gets a device.
  */
-async function applySessions(tx: Tx, tenantId: string, events: SessionEvent[]): Promise<void> {
+async function applySessions(tx: Tx, log: EventLog, tenantId: string, events: SessionEvent[]): Promise<void> {
   if (events.length === 0) return;
   const macs = distinct(events, (e) => e.mac);
-  const book = await loadSessionBook(tx, tenantId, macs);
+  const book = await loadSessionBook(tx, log, tenantId, macs);
   for (const e of events) {
     const device = await deviceOf(book, e);
     let session = book.openByDevice.get(device.id);
@@ -206,7 +211,12 @@ async function applySessions(tx: Tx, tenantId: string, events: SessionEvent[]): 
   }
 }
 
-async function loadSessionBook(tx: Tx, tenantId: string, macs: string[]): Promise<SessionBook> {
+async function loadSessionBook(
+  tx: Tx,
+  log: EventLog,
+  tenantId: string,
+  macs: string[],
+): Promise<SessionBook> {
   const devices = await tx.guestDevice.findMany({
     where: { tenantId, mac: { in: macs.flatMap(macVariants) } },
     select: DEVICE,
@@ -218,6 +228,7 @@ async function loadSessionBook(tx: Tx, tenantId: string, macs: string[]): Promis
   });
   return {
     tx,
+    log,
     tenantId,
     deviceByMac: new Map(devices.map((d) => [normalizeMac(d.mac), d])),
     openByDevice: new Map(openRows.map((s) => [s.deviceId, s])),
@@ -225,14 +236,16 @@ async function loadSessionBook(tx: Tx, tenantId: string, macs: string[]): Promis
 }
 
 /** The event's device: created for an unknown MAC, moved to the guest who logs in with it. */
-async function deviceOf({ tx, tenantId, deviceByMac }: SessionBook, e: SessionEvent): Promise<Device> {
-  let device = deviceByMac.get(e.mac);
+async function deviceOf({ tx, log, tenantId, deviceByMac }: SessionBook, e: SessionEvent): Promise<Device> {
+  let device: Device | undefined = deviceByMac.get(e.mac);
   if (!device) {
-    device = await tx.guestDevice.create({
+    const created = await tx.guestDevice.create({
       // checkSessionEvent lets an unknown MAC through only with a guest named in the batch.
       data: { tenantId, guestId: e.guestId as string, mac: e.mac, ip: e.ip, lastSeenTime: e.at },
-      select: DEVICE,
+      select: deviceListSelect,
     });
+    log.record(deviceFirstSeen(created));
+    device = { id: created.id, guestId: created.guestId, mac: created.mac };
     deviceByMac.set(e.mac, device);
   } else if (e.guestId !== null && device.guestId !== e.guestId) {
     // The device follows the guest who logs in with it.
@@ -248,14 +261,16 @@ async function deviceOf({ tx, tenantId, deviceByMac }: SessionBook, e: SessionEv
 
 /** Closes a session at `at`; its device goes offline, and its guest too unless another session is open. */
 async function closeSession(
-  { tx, tenantId, openByDevice }: SessionBook,
+  { tx, log, tenantId, openByDevice }: SessionBook,
   s: { id: string; guestId: string; deviceId: string },
   at: Date,
 ): Promise<void> {
-  await tx.guestSession.update({
+  const ended = await tx.guestSession.update({
     where: { id: s.id },
     data: { endTime: at, online: false, connectionStatus: 0 },
+    select: sessionItemSelect,
   });
+  log.record(sessionEvent('guest_session.ended', ended, at));
   openByDevice.delete(s.deviceId);
   await tx.guestDevice.update({ where: { id: s.deviceId }, data: { online: false, connectionStatus: 0 } });
   const stillOnline = await tx.guestSession.count({
@@ -268,7 +283,7 @@ async function closeSession(
 
 /** Opens a session of the device's guest at the event's time; its access code counts a use. */
 async function openSession(
-  { tx, tenantId, openByDevice }: SessionBook,
+  { tx, log, tenantId, openByDevice }: SessionBook,
   e: SessionEvent,
   device: Device,
 ): Promise<OpenSession> {
@@ -286,8 +301,9 @@ async function openSession(
       online: true,
       connectionStatus: 1,
     },
-    select: OPEN_SESSION,
+    select: { ...OPEN_SESSION, ...sessionItemSelect },
   });
+  log.record(sessionEvent('guest_session.started', session, e.at));
   openByDevice.set(device.id, session);
   if (e.accessCodeId) {
     // Accounting reports what happened: the use counts whatever the code's state, and an available
@@ -305,7 +321,7 @@ async function openSession(
  * device's and the guest's totals, and their online flags and last-visit fields.
  */
 async function account(
-  { tx, tenantId, openByDevice }: SessionBook,
+  { tx, log, tenantId, openByDevice }: SessionBook,
   e: SessionEvent,
   device: Device,
   session: OpenSession,
@@ -317,18 +333,19 @@ async function account(
   const dDown = down - session.downloadedData;
   const dUp = up - session.uploadedData;
   const stop = e.kind === 'stop';
-  const updated = await tx.guestSession.update({
-    where: { id: session.id },
-    data: {
-      downloadedData: down,
-      uploadedData: up,
-      ipAddress: e.ip,
-      ...(stop ? { endTime: e.at, online: false, connectionStatus: 0 } : {}),
-    },
-    select: OPEN_SESSION,
-  });
-  if (stop) openByDevice.delete(device.id);
-  else openByDevice.set(device.id, updated);
+  const data = { downloadedData: down, uploadedData: up, ipAddress: e.ip };
+  if (stop) {
+    const ended = await tx.guestSession.update({
+      where: { id: session.id },
+      data: { ...data, endTime: e.at, online: false, connectionStatus: 0 },
+      select: sessionItemSelect,
+    });
+    openByDevice.delete(device.id);
+    log.record(sessionEvent('guest_session.ended', ended, e.at));
+  } else {
+    const updated = await tx.guestSession.update({ where: { id: session.id }, data, select: OPEN_SESSION });
+    openByDevice.set(device.id, updated);
+  }
   await tx.guestDevice.update({
     where: { id: device.id },
     data: {

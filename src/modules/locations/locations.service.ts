@@ -6,6 +6,8 @@ import { countRows, findFirstRow, findManyRows } from '../../db/raw-rows.js';
 import { scoped } from '../../db/scope.js';
 import { isUniqueViolation, takenError } from '../../db/unique-violation.js';
 import { AppError } from '../../errors.js';
+import { changeEvent } from '../../events/audit.js';
+import { type EventLog, writeWithEvents } from '../../events/outbox.js';
 import type { Location, Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import {
   type InputOf,
@@ -15,6 +17,7 @@ import {
   reader,
 } from '../../operations/operation.js';
 import { hierarchyFilters, locationFilters, locationWriteFields } from './locations.inputs.js';
+import { locationDetail } from './locations.serializer.js';
 
 export const locationOrder = [
   { createdAt: 'asc' },
@@ -192,13 +195,47 @@ function toColumns(input: LocationWriteInput) {
   } satisfies PrismaNS.LocationUncheckedUpdateInput;
 }
 
+/** The audit view of a location: its REST detail, and the written fields the detail leaves out. */
+function locationView(l: Location) {
+  return {
+    ...locationDetail(l),
+    timezone: l.timezone,
+    smart_login: l.smartLogin,
+    smart_login_frequency: l.smartLoginFrequency,
+    smart_login_frequency_type: l.smartLoginFrequencyType,
+  };
+}
+
+/** The event and audit entry of a write of a location, in its tenant's log. */
+export function locationChange(
+  log: EventLog,
+  action: string,
+  before: Location | null,
+  after: Location,
+): void {
+  const event = changeEvent({
+    type: before ? 'location.updated' : 'location.created',
+    resourceType: 'location',
+    resourceId: after.id,
+    action,
+    payload: locationDetail(after),
+    before: before && locationView(before),
+    after: locationView(after),
+  });
+  log.record(event && { ...event, tenantId: after.tenantId });
+}
+
 /** `POST /locations`, GraphQL `createLocation`. */
 export const createLocation = operation({
   action: 'locations.create',
   input: locationWriteFields,
-  async run({ ctx, scope, input }): Promise<Location> {
+  async run({ ctx, action, scope, input }): Promise<Location> {
     try {
-      return await ctx.prisma.location.create({ data: { ...toColumns(input), tenantId: scope.tenantId } });
+      return await writeWithEvents(ctx, async (tx, log) => {
+        const row = await tx.location.create({ data: { ...toColumns(input), tenantId: scope.tenantId } });
+        locationChange(log, action, null, row);
+        return row;
+      });
     } catch (err) {
       if (isUniqueViolation(err)) throw takenError('name');
       throw err;
@@ -220,9 +257,14 @@ export const updateLocation = operation({
     return existing;
   },
   input: locationWriteFields,
-  async run({ ctx, input, found }): Promise<Location> {
+  async run({ ctx, action, input, found }): Promise<Location> {
     try {
-      return await ctx.prisma.location.update({ where: { id: found.id }, data: toColumns(input) });
+      return await writeWithEvents(ctx, async (tx, log) => {
+        const before = await tx.location.findUniqueOrThrow({ where: { id: found.id } });
+        const row = await tx.location.update({ where: { id: found.id }, data: toColumns(input) });
+        locationChange(log, action, before, row);
+        return row;
+      });
     } catch (err) {
       if (isUniqueViolation(err)) throw takenError('name');
       throw err;

@@ -3,8 +3,16 @@
 // Every statement touches at most BATCH_SIZE rows (a guest's anonymisation is one erasure, its own
 // short transaction), so no statement holds its locks for long and ingest and requests go on beside it.
 import type { Prisma } from '../../db/database.js';
+import { systemActor } from '../../events/outbox.js';
 import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { type ErasureDeps, eraseGuestData, type Tx } from '../guests/guests.privacy.js';
+
+/** What a retention pass needs: the erasure's, less who acts (the service itself, see below). */
+export type RetentionDeps = Pick<ErasureDeps, 'prisma' | 'config'>;
+
+/** The audit entry's action of an anonymisation by the retention settings. */
+export const ANONYMIZE_ACTION = 'retention.anonymize';
+
 import type { RetentionSettingsView } from './retention.service.js';
 
 /** What goes, in the order a pass removes it (guests first, judged while their history is whole). */
@@ -135,13 +143,13 @@ async function stillInactive(tx: Tx, tenantId: string, guestId: string, cutoff: 
  * update) stays. Resolves to whether it was erased.
  */
 export function eraseIfInactive(
-  deps: ErasureDeps,
+  deps: RetentionDeps,
   tenantId: string,
   guestId: string,
   cutoff: Date,
 ): Promise<boolean> {
   return eraseGuestData(
-    deps,
+    { ...deps, actor: systemActor, action: ANONYMIZE_ACTION },
     { id: guestId, tenantId },
     { when: (tx) => stillInactive(tx, tenantId, guestId, cutoff) },
   );
@@ -233,7 +241,7 @@ export interface ApplyOptions {
  * `batchSize` rows a statement, until none is left. Resolves to how many of each went.
  */
 export async function applyRetention(
-  deps: ErasureDeps,
+  deps: RetentionDeps,
   tenantId: string,
   cutoffs: RetentionCutoffs,
   opts: ApplyOptions = {},

@@ -4,9 +4,14 @@ import type { Scope } from '../../auth/principal.js';
 import type { AppContext } from '../../context.js';
 import { countRows, findManyRows } from '../../db/raw-rows.js';
 import { AppError } from '../../errors.js';
-import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
+import { changeEvent } from '../../events/audit.js';
+import { type EventLog, writeWithEvents } from '../../events/outbox.js';
+import type { Prisma as PrismaNS, Tenant } from '../../generated/prisma/client.js';
 import { type InputOf, type ListWhere, listOperation, operation } from '../../operations/operation.js';
+import { locationChange } from '../locations/locations.service.js';
+import { userChange, userInclude, userInTx, userOrder } from '../users/users.service.js';
 import { tenantFilters, tenantStatusFields, tenantWriteFields } from './tenants.inputs.js';
+import { tenantDetail } from './tenants.serializer.js';
 
 export const tenantOrder = [
   { createdAt: 'asc' },
@@ -95,41 +100,71 @@ function toColumns(v: InputOf<typeof tenantWriteFields>) {
 /** Location names hold at most 50 characters. */
 export const defaultLocationName = (tenantName: string): string => [...tenantName].slice(0, 50).join('');
 
+/** The audit view of a tenant: its REST detail and the written field the detail leaves out. */
+const tenantView = (t: Tenant) => ({ ...tenantDetail(t), post_code: t.postCode });
+
+/** The event and audit entry of a write of a tenant, in that tenant's own log. */
+function tenantChange(log: EventLog, action: string, before: Tenant | null, after: Tenant): void {
+  const event = changeEvent({
+    type: before ? 'tenant.updated' : 'tenant.created',
+    resourceType: 'tenant',
+    resourceId: after.id,
+    action,
+    payload: tenantDetail(after),
+    before: before && tenantView(before),
+    after: tenantView(after),
+  });
+  log.record(event && { ...event, tenantId: after.id });
+}
+
 /**
  * `POST /tenants`, GraphQL `createTenant`: a new tenant in the caller's group, with its default
  * location (named after the tenant) and default service profile, as bootstrap makes them; the caller
- * is moved to it. One transaction.
+ * is moved to it. One transaction; its events (the tenant, its location, the caller moved) open the
+ * new tenant's log.
  */
 export const createTenant = operation({
   action: 'tenants.create',
   input: tenantWriteFields,
-  run: ({ ctx, input }) =>
-    ctx.prisma.$transaction(async (tx) => {
+  run: ({ ctx, action, input }) =>
+    writeWithEvents(ctx, async (tx, log) => {
       const tenant = await tx.tenant.create({
         data: { ...toColumns(input), groupId: ctx.principal.groupId },
       });
-      await tx.location.create({ data: { tenantId: tenant.id, name: defaultLocationName(tenant.name) } });
+      const location = await tx.location.create({
+        data: { tenantId: tenant.id, name: defaultLocationName(tenant.name) },
+      });
       await tx.serviceProfile.create({ data: { tenantId: tenant.id, name: 'Default', isDefault: true } });
-      await tx.user.update({
+      const caller = await userInTx(tx, ctx.principal.userId);
+      const moved = await tx.user.update({
         where: { id: ctx.principal.userId },
         data: { tenantId: tenant.id, locationId: null },
+        include: userInclude,
       });
+      tenantChange(log, action, null, tenant);
+      locationChange(log, action, null, location);
+      userChange(log, action, caller, moved);
       return tenant;
     }),
 });
-
 /** `PUT /tenants/:id`, GraphQL `updateTenant`. */
 export const updateTenant = operation({
   action: 'tenants.update',
   find: reachable,
   input: tenantWriteFields,
-  run: ({ ctx, input, found }) =>
-    ctx.prisma.tenant.update({ where: { id: found.id }, data: toColumns(input) }),
+  run: ({ ctx, action, input, found }) =>
+    writeWithEvents(ctx, async (tx, log) => {
+      const before = await tx.tenant.findUniqueOrThrow({ where: { id: found.id } });
+      const tenant = await tx.tenant.update({ where: { id: found.id }, data: toColumns(input) });
+      tenantChange(log, action, before, tenant);
+      return tenant;
+    }),
 });
 
 /**
  * Deactivate (trashed) or activate a tenant of the group. With `user_status`, the users whose
- * current tenant it is take that status; support users are never changed.
+ * current tenant it is take that status; support users are never changed. The audit entries name
+ * which (`tenants.deactivate`, `tenants.activate`); both need `tenants.activate`.
  */
 const setTrashed = (trashed: boolean) =>
   operation({
@@ -137,13 +172,24 @@ const setTrashed = (trashed: boolean) =>
     find: reachable,
     input: tenantStatusFields,
     run: ({ ctx, input, found }) =>
-      ctx.prisma.$transaction(async (tx) => {
+      writeWithEvents(ctx, async (tx, log) => {
+        const action = trashed ? 'tenants.deactivate' : 'tenants.activate';
+        const before = await tx.tenant.findUniqueOrThrow({ where: { id: found.id } });
         const tenant = await tx.tenant.update({ where: { id: found.id }, data: { isTrashed: trashed } });
+        tenantChange(log, action, before, tenant);
         if (input.user_status !== undefined) {
+          const status = input.user_status;
+          // Only the users whose status changes have an event (read before, shown after).
+          const users = await tx.user.findMany({
+            where: { tenantId: found.id, role: { not: 'support' }, status: { not: status } },
+            include: userInclude,
+            orderBy: userOrder,
+          });
           await tx.user.updateMany({
             where: { tenantId: found.id, role: { not: 'support' } },
-            data: { status: input.user_status },
+            data: { status },
           });
+          for (const u of users) userChange(log, action, u, { ...u, status, tenant: { name: tenant.name } });
         }
         return tenant;
       }),
@@ -158,17 +204,23 @@ export const activateTenant = setTrashed(false);
 /**
  * `PUT /tenants/:id/switch`, GraphQL `switchTenant`: makes `:id` the caller's current tenant. Only
  * tenants of the caller's group (else 404); a trashed tenant only for support users (anyone else
- * would lock themselves out: 403).
+ * would lock themselves out: 403). The caller's `user.updated` goes to the log of the tenant it
+ * switched to.
  */
 export const switchTenant = operation({
   action: 'tenants.switch',
   find: reachable,
   input: {},
-  async run({ ctx, found: tenant }) {
+  async run({ ctx, action, found: tenant }) {
     if (tenant.isTrashed && ctx.principal.role !== 'support') throw new AppError('FORBIDDEN');
-    await ctx.prisma.user.update({
-      where: { id: ctx.principal.userId },
-      data: { tenantId: tenant.id, locationId: null },
+    await writeWithEvents(ctx, async (tx, log) => {
+      const before = await userInTx(tx, ctx.principal.userId);
+      const after = await tx.user.update({
+        where: { id: ctx.principal.userId },
+        data: { tenantId: tenant.id, locationId: null },
+        include: userInclude,
+      });
+      userChange(log, action, before, after);
     });
     return tenant;
   },

@@ -7,6 +7,8 @@ import { countRows, findManyRows } from '../../db/raw-rows.js';
 import { scoped } from '../../db/scope.js';
 import { isUniqueViolation, takenError } from '../../db/unique-violation.js';
 import { AppError } from '../../errors.js';
+import { changeEvent } from '../../events/audit.js';
+import { type EventLog, type Tx, writeWithEvents } from '../../events/outbox.js';
 import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import {
   type InputOf,
@@ -17,6 +19,7 @@ import {
 } from '../../operations/operation.js';
 import { userCreateFields, userFilters, userUpdateFields } from './users.inputs.js';
 import { pinnedRoles } from './users.roles.js';
+import { userItem } from './users.serializer.js';
 
 export const userOrder = [
   { createdAt: 'asc' },
@@ -125,15 +128,40 @@ async function toColumns(v: UserWrite) {
   };
 }
 
+/**
+ * The event and audit entry of a write of a user (`users.*`, also a tenant's activation and switch):
+ * the REST item as payload; a new password is named in the entry, never its hash. The event goes to
+ * the log of the user's current tenant after the write.
+ */
+export function userChange(log: EventLog, action: string, before: UserRow | null, after: UserRow): void {
+  const event = changeEvent({
+    type: before ? 'user.updated' : 'user.created',
+    resourceType: 'user',
+    resourceId: after.id,
+    action,
+    payload: userItem(after),
+    before: before && userItem(before),
+    after: userItem(after),
+    secrets: before?.passwordHash !== after.passwordHash && after.passwordHash ? ['password'] : [],
+  });
+  log.record(event && { ...event, tenantId: after.tenantId });
+}
+
+/** The user as the REST item reads it, inside a write's transaction. */
+export const userInTx = (tx: Tx, id: string): Promise<UserRow> =>
+  tx.user.findUniqueOrThrow({ where: { id }, include: userInclude });
+
 /** `POST /users`, GraphQL `createUser`: a user of the caller's tenant. */
 export const createUser = operation({
   action: 'users.create',
   input: userCreateFields,
-  async run({ ctx, scope, input }): Promise<UserRow> {
+  async run({ ctx, action, scope, input }): Promise<UserRow> {
+    const data = { ...(await toColumns(input)), tenantId: scope.tenantId };
     try {
-      return await ctx.prisma.user.create({
-        data: { ...(await toColumns(input)), tenantId: scope.tenantId },
-        include: userInclude,
+      return await writeWithEvents(ctx, async (tx, log) => {
+        const row = await tx.user.create({ data, include: userInclude });
+        userChange(log, action, null, row);
+        return row;
       });
     } catch (err) {
       if (isUniqueViolation(err)) throw takenError('email');
@@ -147,12 +175,14 @@ export const updateUser = operation({
   action: 'users.update',
   find: changeable,
   input: userUpdateFields,
-  async run({ ctx, input, found }): Promise<UserRow> {
+  async run({ ctx, action, input, found }): Promise<UserRow> {
+    const data = await toColumns(input);
     try {
-      return await ctx.prisma.user.update({
-        where: { id: found.id },
-        data: await toColumns(input),
-        include: userInclude,
+      return await writeWithEvents(ctx, async (tx, log) => {
+        const before = await userInTx(tx, found.id);
+        const row = await tx.user.update({ where: { id: found.id }, data, include: userInclude });
+        userChange(log, action, before, row);
+        return row;
       });
     } catch (err) {
       if (isUniqueViolation(err)) throw takenError('email');
@@ -164,17 +194,21 @@ export const updateUser = operation({
 export const PASSIVE = 0;
 export const ACTIVE = 1;
 
-/** Deactivate (status 0 Passive: its tokens answer 401 from the next request) or activate (1). */
+/**
+ * Deactivate (status 0 Passive: its tokens answer 401 from the next request) or activate (1). The
+ * audit entry names which (`users.deactivate`, `users.activate`); both need `users.activate`.
+ */
 const setStatus = (status: typeof PASSIVE | typeof ACTIVE) =>
   operation({
     action: 'users.activate',
     find: changeable,
     input: {},
     run: ({ ctx, found }) =>
-      ctx.prisma.user.update({
-        where: { id: found.id },
-        data: { status },
-        select: { id: true, status: true },
+      writeWithEvents(ctx, async (tx, log) => {
+        const before = await userInTx(tx, found.id);
+        const row = await tx.user.update({ where: { id: found.id }, data: { status }, include: userInclude });
+        userChange(log, status === ACTIVE ? 'users.activate' : 'users.deactivate', before, row);
+        return { id: row.id, status: row.status };
       }),
   });
 

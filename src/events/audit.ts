@@ -1,0 +1,83 @@
+// What an audit entry says changed: `{field: {old, new}}` under REST's field names, computed from the
+// resource's "audit view" (its REST shape plus the written fields that shape leaves out) before and
+// after the write. Secrets never enter a view: a password is shown as "[redacted]" on both sides
+// when it changed; token secrets and hashes, and avatar bytes, are in no view (the avatar is its URL).
+import type { EventType, ResourceType } from './event-types.js';
+import type { Changes, NewEvent } from './outbox.js';
+
+/** What stands for a secret that changed. */
+export const REDACTED = '[redacted]';
+
+/**
+ * Fields an entry leaves out: the id is the entry's `resource_id`, and the resource's own times say
+ * nothing the entry's `created_at` does not.
+ */
+const NOISE = new Set(['id', 'created_at', 'updated_at']);
+
+/** A view's value as JSON stores it (PhpFloat → number, Date → ISO text, bigint → number). */
+function plain(value: unknown): unknown {
+  return value === undefined
+    ? null
+    : JSON.parse(
+        JSON.stringify(value, (_k, v: unknown) =>
+          typeof v === 'bigint' ? (Number.isSafeInteger(Number(v)) ? Number(v) : v.toString()) : v,
+        ) ?? 'null',
+      );
+}
+
+const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
+
+/**
+ * The fields whose value differs between two views of a resource (null `before`: a creation, every
+ * field with a value; null `after`: a removal), in the view's key order.
+ */
+export function changesOf(
+  before: Readonly<Record<string, unknown>> | null,
+  after: Readonly<Record<string, unknown>> | null,
+): Changes {
+  const out: Changes = {};
+  const keys = [...new Set([...Object.keys(after ?? {}), ...Object.keys(before ?? {})])];
+  for (const key of keys) {
+    if (NOISE.has(key)) continue;
+    const old = plain(before?.[key]);
+    const now = plain(after?.[key]);
+    if (before === null && now === null) continue;
+    if (after === null && old === null) continue;
+    if (!same(old, now)) out[key] = { old, new: now };
+  }
+  return out;
+}
+
+/** Whether anything changed (an update that changed nothing records nothing). */
+export const changed = (changes: Changes): boolean => Object.keys(changes).length > 0;
+
+/** A write of one resource: its event, and its audit entry from the views before and after. */
+export interface Change {
+  readonly type: EventType;
+  readonly resourceType: ResourceType;
+  readonly resourceId: string;
+  /** The operation's action (`guests.update`): the audit entry's `action`. */
+  readonly action: string;
+  /** The resource after the write in its REST shape (the event's payload). */
+  readonly payload: unknown;
+  /** The audit views (REST field names) before and after; null before a creation. */
+  readonly before: Readonly<Record<string, unknown>> | null;
+  readonly after: Readonly<Record<string, unknown>> | null;
+  /** Secret fields the write set (a password): named in the entry, their values "[redacted]". */
+  readonly secrets?: readonly string[];
+}
+
+/** The event of a write with its audit entry; null for an update that changed nothing. */
+export function changeEvent(c: Change): NewEvent | null {
+  const changes = changesOf(c.before, c.after);
+  for (const name of c.secrets ?? [])
+    changes[name] = { old: c.before === null ? null : REDACTED, new: REDACTED };
+  if (c.before !== null && c.after !== null && !changed(changes)) return null;
+  return {
+    type: c.type,
+    resourceType: c.resourceType,
+    resourceId: c.resourceId,
+    payload: c.payload,
+    audit: { action: c.action, changes },
+  };
+}

@@ -1,0 +1,141 @@
+// The event sweeper (src/events/sweeper.ts): devices not detected for ACTIVE_WINDOW_SECONDS leave
+// their zone and location by timeout (src/modules/ingest/ingest.timeouts.ts), and the event log keeps
+// EVENT_RETENTION_DAYS. The functions are run per tenant here: a whole pass would also sweep the
+// other test files' tenants, which run meanwhile.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pruneEvents } from '../src/events/sweeper.js';
+import { closeTimedOutVisits } from '../src/modules/ingest/ingest.timeouts.js';
+import { issueToken } from '../src/modules/tenants/bootstrap.service.js';
+import { startApp, type TestApp } from './helpers/app.js';
+import { addHierarchy, newTenant } from './helpers/fixtures.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startApp();
+});
+afterAll(async () => {
+  await t.close();
+});
+
+const prisma = () => t.db.prisma;
+let n = 0;
+const ago = (seconds: number): Date => new Date(Math.floor(Date.now() / 1000) * 1000 - seconds * 1000);
+const micros = (d: Date): string => `${d.toISOString().slice(0, 23)}000Z`;
+const DAY = 86_400;
+
+async function setup() {
+  const a = await newTenant(prisma());
+  const locationId = await addHierarchy(prisma(), a.tenant_id, { buildings: 1, floors: 1, zones: 1 });
+  const zone = await prisma().zone.findFirstOrThrow({
+    where: { tenantId: a.tenant_id, floor: { building: { locationId } } },
+  });
+  const ingest = (await issueToken(prisma(), a.user_id, ['ingest'])).token;
+  const detect = async (mac: string, seenAt: Date) => {
+    const res = await t.request('POST', '/api/v1/ingest/presence', {
+      token: ingest,
+      body: {
+        events: [
+          {
+            event_id: `sw-${Date.now()}-${++n}`,
+            mac,
+            data_type: 1,
+            connected: false,
+            zone_id: zone.id,
+            seen_at: seenAt.toISOString(),
+          },
+        ],
+      },
+    });
+    expect(res.status, res.text).toBe(200);
+  };
+  return { a, locationId, zone, detect };
+}
+
+const eventsOf = async (tenantId: string) =>
+  (await prisma().event.findMany({ where: { tenantId }, orderBy: { id: 'asc' } })).map((e) => ({
+    id: Number(e.id),
+    type: e.type,
+    actorType: e.actorType,
+    payload: e.payload as Record<string, unknown>,
+  }));
+
+describe.concurrent('leave by timeout', () => {
+  it('closes a visit quiet for the active window: zone_left and location_left (reason timeout) once, then a new visit', async () => {
+    const { a, locationId, zone, detect } = await setup();
+    const window = t.config.activeWindowSeconds;
+    const gone = ago(window + 100);
+    await detect('AA:BB:CC:30:00:01', gone);
+    await detect('AA:BB:CC:30:00:02', ago(10)); // still present
+    const cutoff = ago(window);
+    expect(await closeTimedOutVisits(prisma(), a.tenant_id, ago(DAY), cutoff)).toBe(1);
+    // Nothing left to close: a second pass records nothing.
+    expect(await closeTimedOutVisits(prisma(), a.tenant_id, ago(DAY), cutoff)).toBe(0);
+    const session = await prisma().locationSession.findFirstOrThrow({
+      where: { tenantId: a.tenant_id, mac: 'AA:BB:CC:30:00:01' },
+    });
+    expect(session.endedAt?.toISOString()).toBe(gone.toISOString());
+    const open = await prisma().locationSession.count({ where: { tenantId: a.tenant_id, endedAt: null } });
+    expect(open).toBe(1);
+    const log = await prisma().locationLog.findFirstOrThrow({ where: { sessionId: session.id } });
+    const events = await eventsOf(a.tenant_id);
+    expect(events.map((e) => [e.type, e.actorType])).toEqual([
+      ['presence.location_entered', 'ingest'],
+      ['presence.zone_entered', 'ingest'],
+      ['presence.location_entered', 'ingest'],
+      ['presence.zone_entered', 'ingest'],
+      ['presence.zone_left', 'system'],
+      ['presence.location_left', 'system'],
+    ]);
+    expect(events[4]?.payload).toEqual({
+      id: log.id,
+      location_visit_id: session.id,
+      mac: 'AA:BB:CC:30:00:01',
+      device_id: null,
+      guest_id: null,
+      location_id: locationId,
+      zone_id: zone.id,
+      entered_at: micros(gone),
+      left_at: micros(gone),
+      duration: 0,
+      reason: 'timeout',
+    });
+    expect(events[5]?.payload).toMatchObject({ id: session.id, left_at: micros(gone), reason: 'timeout' });
+    // Its next detection opens a returning visit, and leaves nothing twice.
+    await detect('AA:BB:CC:30:00:01', ago(5));
+    const later = (await eventsOf(a.tenant_id)).slice(6);
+    expect(later.map((e) => e.type)).toEqual(['presence.location_entered', 'presence.zone_entered']);
+    expect(later[0]?.payload).toMatchObject({ visit_type: 2 });
+  });
+
+  it('looks only at devices gone quiet within its range', async () => {
+    const { a, detect } = await setup();
+    await detect('AA:BB:CC:30:00:03', ago(3 * DAY));
+    expect(await closeTimedOutVisits(prisma(), a.tenant_id, ago(DAY), ago(300))).toBe(0);
+    expect(await closeTimedOutVisits(prisma(), a.tenant_id, ago(4 * DAY), ago(300))).toBe(1);
+  });
+});
+
+describe.concurrent('event retention', () => {
+  it('deletes the events older than the cutoff, the newer stay', async () => {
+    const { a, detect } = await setup();
+    await detect('AA:BB:CC:30:00:04', ago(20));
+    await detect('AA:BB:CC:30:00:05', ago(10));
+    expect((await eventsOf(a.tenant_id)).length).toBe(4);
+    await prisma()
+      .$executeRaw`UPDATE "Event" SET "occurredAt" = now() - interval '40 days' WHERE "tenantId" = ${a.tenant_id} AND "id" <= 2`;
+    expect(await pruneEvents(t.db, a.tenant_id, new Date(Date.now() - 30 * DAY * 1000))).toBe(2);
+    expect((await eventsOf(a.tenant_id)).map((e) => e.id)).toEqual([3, 4]);
+    expect(await pruneEvents(t.db, a.tenant_id, new Date(Date.now() - 30 * DAY * 1000))).toBe(0);
+    // The ids go on from the sequence.
+    await detect('AA:BB:CC:30:00:06', ago(5));
+    expect((await eventsOf(a.tenant_id)).map((e) => e.id)).toEqual([3, 4, 5, 6]);
+  });
+
+  it('the sweeper runs one pass at a time', async () => {
+    // A pass at a time long past closes and deletes nothing of the other tests' tenants.
+    const past = new Date('2001-01-01T00:00:00Z');
+    const [one, two] = await Promise.all([t.app.events.sweep(past), t.app.events.sweep(past)]);
+    expect(one).toMatchObject({ swept: true, failures: 0 });
+    expect(two).toEqual({ swept: false });
+  });
+});
