@@ -1,4 +1,5 @@
 // The filters of the audit log (beyond the spec), shared by REST and GraphQL.
+import type { ResourceType } from '../../events/event-types.js';
 import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { filterOf } from '../../operations/operation.js';
 import { dayStart, nextDayStart } from '../../shared/dates.js';
@@ -19,7 +20,8 @@ export const AUDIT_RESOURCE_TYPES = [
   'location',
   'tenant',
   'user',
-] as const;
+  'webhook',
+] as const satisfies readonly ResourceType[];
 
 const auditFilter = filterOf<PrismaNS.AuditLogWhereInput>();
 
