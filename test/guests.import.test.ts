@@ -824,7 +824,7 @@ describe('POST /guests/import: database work', () => {
       'INSERT INTO "Tag"',
       'SELECT "id", "name"',
       'INSERT INTO "GuestTag"',
-      'SELECT g.*, l."name"',
+      "SELECT json_build_object('guest', row_to_json(g),",
       'WITH seq AS',
     ]);
   });

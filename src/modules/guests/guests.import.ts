@@ -23,6 +23,7 @@ import {
   recordEvents,
 } from '../../events/outbox.js';
 import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
+import { getDatamodel } from '../../generated/prisma/pothos-types.js';
 import { type Fields, rulesOf } from '../../operations/operation.js';
 import {
   array,
@@ -606,6 +607,14 @@ async function store(env: ImportEnv, plans: Plan[]): Promise<{ created: number; 
   return result;
 }
 
+/** Guest fields JSON carries as text (dates) or numbers (bigints), from the schema. */
+const guestFields = (getDatamodel().datamodel.models.Guest?.fields ?? []) as unknown as {
+  name: string;
+  type: string;
+}[];
+const GUEST_DATES = guestFields.filter((f) => f.type === 'DateTime').map((f) => f.name);
+const GUEST_BIGINTS = guestFields.filter((f) => f.type === 'BigInt').map((f) => f.name);
+
 /**
  * The import's events, chunk by chunk as it writes: each chunk's guests are read back in one
  * statement (REST's detail, as `POST /guests` reads its guest) and their events appended in one
@@ -627,20 +636,25 @@ class ImportEvents {
   async read(plans: readonly Plan[]): Promise<Map<string, GuestRow>> {
     const tenantId = this.env.scope.tenantId;
     const ids = plans.map((p) => p.id).filter((id): id is string => id !== undefined);
-    const rows = await this.tx.$queryRaw<
-      (Omit<GuestRow, 'location' | 'tags'> & { locationName: string; tagNames: string[] })[]
-    >`
-      SELECT g.*, l."name" AS "locationName",
-        ARRAY(SELECT t."name" FROM "GuestTag" gt JOIN "Tag" t ON t."id" = gt."tagId"
-              WHERE gt."guestId" = g."id" AND gt."tenantId" = ${tenantId} ORDER BY t."name") AS "tagNames"
+    // Each row as one JSON value: Prisma decodes one column a row instead of ~55 (a third of the
+    // import's time went there); the few non-JSON types are restored from the schema's field types.
+    const rows = await this.tx.$queryRaw<{ row: Record<string, unknown> }[]>`
+      SELECT json_build_object('guest', row_to_json(g), 'locationName', l."name",
+        'tagNames', ARRAY(SELECT t."name" FROM "GuestTag" gt JOIN "Tag" t ON t."id" = gt."tagId"
+              WHERE gt."guestId" = g."id" AND gt."tenantId" = ${tenantId} ORDER BY t."name")) AS "row"
       FROM "Guest" g JOIN "Location" l ON l."id" = g."locationId"
       WHERE g."tenantId" = ${tenantId} AND g."id" = ANY(${ids}::text[])`;
-    return new Map(
-      rows.map(({ locationName, tagNames, ...g }) => [
-        g.id,
-        { ...g, location: { name: locationName }, tags: tagNames.map((name) => ({ tag: { name } })) },
-      ]),
-    );
+    const out = new Map<string, GuestRow>();
+    for (const { row } of rows) {
+      const g = row.guest as Record<string, unknown>;
+      for (const f of GUEST_DATES) if (typeof g[f] === 'string') g[f] = new Date(g[f] as string);
+      for (const f of GUEST_BIGINTS) if (g[f] !== null && g[f] !== undefined) g[f] = BigInt(g[f] as number);
+      const tags = (row.tagNames as string[]).map((name) => ({ tag: { name } }));
+      // The JSON has every column of the table, typed back above: the shape guestInclude reads.
+      const guest = { ...g, location: { name: row.locationName as string }, tags } as unknown as GuestRow;
+      out.set(guest.id, guest);
+    }
+    return out;
   }
 
   /** `guest.created` (null `before`) or `guest.updated` for each stored row that changed, in row order. */
