@@ -47,7 +47,6 @@ import { guestDetailItem } from './guests.serializer.js';
 import {
   type GuestRow,
   type GuestWriteInput,
-  guestInclude,
   MANAGE_GLOBAL,
   toColumns,
 } from './guests.service.js';
