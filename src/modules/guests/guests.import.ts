@@ -44,12 +44,7 @@ import { newId } from '../ingest/ingest.batch.js';
 import { UnreadableRow } from './guests.import.source.js';
 import { type GuestLookups, guestWriteFields } from './guests.inputs.js';
 import { guestDetailItem } from './guests.serializer.js';
-import {
-  type GuestRow,
-  type GuestWriteInput,
-  MANAGE_GLOBAL,
-  toColumns,
-} from './guests.service.js';
+import { type GuestRow, type GuestWriteInput, MANAGE_GLOBAL, toColumns } from './guests.service.js';
 
 export const IMPORT_ACTION = 'guests.import' satisfies Action;
 
