@@ -5,9 +5,11 @@
 //   2. the event log's retention: events older than EVENT_RETENTION_DAYS are deleted, a bounded
 //      batch per statement.
 // Passes never overlap within a process; closing stops a pass between two batches.
+
 import type { Config } from '../config.js';
 import type { Database } from '../db/database.js';
 import { closeTimedOutVisits } from '../modules/ingest/ingest.timeouts.js';
+import { periodicPass } from '../shared/periodic-pass.js';
 
 /** The advisory lock's key: the ASCII of "evts" (the retention sweeper's is "rete"). */
 export const EVENT_SWEEP_LOCK_KEY = 0x65767473n;
@@ -74,13 +76,10 @@ export function startEventSweeper(deps: {
   intervalMs: number;
 }): EventSweeper {
   const { db, config, log, intervalMs } = deps;
-  const stop = new AbortController();
-  let running: Promise<EventSweepOutcome> | undefined;
-  let timer: NodeJS.Timeout | undefined;
   /** The quiet-since bound of this process's last pass (what the next one needs to look at). */
   let lastCutoff: Date | undefined;
 
-  const pass = async (now: Date): Promise<EventSweepOutcome> => {
+  const pass = async (signal: AbortSignal, now = new Date()): Promise<EventSweepOutcome> => {
     const started = Date.now();
     const cutoff = new Date(now.getTime() - config.activeWindowSeconds * 1000);
     // A little overlap with the last pass: a detection committed late (ingest batches carry their
@@ -95,10 +94,10 @@ export function startEventSweeper(deps: {
       let eventsDeleted = 0;
       let failures = 0;
       for (const { id } of tenants) {
-        if (stop.signal.aborted) break;
+        if (signal.aborted) break;
         try {
-          visitsClosed += await closeTimedOutVisits(db.prisma, id, from, cutoff, stop.signal);
-          eventsDeleted += await pruneEvents(db, id, eventCutoff, stop.signal);
+          visitsClosed += await closeTimedOutVisits(db.prisma, id, from, cutoff, signal);
+          eventsDeleted += await pruneEvents(db, id, eventCutoff, signal);
         } catch (err) {
           failures++;
           log.warn({ err, tenantId: id }, 'events: the sweep failed for a tenant (the next pass retries)');
@@ -119,31 +118,6 @@ export function startEventSweeper(deps: {
     return { swept: true, ...v };
   };
 
-  const sweep = (now = new Date()): Promise<EventSweepOutcome> => {
-    if (running) return running.then(() => ({ swept: false }));
-    running = pass(now).finally(() => {
-      running = undefined;
-    });
-    return running;
-  };
-
-  const schedule = (ms: number) => {
-    if (intervalMs <= 0 || stop.signal.aborted) return;
-    timer = setTimeout(() => {
-      sweep()
-        .catch((err: unknown) => log.warn({ err }, 'events: sweep failed (the next one retries)'))
-        .finally(() => schedule(intervalMs));
-    }, ms);
-    timer.unref();
-  };
-  schedule(intervalMs);
-
-  return {
-    sweep,
-    async close() {
-      stop.abort();
-      clearTimeout(timer);
-      await running?.catch(() => {});
-    },
-  };
+  const job = periodicPass({ name: 'events', intervalMs, busy: { swept: false } as const, log, pass });
+  return { sweep: job.run, close: job.close };
 }

@@ -4,8 +4,10 @@
 // and the others skip that turn; on the embedded database the one process sweeps. Passes never
 // overlap within a process (the next is timed from the end of the last), and closing stops a pass
 // between two batches.
+
 import type { Config } from '../../config.js';
 import type { Database } from '../../db/database.js';
+import { periodicPass } from '../../shared/periodic-pass.js';
 import { anySettingOn, type RetentionSettingsView, settingsSelect } from './retention.service.js';
 import {
   applyRetention,
@@ -54,11 +56,8 @@ export function startRetentionSweeper(deps: {
   intervalMs: number;
 }): RetentionSweeper {
   const { db, config, log, intervalMs } = deps;
-  const stop = new AbortController();
-  let running: Promise<SweepOutcome> | undefined;
-  let timer: NodeJS.Timeout | undefined;
 
-  const pass = async (): Promise<SweepOutcome> => {
+  const pass = async (signal: AbortSignal): Promise<SweepOutcome> => {
     const started = Date.now();
     const held = await db.tryExclusive(RETENTION_LOCK_KEY, async () => {
       const rows: (RetentionSettingsView & { tenantId: string })[] =
@@ -70,7 +69,7 @@ export function startRetentionSweeper(deps: {
       let tenants = 0;
       let failures = 0;
       for (const row of rows) {
-        if (stop.signal.aborted) break;
+        if (signal.aborted) break;
         if (!anySettingOn(row)) continue;
         tenants++;
         try {
@@ -79,7 +78,7 @@ export function startRetentionSweeper(deps: {
             row.tenantId,
             cutoffsOf(row, new Date()),
             {
-              signal: stop.signal,
+              signal,
               onGuestError: (guestId, err) => {
                 failures++;
                 log.warn(
@@ -109,32 +108,13 @@ export function startRetentionSweeper(deps: {
     return { swept: true, ...held.value };
   };
 
-  const sweep = (): Promise<SweepOutcome> => {
-    if (running) return running.then(() => ({ swept: false }));
-    running = pass().finally(() => {
-      running = undefined;
-    });
-    return running;
-  };
-
-  const schedule = (ms: number) => {
-    if (intervalMs <= 0 || stop.signal.aborted) return;
-    timer = setTimeout(() => {
-      sweep()
-        .catch((err: unknown) => log.warn({ err }, 'retention: sweep failed (the next one retries)'))
-        .finally(() => schedule(intervalMs));
-    }, ms);
-    // The timer alone never keeps the process alive.
-    timer.unref();
-  };
-  schedule(Math.min(intervalMs, FIRST_PASS_MS));
-
-  return {
-    sweep,
-    async close() {
-      stop.abort();
-      clearTimeout(timer);
-      await running?.catch(() => {});
-    },
-  };
+  const job = periodicPass({
+    name: 'retention',
+    intervalMs,
+    firstDelayMs: Math.min(intervalMs, FIRST_PASS_MS),
+    busy: { swept: false } as const,
+    log,
+    pass,
+  });
+  return { sweep: () => job.run(), close: job.close };
 }
