@@ -1,4 +1,5 @@
 // Builds the service from a config and an open database; used by the server and by the tests.
+import './v8-tuning.js';
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { createTokenUsage, type TokenUsage } from './auth/token-usage.js';
