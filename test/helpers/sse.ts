@@ -55,6 +55,7 @@ export async function subscribeTo(
   const decoder = new TextDecoder();
   let buffer = '';
   const queue: Frame[] = [];
+  let arrived: (() => void) | null = null;
   const read = async (): Promise<void> => {
     if (!reader) return;
     for (;;) {
@@ -71,7 +72,10 @@ export async function subscribeTo(
           if (line.startsWith('data:')) data = line.slice(5).trim();
           if (line.startsWith('id:')) id = line.slice(3).trim();
         }
-        if (data !== null) queue.push({ id, data: JSON.parse(data || 'null') });
+        if (data !== null) {
+          queue.push({ id, data: JSON.parse(data || 'null') });
+          arrived?.();
+        }
         end = buffer.indexOf('\n\n');
       }
     }
@@ -82,8 +86,15 @@ export async function subscribeTo(
     for (;;) {
       const frame = queue.shift();
       if (frame) return frame;
-      if (Date.now() > until) throw new Error('no event in time');
-      await new Promise((r) => setTimeout(r, 10));
+      const left = until - Date.now();
+      if (left <= 0) throw new Error('no event in time');
+      let timer: NodeJS.Timeout | undefined;
+      await new Promise<void>((resolve) => {
+        arrived = resolve;
+        timer = setTimeout(resolve, left);
+      });
+      clearTimeout(timer);
+      arrived = null;
     }
   };
   return {
