@@ -360,6 +360,8 @@ describe.skipIf(!process.env.REDIS_URL)('the events subscription across two inst
     await one.close();
   });
 
+  // Both apps share this process, so each one's commit listener publishes every write's notice: the
+  // subscriber's instance hears each twice, through Redis only (its pubsub has no in-memory path).
   it("delivers to a subscriber of one instance, once each, what the other's API writes", async () => {
     const a = await newTenant(one.db.prisma);
     await write(one, a.tenant_id, 'old', 2);

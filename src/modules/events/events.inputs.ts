@@ -9,7 +9,7 @@ import { ALL_EVENTS, eventTypes } from '../webhooks/webhooks.inputs.js';
 const eventFilter = filterOf<PrismaNS.EventWhereInput>();
 
 /** The types a filter keeps: null for every type (no filter, or `["*"]`). */
-export const typesOf = (types: readonly string[] | undefined): string[] | null =>
+export const keptTypes = (types: readonly string[] | undefined): string[] | null =>
   !types || types.length === 0 || types.includes(ALL_EVENTS) ? null : [...types];
 
 export const eventFilters = {
@@ -21,7 +21,7 @@ export const eventFilters = {
   types: eventFilter([nullable(), array(), eventTypes], {
     description: 'Only these event types (as webhooks name them); every type without, or with `["*"]`',
     where: (v) => {
-      const kept = typesOf(v);
+      const kept = keptTypes(v);
       return kept ? { type: { in: kept } } : {};
     },
   }),

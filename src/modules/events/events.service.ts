@@ -9,7 +9,7 @@ import { followLog, logBounds } from '../../events/feed.js';
 import type { RecordedEvent } from '../../events/outbox.js';
 import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { type ListWhere, listOperation } from '../../operations/operation.js';
-import { eventFilters, typesOf } from './events.inputs.js';
+import { eventFilters, keptTypes } from './events.inputs.js';
 
 /** The log and its live feed: filters → where, oldest first (ids follow commit order). */
 export const eventsQuery = listOperation({
@@ -31,6 +31,8 @@ export async function listEvents(
   page: { skip: number; take: number },
 ): Promise<RecordedEvent[]> {
   const rows = await findManyRows(ctx.prisma, 'Event', { where: q.where, orderBy: q.orderBy, ...page });
+  // The table's row is the recorded event: its type, actor and resource columns hold what
+  // recordEvents wrote from those unions.
   return rows as RecordedEvent[];
 }
 
@@ -78,6 +80,6 @@ export async function watchEvents(
     pubsub: ctx.pubsub,
     tenantId,
     after,
-    types: typesOf(q.input.types),
+    types: keptTypes(q.input.types),
   });
 }

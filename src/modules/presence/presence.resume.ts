@@ -4,18 +4,15 @@
 // committed meanwhile is either in the first change or comes after it.
 import { Repeater } from 'graphql-yoga';
 import type { Prisma } from '../../db/database.js';
+import { typesOf } from '../../events/event-types.js';
 import type { AppPubSub } from '../../redis/pubsub.js';
 import { type PresenceChange, presenceTopic } from './presence.pubsub.js';
 
 /** Live changes kept for a slow subscriber before the oldest are dropped (as a lost publication). */
 const MAX_BUFFERED = 1_000;
 
-const PRESENCE_TYPES = [
-  'presence.zone_entered',
-  'presence.zone_left',
-  'presence.location_entered',
-  'presence.location_left',
-];
+/** Entries and leaves of zones and locations. */
+const PRESENCE_TYPES = typesOf('presence');
 
 // One snapshot: the tenant's last id, and the MACs of the location's presence events up to it (an
 // erased guest's are empty).
