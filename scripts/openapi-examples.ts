@@ -325,6 +325,9 @@ receiver.close();
 await list('GET /audit-logs', '/audit-logs?per_page=2&resource_type=api_token');
 await record('GET /audit-logs', 422, '/audit-logs?resource_type=room&from=2026-13-01');
 await record('GET /audit-logs/count', 200, '/audit-logs/count?action=apiTokens.create');
+// The event log: the same writes' events.
+await list('GET /events', '/events?after=0&per_page=2&types[]=location.created&types[]=location.updated');
+await record('GET /events', 422, '/events?after=-1&types[]=guest.born');
 
 // Last: creating a tenant moves the caller to it; its deactivation and activation, then back.
 const tenant = (await record('POST /tenants', 200, '/tenants', {

@@ -6,6 +6,8 @@ import { createTokenUsage, type TokenUsage } from './auth/token-usage.js';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import { AppError, serviceUnavailable, toAppError } from './errors.js';
+import { publishCommitted } from './events/feed.js';
+import { onEventsCommitted } from './events/outbox.js';
 import { type EventSweeper, startEventSweeper } from './events/sweeper.js';
 import { startWebhookDelivery, type WebhookDeliveryService } from './events/webhook-delivery.js';
 import { createFieldGuard } from './graphql/field-rate-limit.js';
@@ -18,10 +20,11 @@ import { parsePhpQuery } from './http/query-string.js';
 import { requestGate, tenantTurns } from './http/request-gate.js';
 import { mountMetrics } from './metrics/endpoint.js';
 import { createMetrics, type Metrics } from './metrics/metrics.js';
-import { createPresencePubSub } from './modules/presence/presence.pubsub.js';
+import { publishPresence } from './modules/presence/presence.pubsub.js';
 import { type RetentionSweeper, startRetentionSweeper } from './modules/retention/retention.sweeper.js';
 import { disableWebhook } from './modules/webhooks/webhooks.service.js';
 import { createRateLimiter, type RateLimiter } from './rate-limit/rate-limiter.js';
+import { type AppPubSub, createAppPubSub } from './redis/pubsub.js';
 import { connectRedis } from './redis/redis.js';
 import { API_PREFIX, methodNotAllowedMessage, mountRest, pathMethods, sendJson } from './rest/adapter.js';
 import { mountDocs, PUBLIC_API_PATHS } from './rest/docs.js';
@@ -41,6 +44,8 @@ export interface App {
   retention: RetentionSweeper;
   /** Webhook delivery on this instance (undefined with WEBHOOKS_DELIVERY=false). */
   webhooks: WebhookDeliveryService | undefined;
+  /** Presence changes and committed events, fanned out to subscribers (through Redis with REDIS_URL). */
+  pubsub: AppPubSub;
   /** Leave-by-timeout presence events and the event log's retention every EVENT_SWEEP_SECONDS (its `sweep()`: tests). */
   events: EventSweeper;
   /** The requests being answered now (method, URL, id, seconds running): what a timed-out shutdown waits for. */
@@ -96,7 +101,7 @@ export async function buildApp(deps: {
   fastify.decorateRequest('principal', null);
   fastify.decorateRequest('releaseTurn', null);
   fastify.decorateRequest('acquireTurn', null);
-  // One Redis connection (plus a subscriber) for the rate limit, the field limits and presence.
+  // One Redis connection (plus a subscriber) for the rate limit, the field limits and live updates.
   const redis = config.redisUrl ? connectRedis(config.redisUrl, fastify.log) : undefined;
   const limiter = deps.limiter ?? createRateLimiter({ perMinute: config.rateLimitPerMinute, redis });
   const metrics = createMetrics({ db, redis });
@@ -188,9 +193,11 @@ export async function buildApp(deps: {
     return sendJson(reply, 404, { message: 'Not Found.' });
   });
 
-  const presence = createPresencePubSub(redis);
+  const live = createAppPubSub(redis);
   // First step of close(): an open subscription would keep its connection (and the server) open forever.
-  fastify.addHook('preClose', async () => presence.endSubscriptions());
+  fastify.addHook('preClose', async () => live.endSubscriptions());
+  // Committed events fan out to the `events` subscribers of every instance (src/events/feed.ts).
+  const stopPublishing = onEventsCommitted((events) => publishCommitted(live.pubsub, events));
   // Streamed exports (src/rest/export.ts) run on while the server drains, until 2 s before
   // SHUTDOWN_TIMEOUT_SECONDS: those still running then are cut short (logged), so the process still
   // ends cleanly within its timeout.
@@ -205,7 +212,7 @@ export async function buildApp(deps: {
     routes: routeTable,
     config,
     prisma,
-    pubsub: presence.pubsub,
+    pubsub: live.pubsub,
     closing: closing.signal,
   });
   mountDocs(fastify, routeTable);
@@ -216,7 +223,7 @@ export async function buildApp(deps: {
     config,
     log: fastify.log,
     fieldGuard,
-    pubsub: presence.pubsub,
+    pubsub: live.pubsub,
     metrics: metrics.graphqlPlugin,
   });
   fastify.route({
@@ -266,6 +273,8 @@ export async function buildApp(deps: {
     config,
     log: fastify.log,
     intervalMs: config.eventSweepSeconds * 1000,
+    // Devices that left by timeout reach presence subscribers as the ingest's changes do.
+    onLeft: (tenantId, left, eventId) => publishPresence(live.pubsub, tenantId, left, eventId),
   });
   return {
     fastify,
@@ -275,6 +284,7 @@ export async function buildApp(deps: {
     retention,
     webhooks,
     events,
+    pubsub: live.pubsub,
     running: () =>
       [...inFlight].map(([request, since]) => ({
         method: request.method,
@@ -299,6 +309,7 @@ export async function buildApp(deps: {
       fastify.server.closeIdleConnections();
       await serverClosed.finally(() => clearInterval(idle));
       await sweeperStopped;
+      stopPublishing();
       await webhooksStopped;
       // Every answer is written: the uses noted last are written before the database closes.
       await tokenUsage.close();

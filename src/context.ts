@@ -4,7 +4,8 @@ import type { Config } from './config.js';
 import type { Prisma } from './db/database.js';
 import { AppError } from './errors.js';
 import type { FieldGuard } from './graphql/field-rate-limit.js';
-import type { PresencePubSub } from './modules/presence/presence.pubsub.js';
+import type { StreamPosition } from './graphql/sse-event-ids.js';
+import type { AppPubSub } from './redis/pubsub.js';
 
 export interface AppContext {
   prisma: Prisma;
@@ -13,8 +14,10 @@ export interface AppContext {
   requestId: string;
   /** Per-field budgets of costly GraphQL fields (unused by REST). */
   fieldGuard?: FieldGuard;
-  /** Presence changes for GraphQL subscriptions (published by the ingest). */
-  pubsub?: PresencePubSub;
+  /** Presence changes and committed events for GraphQL subscriptions (src/redis/pubsub.ts). */
+  pubsub?: AppPubSub;
+  /** GraphQL over SSE: the `Last-Event-ID` resent, and each payload's event id (src/graphql/sse-event-ids.ts). */
+  stream?: StreamPosition;
 }
 
 /** The app-wide members of the context: what each transport hands to `requestContext`. */
@@ -22,7 +25,7 @@ export interface ContextDeps {
   prisma: Prisma;
   config: Config;
   fieldGuard?: FieldGuard;
-  pubsub?: PresencePubSub;
+  pubsub?: AppPubSub;
 }
 
 /**

@@ -71,6 +71,9 @@ export const permissionTable = {
   'webhooks.replay': { tenant: T, venue: false, 'front-desk': false, support: T },
   // The audit log (who changed what): tenant admins (and support) read it; nobody writes it.
   'auditLogs.view': { tenant: T, venue: false, 'front-desk': false, support: T },
+  // The event log (GET /events, GraphQL `events`, its live subscription): what webhooks receive,
+  // for the same people who manage them.
+  'events.view': { tenant: T, venue: false, 'front-desk': false, support: T },
 } as const satisfies Record<string, Record<Role, Reach>>;
 
 export type Action = keyof typeof permissionTable;

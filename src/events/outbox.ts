@@ -227,6 +227,13 @@ const replaceKeys = (column: string, when: string, by: string): string =>
   `(SELECT coalesce(json_object_agg(x.k, CASE WHEN ${when} THEN ${by} ELSE x.v END ORDER BY x.n), '{}'::json)
     FROM json_each(${column}) WITH ORDINALITY AS x(k, v, n))`;
 
+/** The highest id among `events` (the log position a write reached), null when there are none. */
+export function lastIdOf(events: readonly RecordedEvent[]): bigint | null {
+  let last: bigint | null = null;
+  for (const e of events) if (last === null || e.id > last) last = e.id;
+  return last;
+}
+
 // ---------------------------------------------------------------------------------------------
 // After commit
 
@@ -312,18 +319,30 @@ export async function writeWithEvents<T>(
 ): Promise<T> {
   const fn = (typeof a === 'function' ? a : b) as WriteFn<T>;
   const options = (typeof a === 'function' ? b : a) as TransactionOptions | undefined;
+  return (await writeReturningEvents(source, fn, options)).value;
+}
+
+/**
+ * `writeWithEvents` that also returns the events it recorded, for a caller that tells others where
+ * in the log its write landed (the event sweeper's presence changes).
+ */
+export async function writeReturningEvents<T>(
+  source: EventSource | AppContext,
+  fn: WriteFn<T>,
+  options?: TransactionOptions,
+): Promise<{ value: T; events: RecordedEvent[] }> {
   const { prisma, tenantId, actor } = 'principal' in source ? sourceOf(source) : source;
   let recorded: RecordedEvent[] = [];
-  const result = await prisma.$transaction(async (tx) => {
+  const value = await prisma.$transaction(async (tx) => {
     const pending: NewEvent[] = [];
-    const value = await fn(tx, {
+    const result = await fn(tx, {
       record: (...events) => {
         for (const e of events) if (e) pending.push(e);
       },
     });
     recorded = pending.length ? await recordEvents(tx, tenantId, actor, pending) : [];
-    return value;
+    return result;
   }, options ?? DEFAULT_TRANSACTION);
   announceEvents(recorded);
-  return result;
+  return { value, events: recorded };
 }

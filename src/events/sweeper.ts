@@ -74,8 +74,10 @@ export function startEventSweeper(deps: {
   log: Log;
   /** Between passes; 0: no periodic passes (sweep() still runs one). */
   intervalMs: number;
+  /** Devices that left by timeout, per tenant and location, once each batch has committed (presence subscribers). */
+  onLeft?: (tenantId: string, macsByLocation: Map<string, Set<string>>, eventId: bigint | null) => void;
 }): EventSweeper {
-  const { db, config, log, intervalMs } = deps;
+  const { db, config, log, intervalMs, onLeft } = deps;
   /** The quiet-since bound of this process's last pass (what the next one needs to look at). */
   let lastCutoff: Date | undefined;
 
@@ -96,7 +98,14 @@ export function startEventSweeper(deps: {
       for (const { id } of tenants) {
         if (signal.aborted) break;
         try {
-          visitsClosed += await closeTimedOutVisits(db.prisma, id, from, cutoff, signal);
+          visitsClosed += await closeTimedOutVisits(
+            db.prisma,
+            id,
+            from,
+            cutoff,
+            signal,
+            onLeft && ((left, eventId) => onLeft(id, left, eventId)),
+          );
           eventsDeleted += await pruneEvents(db, id, eventCutoff, signal);
         } catch (err) {
           failures++;

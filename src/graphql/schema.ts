@@ -16,5 +16,6 @@ import '../modules/api-tokens/api-tokens.graphql.js';
 import '../modules/retention/retention.graphql.js';
 import '../modules/webhooks/webhooks.graphql.js';
 import '../modules/audit-logs/audit-logs.graphql.js';
+import '../modules/events/events.graphql.js';
 
 export const schema = builder.toSchema({ sortSchema: false });

@@ -12,12 +12,13 @@ import { type AppContext, requestContext } from '../context.js';
 import type { Prisma } from '../db/database.js';
 import { AppError, toAppError } from '../errors.js';
 import { graphqlErrorParts } from '../http/error-bodies.js';
-import type { PresencePubSub } from '../modules/presence/presence.pubsub.js';
+import type { AppPubSub } from '../redis/pubsub.js';
 import { compiledQueries } from './compiled-execution.js';
 import type { FieldGuard } from './field-rate-limit.js';
 import { nestingLimit, requestErrorHttp } from './nesting-limit.js';
 import { queryCostLimit } from './query-cost.js';
 import { schema } from './schema.js';
+import { sseEventIds, streamPositionOf } from './sse-event-ids.js';
 
 /** `nesting`: levels of brackets in the query text, and of arrays/objects in a variable's value. */
 export const GRAPHQL_LIMITS = { depth: 10, aliases: 15, tokens: 3000, cost: 50_000, nesting: 32 } as const;
@@ -87,7 +88,7 @@ export function createGraphqlHandler(deps: {
   config: Config;
   log: FastifyBaseLogger;
   fieldGuard: FieldGuard;
-  pubsub?: PresencePubSub;
+  pubsub?: AppPubSub;
   /** Counts operations and errors (src/metrics/graphql.ts). */
   metrics?: Plugin;
 }) {
@@ -102,7 +103,7 @@ export function createGraphqlHandler(deps: {
       headers: '{\n  "Authorization": "Bearer <token>"\n}',
     },
     renderGraphiQL,
-    context: ({ req }) => requestContext(deps, req),
+    context: ({ req, request }) => ({ ...requestContext(deps, req), stream: streamPositionOf(request) }),
     maskedErrors: {
       maskError(error) {
         const original = unwrap(error);
@@ -128,6 +129,8 @@ export function createGraphqlHandler(deps: {
       nestingLimit({ maxNesting: GRAPHQL_LIMITS.nesting, maxTokens: GRAPHQL_LIMITS.tokens }),
       queryCostLimit(GRAPHQL_LIMITS.cost),
       ...(deps.config.graphqlCompiledQueries ? [compiledQueries(schema)] : []),
+      // Last: it sets the serializer of each streamed result, which nothing after it may replace.
+      sseEventIds(),
     ],
   });
 }

@@ -5,7 +5,7 @@ import type { Config } from '../config.js';
 import { requestContext } from '../context.js';
 import type { Prisma } from '../db/database.js';
 import { AppError } from '../errors.js';
-import type { PresencePubSub } from '../modules/presence/presence.pubsub.js';
+import type { AppPubSub } from '../redis/pubsub.js';
 import { validate } from '../validation/validator.js';
 import type { Route } from './endpoint.js';
 import { StreamAnswer } from './export.js';
@@ -50,7 +50,7 @@ export function mountRest(
     routes: readonly Route[];
     config: Config;
     prisma: Prisma;
-    pubsub?: PresencePubSub;
+    pubsub?: AppPubSub;
     /** Aborts when the server stops and streamed exports must end (see app.ts). */
     closing?: AbortSignal;
   },

@@ -5,6 +5,7 @@ import * as advertisements from '../modules/advertisements/advertisements.rest.j
 import * as analytics from '../modules/analytics/analytics.rest.js';
 import * as apiTokens from '../modules/api-tokens/api-tokens.rest.js';
 import * as auditLogs from '../modules/audit-logs/audit-logs.rest.js';
+import * as events from '../modules/events/events.rest.js';
 import * as guestDevices from '../modules/guest-devices/guest-devices.rest.js';
 import * as guestSessions from '../modules/guest-sessions/guest-sessions.rest.js';
 import * as guests from '../modules/guests/guests.rest.js';
@@ -108,4 +109,7 @@ export const routeTable: readonly Route[] = [
   // The audit log (beyond the spec): read only; the writes themselves append to it.
   route('GET', '/audit-logs', auditLogs.list, 'Query.auditLogs'),
   route('GET', '/audit-logs/count', auditLogs.count, 'Query.auditLogs.totalCount'),
+  // The event log (beyond the spec): a page at a time after an id; live through GraphQL's
+  // `events` subscription.
+  route('GET', '/events', events.list, 'Query.events'),
 ];

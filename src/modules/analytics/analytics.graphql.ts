@@ -135,6 +135,12 @@ const PresenceChangeRef = builder
         resolve: (p) => p.sessions,
       }),
       at: t.field({ type: 'DateTime', resolve: (p) => new Date(p.change.at) }),
+      eventId: t.id({
+        nullable: true,
+        description:
+          'The tenant’s event log position of the change: the highest event id its write recorded (null: it recorded none). Pass it as `after` to resume.',
+        resolve: (p) => p.change.eventId,
+      }),
     }),
   });
 
@@ -142,11 +148,18 @@ builder.subscriptionField('presenceChanged', (t) =>
   t.field({
     ...requires(readAnalytics.action),
     type: PresenceChangeRef,
-    args: { locationId: t.arg.id({ required: true }) },
-    subscribe: (_root, args, ctx) => watchPresence(ctx, String(args.locationId)),
-    resolve: async (change: PresenceChange, _args, ctx) => ({
-      change,
-      sessions: await changedSessions(ctx, change),
-    }),
+    description:
+      'Devices that arrive, move, leave or change state at a location, as the ingest (and leave by timeout) write them. With `after` (an event id, e.g. the last `eventId` received; over SSE also the `Last-Event-ID` a reconnecting client resends), first one change naming the devices that entered or left after it.',
+    args: {
+      locationId: t.arg.id({ required: true }),
+      after: t.arg.id({ description: 'Resume after this event id (see `PresenceChange.eventId`)' }),
+    },
+    subscribe: (_root, args, ctx) =>
+      watchPresence(ctx, String(args.locationId), args.after == null ? null : String(args.after)),
+    resolve: async (change: PresenceChange, _args, ctx) => {
+      // The SSE frame of this change carries its log position (src/graphql/sse-event-ids.ts).
+      if (change.eventId !== null) ctx.stream?.sending(change.eventId);
+      return { change, sessions: await changedSessions(ctx, change) };
+    },
   }),
 );

@@ -14,7 +14,11 @@ import {
   reader,
 } from '../../operations/operation.js';
 import { SingleFlight } from '../../shared/single-flight.js';
+import { validate } from '../../validation/validator.js';
+import { eventFilters } from '../events/events.inputs.js';
+import { resumePoint } from '../events/events.service.js';
 import { type PresenceChange, presenceTopic } from '../presence/presence.pubsub.js';
+import { resumePresence } from '../presence/presence.resume.js';
 import { activeSessionFilters, locationLogFilters, locationSessionFilters } from './analytics.inputs.js';
 
 /**
@@ -400,9 +404,15 @@ export function countLocationLogs(
  * The presence changes of one location the caller may see (404 for a location outside its scope).
  * Each change names the devices that arrived, moved, left or changed state there.
  */
+/**
+ * `presenceChanged`: the location's changes as they are published; with `after` (or the
+ * `Last-Event-ID` a reconnecting SSE client resends), first one change naming the devices that
+ * entered or left it after that event id (src/modules/presence/presence.resume.ts).
+ */
 export async function watchPresence(
   ctx: AppContext,
   locationId: string,
+  after?: string | null,
 ): Promise<AsyncIterable<PresenceChange>> {
   const scope = readAnalytics.scope(ctx);
   const location = await ctx.prisma.location.findFirst({
@@ -410,7 +420,18 @@ export async function watchPresence(
     select: { id: true },
   });
   if (!location || !ctx.pubsub) throw new AppError('NOT_FOUND');
-  return ctx.pubsub.subscribe('presenceChanged', presenceTopic(scope.tenantId, location.id));
+  const resent = after ?? ctx.stream?.lastEventId ?? null;
+  if (resent === null)
+    return ctx.pubsub.subscribe('presenceChanged', presenceTopic(scope.tenantId, location.id));
+  const input = await validate({ after: resent }, { after: eventFilters.after.rules });
+  const from = await resumePoint(ctx, scope.tenantId, input.after ?? null);
+  return resumePresence({
+    prisma: ctx.prisma,
+    pubsub: ctx.pubsub,
+    tenantId: scope.tenantId,
+    locationId: location.id,
+    after: from,
+  });
 }
 
 /** The active sessions a change is about, as the caller may see them now. */

@@ -17,13 +17,15 @@ import { inTransaction, type Tx } from './ingest.batch.js';
 /**
  * `inTransaction` (one retry when a concurrent delivery claimed the same event ids) with an event
  * log: the events `fn` records are appended as the transaction's last statement and announced once
- * it has committed. A retry starts with no events.
+ * it has committed. A retry starts with no events. `onCommitted` receives the events recorded
+ * (the presence pipeline publishes its changes at their log position).
  */
 export async function inTransactionWithEvents<T>(
   prisma: Prisma,
   tenantId: string,
   actor: EventActor,
   fn: (tx: Tx, log: EventLog) => Promise<T>,
+  onCommitted?: (events: readonly RecordedEvent[], value: T) => void,
 ): Promise<T> {
   let recorded: RecordedEvent[] = [];
   const result = await inTransaction(prisma, async (tx) => {
@@ -37,6 +39,7 @@ export async function inTransactionWithEvents<T>(
     return value;
   });
   announceEvents(recorded);
+  onCommitted?.(recorded, result);
   return result;
 }
 

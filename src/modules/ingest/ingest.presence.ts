@@ -6,7 +6,7 @@ import { authorize } from '../../auth/permissions.js';
 import type { AppContext } from '../../context.js';
 import type { Prisma } from '../../db/database.js';
 import { scoped } from '../../db/scope.js';
-import { actorOf, type EventLog } from '../../events/outbox.js';
+import { actorOf, type EventLog, lastIdOf } from '../../events/outbox.js';
 import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { macVariants, normalizeMac } from '../presence/mac.js';
 import { publishPresence } from '../presence/presence.pubsub.js';
@@ -33,13 +33,18 @@ export async function ingestPresence(
   const { raw, valid } = await validateEvents(body, presenceEventRules, readPresenceEvent, errors);
   const { tenantId } = scoped(scope);
   const actor = actorOf(ctx, 'ingest');
-  const changed = await inTransactionWithEvents(ctx.prisma, tenantId, actor, async (tx, log) => {
-    const events = await resolvePlaces(tx, tenantId, valid, errors);
-    errors.throwIfAny();
-    const fresh = await claimEvents(tx, tenantId, 'presence', raw, valid, errors);
-    return applyPresence(tx, log, tenantId, ctx.config.activeWindowSeconds, inBatchOrder(fresh, events));
-  });
-  publishPresence(ctx.pubsub, tenantId, changed);
+  await inTransactionWithEvents(
+    ctx.prisma,
+    tenantId,
+    actor,
+    async (tx, log) => {
+      const events = await resolvePlaces(tx, tenantId, valid, errors);
+      errors.throwIfAny();
+      const fresh = await claimEvents(tx, tenantId, 'presence', raw, valid, errors);
+      return applyPresence(tx, log, tenantId, ctx.config.activeWindowSeconds, inBatchOrder(fresh, events));
+    },
+    (recorded, changed) => publishPresence(ctx.pubsub, tenantId, changed, lastIdOf(recorded)),
+  );
   return { accepted: raw.length };
 }
 

@@ -7,11 +7,13 @@ import type { Principal } from '../../auth/principal.js';
 import type { Config } from '../../config.js';
 import type { AppContext } from '../../context.js';
 import type { Prisma } from '../../db/database.js';
+import { publishCommitted } from '../../events/feed.js';
+import { onEventsCommitted } from '../../events/outbox.js';
+import { createAppPubSub } from '../../redis/pubsub.js';
 import { connectRedis } from '../../redis/redis.js';
 import { sleep } from '../../shared/sleep.js';
 import type { Random } from '../locations/locations.seed.js';
 import { normalizeMac } from '../presence/mac.js';
-import { createPresencePubSub } from '../presence/presence.pubsub.js';
 import { MAX_BATCH } from './ingest.inputs.js';
 import { ingestPresence } from './ingest.presence.js';
 import { ingestSessions } from './ingest.sessions.js';
@@ -94,7 +96,9 @@ export async function databaseSink(prisma: Prisma, config: Config, tenantId: str
     scopes: ['ingest'],
   };
   const redis = config.redisUrl ? connectRedis(config.redisUrl) : undefined;
-  const { pubsub } = createPresencePubSub(redis);
+  const { pubsub } = createAppPubSub(redis);
+  // Its events reach the servers' `events` subscribers as their own writes' do (src/events/feed.ts).
+  const stopPublishing = onEventsCommitted((events) => publishCommitted(pubsub, events));
   const ctx: AppContext = { prisma, config, principal, requestId: 'simulate', pubsub };
   return {
     presence: async (batch) => {
@@ -104,6 +108,7 @@ export async function databaseSink(prisma: Prisma, config: Config, tenantId: str
       await ingestSessions(ctx, { events: batch });
     },
     close: async () => {
+      stopPublishing();
       await redis?.close();
     },
   };

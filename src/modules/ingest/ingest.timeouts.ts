@@ -4,7 +4,7 @@
 // and recording `presence.zone_left` and `presence.location_left` with `reason: "timeout"`, as the
 // service (actor `system`). A later detection then opens a new (returning) visit.
 import type { Prisma } from '../../db/database.js';
-import { systemActor, writeWithEvents } from '../../events/outbox.js';
+import { lastIdOf, systemActor, writeReturningEvents } from '../../events/outbox.js';
 import { locationEvent, zoneEvent } from './ingest.events.js';
 
 /** Visits closed per statement (and per transaction). */
@@ -31,11 +31,14 @@ interface LatestLog {
   guestMac: string;
 }
 
+/** What a committed batch closed: the devices that left, per location, and the batch's log position. */
+export type OnLeft = (macsByLocation: Map<string, Set<string>>, eventId: bigint | null) => void;
+
 /**
  * Closes the tenant's visits whose device was last seen in [from, cutoff), in batches, each batch in
  * one transaction with its events. The range's lower bound keeps a pass to the devices that went
  * quiet since the last one (the `(tenantId, seenAt)` index), not every device ever seen. Returns the
- * visits closed.
+ * visits closed; `onLeft` hears of each batch once it has committed (presence subscribers).
  */
 export async function closeTimedOutVisits(
   prisma: Prisma,
@@ -43,13 +46,16 @@ export async function closeTimedOutVisits(
   from: Date,
   cutoff: Date,
   signal?: AbortSignal,
+  onLeft?: OnLeft,
 ): Promise<number> {
   let closed = 0;
   for (;;) {
     if (signal?.aborted) return closed;
-    const n = await writeWithEvents({ prisma, tenantId, actor: systemActor }, async (tx, log) => {
-      // The UPDATE checks again what the SELECT found: a detection committed meanwhile keeps its visit.
-      const visits = await tx.$queryRaw<ClosedVisit[]>`
+    const { value: visits, events } = await writeReturningEvents(
+      { prisma, tenantId, actor: systemActor },
+      async (tx, log) => {
+        // The UPDATE checks again what the SELECT found: a detection committed meanwhile keeps its visit.
+        const visits = await tx.$queryRaw<ClosedVisit[]>`
         WITH quiet AS (
           SELECT s."id" FROM "CurrentPresence" cp
           JOIN "LocationSession" s ON s."tenantId" = cp."tenantId" AND s."mac" = cp."mac" AND s."endedAt" IS NULL
@@ -64,32 +70,38 @@ export async function closeTimedOutVisits(
           AND cp."tenantId" = s."tenantId" AND cp."mac" = s."mac" AND cp."seenAt" < ${cutoff}
         RETURNING s."id", s."mac", s."deviceId", s."guestId", s."locationId", s."startedAt",
           s."visitType", cp."seenAt" AS "lastSeen"`;
-      if (visits.length === 0) return 0;
-      const ids = visits.map((v) => v.id);
-      const logs = await tx.$queryRaw<LatestLog[]>`
+        if (visits.length === 0) return [];
+        const ids = visits.map((v) => v.id);
+        const logs = await tx.$queryRaw<LatestLog[]>`
         SELECT DISTINCT ON ("sessionId") "id", "sessionId", "zoneId", "timestamp", "locationId", "guestId", "guestMac"
         FROM "LocationLog" WHERE "tenantId" = ${tenantId} AND "sessionId" = ANY(${ids}::text[])
         ORDER BY "sessionId", "timestamp" DESC, "id" DESC`;
-      const logOf = new Map(logs.map((l) => [l.sessionId, l]));
-      if (logs.length > 0) {
-        const lastSeen = new Map(visits.map((v) => [v.id, v.lastSeen]));
-        await tx.$executeRaw`UPDATE "LocationLog" AS l
+        const logOf = new Map(logs.map((l) => [l.sessionId, l]));
+        if (logs.length > 0) {
+          const lastSeen = new Map(visits.map((v) => [v.id, v.lastSeen]));
+          await tx.$executeRaw`UPDATE "LocationLog" AS l
           SET "duration" = GREATEST(0, floor(extract(epoch FROM v."lastSeen" - l."timestamp")))::int
           FROM unnest(${logs.map((l) => l.id)}::text[],
             ${logs.map((l) => (lastSeen.get(l.sessionId) ?? l.timestamp).toISOString())}::timestamptz[])
             AS v("id", "lastSeen")
           WHERE l."id" = v."id" AND l."tenantId" = ${tenantId}`;
-      }
-      visits.sort((a, b) => a.lastSeen.getTime() - b.lastSeen.getTime() || (a.id < b.id ? -1 : 1));
-      for (const v of visits) {
-        const left = { at: v.lastSeen, reason: 'timeout' as const };
-        const zone = logOf.get(v.id);
-        if (zone) log.record(zoneEvent(zone, v.deviceId, left));
-        log.record(locationEvent(v, left));
-      }
-      return visits.length;
-    });
-    closed += n;
-    if (n < TIMEOUT_BATCH) return closed;
+        }
+        visits.sort((a, b) => a.lastSeen.getTime() - b.lastSeen.getTime() || (a.id < b.id ? -1 : 1));
+        for (const v of visits) {
+          const left = { at: v.lastSeen, reason: 'timeout' as const };
+          const zone = logOf.get(v.id);
+          if (zone) log.record(zoneEvent(zone, v.deviceId, left));
+          log.record(locationEvent(v, left));
+        }
+        return visits;
+      },
+    );
+    if (visits.length > 0 && onLeft) {
+      const left = new Map<string, Set<string>>();
+      for (const v of visits) left.set(v.locationId, (left.get(v.locationId) ?? new Set()).add(v.mac));
+      onLeft(left, lastIdOf(events));
+    }
+    closed += visits.length;
+    if (visits.length < TIMEOUT_BATCH) return closed;
   }
 }

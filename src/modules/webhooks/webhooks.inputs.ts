@@ -33,7 +33,7 @@ export const ALL_EVENTS = '*';
  * Laravel application does with `:input` in its message: `The selected events.1 (guest.born) is
  * invalid.` The output is the list of types.
  */
-const eventTypes: Rule<string[]> = {
+export const eventTypes: Rule<string[]> = {
   name: 'eventTypes',
   doc: {
     description: `Event types (${EVENT_TYPES.join(', ')}), each at most once; or exactly \`["*"]\`: every type, those added later included.`,
