@@ -10,10 +10,13 @@ import type { Prisma } from '../db/database.js';
 import { onEventsCommitted } from './outbox.js';
 import { dispatchTenant, tenantsBehind } from './webhook-dispatcher.js';
 import {
-  attemptDelivery,
+  afterRecorded,
   type ClaimedDelivery,
   claimDeliveries,
   type EndpointHealth,
+  type MadeAttempt,
+  makeAttempt,
+  recordAttempts,
   type WorkerDeps,
   type WorkerLog,
 } from './webhook-worker.js';
@@ -26,6 +29,9 @@ export interface WebhookDeliveryService {
   /** Stops looking for work, lets the attempts in flight finish (each within WEBHOOKS_TIMEOUT_MS) and records them. */
   stop(): Promise<void>;
 }
+
+/** Attempts recorded per statement at most. */
+const RECORD_BATCH = 500;
 
 /** History older than WEBHOOKS_HISTORY_DAYS is deleted this often, in batches. */
 const PRUNE_EVERY_MS = 3_600_000;
@@ -101,12 +107,20 @@ export function startWebhookDelivery(deps: {
     if (tenants.size > 0) dispatch(tenants);
   });
 
-  // ── Worker: due deliveries → attempts ─────────────────────────────────────────────────────────
+  // ── Worker: due deliveries → attempts → recorded in batches ─────────────────────────────────
+  // A claim takes at most the free slots (the instance's, and each endpoint's), so what is claimed
+  // is sent at once; a slot frees when its answer arrives, and the next claim fills it while the
+  // other attempts are in flight. Answers are recorded by one statement per batch: while one batch
+  // is written the next gathers (a batch of one when the rate is low).
   const running = new Set<Promise<void>>();
+  /** Attempts in flight per endpoint. */
+  const busy = new Map<string, number>();
   let claiming: Promise<void> | null = null;
   let again = false;
-  /** The last claim filled every free slot: more may be due, look again as slots free up. */
+  /** The last claim filled the instance's free slots: more may be due, look again as slots free up. */
   let backlog = false;
+  /** Endpoints whose free slots the last claims filled: more may be due, look again as one of theirs frees. */
+  const fullEndpoints = new Set<string>();
 
   const workerDeps: WorkerDeps = {
     prisma,
@@ -117,12 +131,56 @@ export function startWebhookDelivery(deps: {
     wakeAt: (at) => wakeAt(at),
   };
 
+  const toRecord: MadeAttempt[] = [];
+  let recording: Promise<void> | null = null;
+
+  async function recordLoop(): Promise<void> {
+    while (toRecord.length > 0) {
+      const batch = toRecord.splice(0, RECORD_BATCH);
+      try {
+        await recordAttempts(prisma, batch);
+        succeeded();
+      } catch (err) {
+        // Unrecorded: each comes due again when its lease ends and is sent again (same webhook-id).
+        failed('record attempts (they will be made again after their lease)', err);
+        continue;
+      }
+      try {
+        await afterRecorded(workerDeps, batch);
+      } catch (err) {
+        failed("record an endpoint's health", err);
+      }
+      // Claims wait while too many answers wait to be recorded (see claimLoop).
+      if (backlog) pump();
+    }
+  }
+
+  function startRecording(): void {
+    if (recording || toRecord.length === 0) return;
+    recording = recordLoop().finally(() => {
+      recording = null;
+      // An answer that came while the loop was finishing.
+      startRecording();
+    });
+  }
+
+  function record(made: MadeAttempt): void {
+    toRecord.push(made);
+    startRecording();
+  }
+
   function start(claim: ClaimedDelivery): void {
-    const p = attemptDelivery(workerDeps, claim)
-      .catch((err: unknown) => failed('record an attempt (it will be made again after its lease)', err))
+    const endpoint = claim.webhookId;
+    busy.set(endpoint, (busy.get(endpoint) ?? 0) + 1);
+    const p = makeAttempt(workerDeps, claim)
+      .then(record)
+      .catch((err: unknown) => failed('make an attempt (it will be made again after its lease)', err))
       .finally(() => {
         running.delete(p);
-        if (backlog) pump();
+        const n = (busy.get(endpoint) ?? 1) - 1;
+        if (n > 0) busy.set(endpoint, n);
+        else busy.delete(endpoint);
+        if (backlog || fullEndpoints.has(endpoint)) pump();
       });
     running.add(p);
   }
@@ -131,13 +189,23 @@ export function startWebhookDelivery(deps: {
     do {
       again = false;
       const free = settings.concurrency - running.size;
-      if (free <= 0) {
+      // Answers waiting for their statement hold their claims too: no more while they pile up.
+      if (free <= 0 || toRecord.length >= settings.concurrency) {
         backlog = true;
         return;
       }
+      const freeOf = new Map<string, number>();
+      for (const [endpoint, n] of busy)
+        freeOf.set(endpoint, Math.max(0, settings.concurrencyPerEndpoint - n));
       let claims: ClaimedDelivery[];
       try {
-        claims = await claimDeliveries(prisma, free, settings.leaseMs);
+        claims = await claimDeliveries(
+          prisma,
+          free,
+          settings.leaseMs,
+          settings.concurrencyPerEndpoint,
+          freeOf,
+        );
         succeeded();
       } catch (err) {
         failed('claim deliveries', err);
@@ -145,6 +213,15 @@ export function startWebhookDelivery(deps: {
       }
       for (const c of claims) start(c);
       backlog = claims.length === free;
+      const got = new Map<string, number>();
+      for (const c of claims) got.set(c.webhookId, (got.get(c.webhookId) ?? 0) + 1);
+      const slotsOf = (endpoint: string) => freeOf.get(endpoint) ?? settings.concurrencyPerEndpoint;
+      // Unless the instance's bound cut the claim, an endpoint given fewer than its free slots has
+      // nothing more due; one given all of them may have.
+      if (!backlog) {
+        for (const e of fullEndpoints) if ((got.get(e) ?? 0) < slotsOf(e)) fullEndpoints.delete(e);
+      }
+      for (const [e, n] of got) if (n >= slotsOf(e)) fullEndpoints.add(e);
       if (backlog) again = true;
     } while (again && !stopped);
   }
@@ -237,6 +314,7 @@ export function startWebhookDelivery(deps: {
       await Promise.allSettled([dispatching, claiming]);
       // Attempts already sent are answered within WEBHOOKS_TIMEOUT_MS; their results are recorded.
       await Promise.allSettled([...running]);
+      while (recording) await recording;
       agents.http.destroy();
       agents.https.destroy();
     },
