@@ -30,8 +30,17 @@ export interface WebhookDeliveryService {
   stop(): Promise<void>;
 }
 
-/** Attempts recorded per statement at most. */
+/**
+ * How many of `slots` must be free (and not asked for by the claim under way) before a claim fills
+ * them again: a quarter, so claims are few and large (1 of a handful).
+ */
+const refill = (slots: number): number => Math.ceil(slots / 4);
+
+/** Attempts recorded per statement at most, and how long answers gather before a smaller batch. */
 const RECORD_BATCH = 500;
+const RECORD_GATHER_MS = 25;
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** History older than WEBHOOKS_HISTORY_DAYS is deleted this often, in batches. */
 const PRUNE_EVERY_MS = 3_600_000;
@@ -111,7 +120,8 @@ export function startWebhookDelivery(deps: {
   // A claim takes at most the free slots (the instance's, and each endpoint's), so what is claimed
   // is sent at once; a slot frees when its answer arrives, and the next claim fills it while the
   // other attempts are in flight. Answers are recorded by one statement per batch: while one batch
-  // is written the next gathers (a batch of one when the rate is low).
+  // is written the next gathers (and for RECORD_GATHER_MS at least). An answer not recorded yet
+  // holds its claim: should the instance die, it is sent again after its lease (same webhook-id).
   const running = new Set<Promise<void>>();
   /** Attempts in flight per endpoint. */
   const busy = new Map<string, number>();
@@ -119,8 +129,20 @@ export function startWebhookDelivery(deps: {
   let again = false;
   /** The last claim filled the instance's free slots: more may be due, look again as slots free up. */
   let backlog = false;
-  /** Endpoints whose free slots the last claims filled: more may be due, look again as one of theirs frees. */
+  /** Endpoints whose free slots the last claims filled: more may be due, look again as theirs free. */
   const fullEndpoints = new Set<string>();
+  /** What the claim under way asked for: in all, per endpoint, and for any other endpoint. */
+  let asked: { total: number; of: ReadonlyMap<string, number>; others: number } | null = null;
+
+  /** After an answer from `endpoint`: are enough slots free, beyond what the claim under way takes? */
+  function worthClaiming(endpoint: string): boolean {
+    const free = settings.concurrency - running.size - (asked?.total ?? 0);
+    if (backlog && free >= refill(settings.concurrency)) return true;
+    if (!fullEndpoints.has(endpoint)) return false;
+    const reserved = asked ? (asked.of.get(endpoint) ?? asked.others) : 0;
+    const freeHere = settings.concurrencyPerEndpoint - (busy.get(endpoint) ?? 0) - reserved;
+    return freeHere >= refill(settings.concurrencyPerEndpoint);
+  }
 
   const workerDeps: WorkerDeps = {
     prisma,
@@ -136,6 +158,8 @@ export function startWebhookDelivery(deps: {
 
   async function recordLoop(): Promise<void> {
     while (toRecord.length > 0) {
+      // A moment to gather more: a statement's own cost is about that of dozens of rows.
+      if (toRecord.length < RECORD_BATCH && !stopped) await sleep(RECORD_GATHER_MS);
       const batch = toRecord.splice(0, RECORD_BATCH);
       try {
         await recordAttempts(prisma, batch);
@@ -180,7 +204,7 @@ export function startWebhookDelivery(deps: {
         const n = (busy.get(endpoint) ?? 1) - 1;
         if (n > 0) busy.set(endpoint, n);
         else busy.delete(endpoint);
-        if (backlog || fullEndpoints.has(endpoint)) pump();
+        if (worthClaiming(endpoint)) pump();
       });
     running.add(p);
   }
@@ -190,7 +214,7 @@ export function startWebhookDelivery(deps: {
       again = false;
       const free = settings.concurrency - running.size;
       // Answers waiting for their statement hold their claims too: no more while they pile up.
-      if (free <= 0 || toRecord.length >= settings.concurrency) {
+      if (free <= 0 || toRecord.length >= RECORD_BATCH) {
         backlog = true;
         return;
       }
@@ -198,6 +222,7 @@ export function startWebhookDelivery(deps: {
       for (const [endpoint, n] of busy)
         freeOf.set(endpoint, Math.max(0, settings.concurrencyPerEndpoint - n));
       let claims: ClaimedDelivery[];
+      asked = { total: free, of: freeOf, others: settings.concurrencyPerEndpoint };
       try {
         claims = await claimDeliveries(
           prisma,
@@ -210,8 +235,11 @@ export function startWebhookDelivery(deps: {
       } catch (err) {
         failed('claim deliveries', err);
         return;
+      } finally {
+        asked = null;
       }
       for (const c of claims) start(c);
+      // The instance's bound cut the claim: more may be due once slots free up (worthClaiming).
       backlog = claims.length === free;
       const got = new Map<string, number>();
       for (const c of claims) got.set(c.webhookId, (got.get(c.webhookId) ?? 0) + 1);
@@ -222,7 +250,7 @@ export function startWebhookDelivery(deps: {
         for (const e of fullEndpoints) if ((got.get(e) ?? 0) < slotsOf(e)) fullEndpoints.delete(e);
       }
       for (const [e, n] of got) if (n >= slotsOf(e)) fullEndpoints.add(e);
-      if (backlog) again = true;
+      // `again`: new deliveries were queued, or answers freed enough slots, during this claim.
     } while (again && !stopped);
   }
 
