@@ -14,8 +14,10 @@ import { announceEvents, type RecordedEvent, recordEvents, systemActor } from '.
 import { startWebhookDelivery } from '../src/events/webhook-delivery.js';
 import { dispatchTenant } from '../src/events/webhook-dispatcher.js';
 import {
+  CLAIM_SQL,
   type ClaimedDelivery,
   claimDeliveries,
+  INDEX_ONLY_PLANS,
   type MadeAttempt,
   newAttemptId,
   recordAttempts,
@@ -557,6 +559,69 @@ describe('claims, shutdown and failures', () => {
           [1, 'succeeded', 204, messageId(a.tenant_id, e3.id), true],
           [2, 'failed', 503, messageId(a.tenant_id, e3.id), false],
         ]);
+      } finally {
+        await quiet.close();
+      }
+    } finally {
+      await own.drop();
+    }
+  });
+
+  it('a claim walks the queue in index order and stops at its limit (planner held to indexes): nothing sorted, however long the queue', async () => {
+    const own = await scratchDatabase('webhooks_claim_plan');
+    try {
+      const quiet = await startApp({ WEBHOOKS_ALLOW_PRIVATE: '1' }, { db: own.db });
+      try {
+        const a = await newTenant(own.db.prisma);
+        await createHook(a, endpoint().url, ['guest.created'], quiet);
+        const burst = async (name: string) => {
+          await record(
+            own.db.prisma,
+            a.tenant_id,
+            ...Array.from(
+              { length: 2000 },
+              (_, i) => ['guest.created', `${name}${i}`] as [EventType, string],
+            ),
+          );
+          while ((await dispatchTenant(own.db.prisma, a.tenant_id)).more) {}
+        };
+        // Statistics of a history of delivered events and an empty queue, then a burst of 2000.
+        await burst('h');
+        await own.db.prisma.webhookDelivery.updateMany({
+          data: { status: 'succeeded', nextAttemptAt: null },
+        });
+        await own.db.prisma.$executeRawUnsafe('ANALYZE "WebhookDelivery"');
+        await burst('b');
+        const [plan] = await own.db.rows<{ 'QUERY PLAN': unknown }>(
+          `EXPLAIN (FORMAT JSON) ${CLAIM_SQL}`,
+          [16, 1000, 16, '{}'],
+          undefined,
+          INDEX_ONLY_PLANS,
+        );
+        interface PlanNode {
+          'Node Type': string;
+          'Index Name'?: string;
+          Plans?: PlanNode[];
+        }
+        const nodes: PlanNode[] = [];
+        const walk = (n: PlanNode) => {
+          nodes.push(n);
+          for (const c of n.Plans ?? []) walk(c);
+        };
+        const [explained] = (plan?.['QUERY PLAN'] ?? []) as { Plan: PlanNode }[];
+        if (!explained) throw new Error('no plan');
+        walk(explained.Plan);
+        // The due rows: Limit ← LockRows ← an index scan of (status, nextAttemptAt), nothing sorted.
+        const limit = nodes.find((n) => n['Node Type'] === 'Limit');
+        const chain: PlanNode[] = [];
+        for (let n = limit; n; n = n.Plans?.[0]) chain.push(n);
+        expect(chain.map((n) => n['Node Type']).slice(0, 2)).toEqual(['Limit', 'LockRows']);
+        expect(chain.map((n) => n['Node Type'])).not.toContain('Sort');
+        expect(chain.some((n) => n['Index Name'] === 'WebhookDelivery_status_nextAttemptAt_idx')).toBe(true);
+        // And it claims what it may: 16 of the 2000, the oldest.
+        const claimed = await claimDeliveries(own.db.prisma, 16, 60_000);
+        expect(claimed).toHaveLength(16);
+        expect(claimed.map((c) => c.attempts)).toEqual(Array(16).fill(1));
       } finally {
         await quiet.close();
       }

@@ -40,7 +40,7 @@ export interface ClaimedDelivery {
 // status and nextAttemptAt, so a claim reads only what it takes, however long the queue); of those,
 // each endpoint's first ones up to its free slots ($4: free slots of the endpoints with attempts in flight, as JSON;
 // any other: $3) are claimed. Rows locked but not claimed are let go when the statement ends.
-const CLAIM_SQL = `WITH due AS (
+export const CLAIM_SQL = `WITH due AS (
   SELECT d."id", d."webhookId", d."nextAttemptAt" FROM "WebhookDelivery" d
   WHERE d."status" = 'pending' AND d."nextAttemptAt" <= now()
     AND coalesce(($4::jsonb ->> d."webhookId")::int, $3::int) > 0
@@ -79,15 +79,20 @@ export async function claimDeliveries(
   perEndpoint: number = limit,
   free: ReadonlyMap<string, number> = new Map(),
 ): Promise<ClaimedDelivery[]> {
-  // The raw reader: the same pool and types, without Prisma's layer on every claim. (Not a named
-  // prepared statement: PostgreSQL's generic plan for it reads the whole queue.)
-  return rawRowsOf(prisma)<ClaimedDelivery>(CLAIM_SQL, [
-    limit,
-    leaseMs,
-    perEndpoint,
-    JSON.stringify(Object.fromEntries(free)),
-  ]);
+  // In a transaction of its own whose planner may only walk indexes: the due rows are read in
+  // the order of the index on status and nextAttemptAt and the walk stops at the limit. Left to
+  // its statistics (gathered while the queue was short) the planner would read and sort the whole
+  // queue at every claim during a burst.
+  return rawRowsOf(prisma)<ClaimedDelivery>(
+    CLAIM_SQL,
+    [limit, leaseMs, perEndpoint, JSON.stringify(Object.fromEntries(free))],
+    undefined,
+    INDEX_ONLY_PLANS,
+  );
 }
+
+/** No sequential or bitmap scans (see claimDeliveries). */
+export const INDEX_ONLY_PLANS = { enable_seqscan: 'off', enable_bitmapscan: 'off' } as const;
 
 // A batch of attempts: each delivery's state after its attempt (if its claim still holds: same
 // attempt count, still pending) and each attempt's log entry, in one statement. A retry of a
