@@ -85,7 +85,7 @@ export function startWebhookDelivery(deps: {
       try {
         for (let more = true; more && !stopped; ) {
           const r = await dispatchTenant(prisma, tenantId);
-          if (r.queued > 0) pump(true);
+          if (r.queued > 0) queuedFor(r.webhookIds);
           more = r.more;
         }
         succeeded();
@@ -129,6 +129,8 @@ export function startWebhookDelivery(deps: {
   let again = false;
   /** The last claim filled the instance's free slots: more may be due, look again as slots free up. */
   let backlog = false;
+  /** A claim waited for answers to be recorded: the recorder looks again. */
+  let throttled = false;
   /** Endpoints whose free slots the last claims filled: more may be due, look again as theirs free. */
   const fullEndpoints = new Set<string>();
   /** What the claim under way asked for: in all, per endpoint, and for any other endpoint. */
@@ -174,8 +176,11 @@ export function startWebhookDelivery(deps: {
       } catch (err) {
         failed("record an endpoint's health", err);
       }
-      // Claims wait while too many answers wait to be recorded (see claimLoop).
-      if (backlog) pump();
+      // Claims waited while too many answers waited to be recorded (see claimLoop).
+      if (throttled && toRecord.length < RECORD_BATCH) {
+        throttled = false;
+        pump();
+      }
     }
   }
 
@@ -213,9 +218,13 @@ export function startWebhookDelivery(deps: {
     do {
       again = false;
       const free = settings.concurrency - running.size;
-      // Answers waiting for their statement hold their claims too: no more while they pile up.
-      if (free <= 0 || toRecord.length >= RECORD_BATCH) {
+      if (free <= 0) {
         backlog = true;
+        return;
+      }
+      // Answers waiting for their statement hold their claims too: no more while they pile up.
+      if (toRecord.length >= RECORD_BATCH) {
+        throttled = true;
         return;
       }
       const freeOf = new Map<string, number>();
@@ -254,10 +263,23 @@ export function startWebhookDelivery(deps: {
     } while (again && !stopped);
   }
 
+  /**
+   * Deliveries were queued for these endpoints: claimed now where one has a free slot; an endpoint
+   * whose slots are all taken is looked at again as its answers come (a claim now would only walk
+   * past its queue).
+   */
+  function queuedFor(webhookIds: readonly string[]): void {
+    let free = false;
+    for (const id of webhookIds) {
+      if ((busy.get(id) ?? 0) >= settings.concurrencyPerEndpoint) fullEndpoints.add(id);
+      else free = true;
+    }
+    if (free) pump();
+  }
+
   /** Claims what is due, unless a claim is under way (then it looks again once done). */
-  function pump(force = false): void {
+  function pump(): void {
     if (stopped) return;
-    if (force) backlog = true;
     if (claiming) {
       again = true;
       return;
