@@ -58,6 +58,8 @@ export interface WebhookSettings {
   allowPrivate: boolean;
   /** Attempts in flight at once on this instance. */
   concurrency: number;
+  /** Attempts in flight at once to one endpoint (at most `concurrency`). */
+  concurrencyPerEndpoint: number;
   /** Longest an attempt may take, connect to last byte. */
   timeoutMs: number;
   /** The first retry's delay; the whole schedule (and its 24 h window) scales with it. */
@@ -284,6 +286,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   };
 }
 
+/**
+ * Attempts in flight per instance, and per endpoint: one POST per event (Standard Webhooks), so a
+ * venue's ingest (thousands of events a second) needs many at once; a receiver meets at most
+ * DEFAULT_PER_ENDPOINT of this instance's connections (kept alive).
+ */
+const DEFAULT_CONCURRENCY = 256;
+const DEFAULT_PER_ENDPOINT = 128;
+
 function webhookSettings(env: NodeJS.ProcessEnv): WebhookSettings {
   const timeoutMs = int(env, 'WEBHOOKS_TIMEOUT_MS', 5_000, 100, 60_000);
   const leaseMs = int(env, 'WEBHOOKS_LEASE_MS', Math.max(30_000, timeoutMs + 10_000), 1_000, 3_600_000);
@@ -293,6 +303,7 @@ function webhookSettings(env: NodeJS.ProcessEnv): WebhookSettings {
       `WEBHOOKS_LEASE_MS must be longer than WEBHOOKS_TIMEOUT_MS (${timeoutMs}); got "${leaseMs}".`,
     );
   }
+  const concurrency = int(env, 'WEBHOOKS_CONCURRENCY', DEFAULT_CONCURRENCY, 1, 256);
   const keyText = env.WEBHOOKS_SECRETS_KEY || '';
   // Not echoed: the value is a secret.
   if (keyText !== '' && keyText.length < 32) {
@@ -303,7 +314,11 @@ function webhookSettings(env: NodeJS.ProcessEnv): WebhookSettings {
   return {
     deliver: bool(env, 'WEBHOOKS_DELIVERY', true),
     allowPrivate: bool(env, 'WEBHOOKS_ALLOW_PRIVATE', false),
-    concurrency: int(env, 'WEBHOOKS_CONCURRENCY', 8, 1, 256),
+    concurrency,
+    concurrencyPerEndpoint: Math.min(
+      concurrency,
+      int(env, 'WEBHOOKS_CONCURRENCY_PER_ENDPOINT', DEFAULT_PER_ENDPOINT, 1, 256),
+    ),
     timeoutMs,
     retryBaseMs: int(env, 'WEBHOOKS_RETRY_BASE_MS', 5_000, 1, 3_600_000),
     leaseMs,

@@ -222,6 +222,23 @@ describe('raw rows', () => {
     expect(sql).toHaveLength(1);
   });
 
+  it('planner settings hold for that statement only, in a transaction of its own; a bad name is refused', async () => {
+    // SET LOCAL outside a transaction changes nothing: reading `off` shows the transaction.
+    const read = `SELECT current_setting('enable_seqscan') AS seq, current_setting('enable_bitmapscan') AS bitmap`;
+    const off = { enable_seqscan: 'off', enable_bitmapscan: 'off' } as const;
+    expect(await db.rows(read, [], undefined, off)).toEqual([{ seq: 'off', bitmap: 'off' }]);
+    // The connection goes back to the pool as it was.
+    for (let i = 0; i < 3; i++) {
+      expect(await db.rows<{ seq: string }>(read, [])).toEqual([{ seq: 'on', bitmap: 'on' }]);
+    }
+    // A failing statement rolls its transaction back and gives its connection back too.
+    await expect(db.rows('SELECT 1/0', [], undefined, off)).rejects.toThrow(/division by zero/);
+    expect(await db.rows<{ seq: string }>(read, [])).toEqual([{ seq: 'on', bitmap: 'on' }]);
+    await expect(
+      db.rows(read, [], undefined, { 'enable_seqscan = off; DROP TABLE "Guest"; --': 'off' } as never),
+    ).rejects.toThrow('Not a planner setting');
+  });
+
   it("answers another tenant's values with another tenant's rows (a statement is reused, not its values)", async () => {
     const mine = await rawFindMany<{ id: string }>(db.prisma, 'Guest', args(false));
     expect(mine.map((g) => g.id)).toEqual(ids.slice(0, 3));

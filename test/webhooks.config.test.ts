@@ -5,11 +5,12 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.js';
 
 describe('WEBHOOKS_* settings', () => {
-  it('defaults: delivery on, private targets refused, 8 at once, 5 s per attempt, a 5 s retry base, a 30 s lease', () => {
+  it('defaults: delivery on, private targets refused, 256 at once (128 to one endpoint), 5 s per attempt, a 5 s retry base, a 30 s lease', () => {
     expect(loadConfig({}).webhooks).toEqual({
       deliver: true,
       allowPrivate: false,
-      concurrency: 8,
+      concurrency: 256,
+      concurrencyPerEndpoint: 128,
       timeoutMs: 5000,
       retryBaseMs: 5000,
       leaseMs: 30_000,
@@ -26,6 +27,7 @@ describe('WEBHOOKS_* settings', () => {
       WEBHOOKS_DELIVERY: 'false',
       WEBHOOKS_ALLOW_PRIVATE: '1',
       WEBHOOKS_CONCURRENCY: '2',
+      WEBHOOKS_CONCURRENCY_PER_ENDPOINT: '1',
       WEBHOOKS_TIMEOUT_MS: '30000',
       WEBHOOKS_RETRY_BASE_MS: '10',
       WEBHOOKS_POLL_MS: '50',
@@ -37,6 +39,7 @@ describe('WEBHOOKS_* settings', () => {
       deliver: false,
       allowPrivate: true,
       concurrency: 2,
+      concurrencyPerEndpoint: 1,
       timeoutMs: 30_000,
       retryBaseMs: 10,
       leaseMs: 40_000,
@@ -47,7 +50,21 @@ describe('WEBHOOKS_* settings', () => {
     expect(w.secretsKey).toEqual(createHash('sha256').update(key).digest());
   });
 
+  it('an endpoint never gets more than the instance: WEBHOOKS_CONCURRENCY_PER_ENDPOINT is capped by WEBHOOKS_CONCURRENCY', () => {
+    expect(loadConfig({ WEBHOOKS_CONCURRENCY: '4' }).webhooks).toMatchObject({
+      concurrency: 4,
+      concurrencyPerEndpoint: 4,
+    });
+    expect(
+      loadConfig({ WEBHOOKS_CONCURRENCY: '16', WEBHOOKS_CONCURRENCY_PER_ENDPOINT: '200' }).webhooks,
+    ).toMatchObject({ concurrency: 16, concurrencyPerEndpoint: 16 });
+  });
+
   it.each([
+    [
+      { WEBHOOKS_CONCURRENCY_PER_ENDPOINT: '0' },
+      'WEBHOOKS_CONCURRENCY_PER_ENDPOINT must be an integer from 1 to 256; got "0".',
+    ],
     [{ WEBHOOKS_CONCURRENCY: '0' }, 'WEBHOOKS_CONCURRENCY must be an integer from 1 to 256; got "0".'],
     [
       { WEBHOOKS_TIMEOUT_MS: 'fast' },

@@ -13,7 +13,15 @@ import type { EventType } from '../src/events/event-types.js';
 import { announceEvents, type RecordedEvent, recordEvents, systemActor } from '../src/events/outbox.js';
 import { startWebhookDelivery } from '../src/events/webhook-delivery.js';
 import { dispatchTenant } from '../src/events/webhook-dispatcher.js';
-import { claimDeliveries } from '../src/events/webhook-worker.js';
+import {
+  CLAIM_SQL,
+  type ClaimedDelivery,
+  claimDeliveries,
+  INDEX_ONLY_PLANS,
+  type MadeAttempt,
+  newAttemptId,
+  recordAttempts,
+} from '../src/events/webhook-worker.js';
 import type { BootstrapResult } from '../src/modules/tenants/bootstrap.service.js';
 import { isoMicros } from '../src/shared/format.js';
 import { startApp, type TestApp } from './helpers/app.js';
@@ -464,6 +472,201 @@ describe('claims, shutdown and failures', () => {
       } finally {
         await worker.close();
         await quiet.close();
+      }
+    } finally {
+      await own.drop();
+    }
+  });
+
+  it('a batch of attempts is recorded in one statement; a stale claim\u2019s result is not written, though its attempt is logged', async () => {
+    const own = await scratchDatabase('webhooks_batch');
+    try {
+      const quiet = await startApp({ WEBHOOKS_ALLOW_PRIVATE: '1' }, { db: own.db });
+      try {
+        const a = await newTenant(own.db.prisma);
+        const ep = endpoint();
+        const hook = await createHook(a, ep.url, ['guest.created'], quiet);
+        const events = await record(
+          own.db.prisma,
+          a.tenant_id,
+          ['guest.created', 'g1'],
+          ['guest.created', 'g2'],
+          ['guest.created', 'g3'],
+        );
+        await dispatchTenant(own.db.prisma, a.tenant_id);
+        // An instance claims all three for 1 ms and outlives its lease; another claims them again.
+        const stale = await claimDeliveries(own.db.prisma, 10, 1);
+        await sleep(20);
+        const fresh = await claimDeliveries(own.db.prisma, 10, 60_000);
+        expect(stale.map((c) => [c.eventId, c.attempts])).toEqual(events.map((e) => [e.id, 1]));
+        expect(fresh.map((c) => [c.eventId, c.attempts])).toEqual(events.map((e) => [e.id, 2]));
+        const made = (claim: ClaimedDelivery, statusCode: number): MadeAttempt => ({
+          claim,
+          id: newAttemptId(),
+          startedAt: new Date(),
+          finishedAt: new Date(),
+          result:
+            statusCode === 204
+              ? { outcome: 'succeeded', statusCode, durationMs: 3, error: null }
+              : { outcome: 'retry', statusCode, durationMs: 4, error: `HTTP ${statusCode}` },
+          status: statusCode === 204 ? 'succeeded' : 'pending',
+          retryAt: statusCode === 204 ? null : new Date(Date.now() + 60_000),
+        });
+        const [s1, s2, s3] = stale as [ClaimedDelivery, ClaimedDelivery, ClaimedDelivery];
+        const [f1, f2, f3] = fresh as [ClaimedDelivery, ClaimedDelivery, ClaimedDelivery];
+        // The stale claim of the first answers 500 in the same batch as the fresh ones (204, and
+        // 500 for the third): only the fresh claims' results are written.
+        expect(
+          await recordAttempts(own.db.prisma, [made(s1, 500), made(f1, 204), made(f2, 204), made(f3, 503)]),
+        ).toEqual({ written: 3, logged: 4 });
+        // A stale result after the fresh one was written: nothing written (not pending any more).
+        expect(await recordAttempts(own.db.prisma, [made(s2, 500)])).toEqual({ written: 0, logged: 1 });
+        // A stale result while the fresh claim is still out: nothing written (the attempt count moved on).
+        expect(await recordAttempts(own.db.prisma, [made(s3, 204)])).toEqual({ written: 0, logged: 1 });
+        const rows = await own.db.prisma.webhookDelivery.findMany({ orderBy: { eventId: 'asc' } });
+        expect(
+          rows.map((r) => [r.status, r.attempts, r.lastStatusCode, r.lastError, r.nextAttemptAt !== null]),
+        ).toEqual([
+          ['succeeded', 2, 204, null, false],
+          ['succeeded', 2, 204, null, false],
+          ['pending', 2, 503, 'HTTP 503', true],
+        ]);
+        // Every attempt made is listed, the stale ones too (without a retry: their claim had lapsed).
+        const list = await quiet.request('GET', `/api/v1/webhooks/${hook.id}/deliveries?per_page=10`, {
+          token: a.token,
+        });
+        const byEvent = (id: bigint) =>
+          list.json.data
+            .filter((x: Record<string, unknown>) => x.event_id === Number(id))
+            .map((x: Record<string, unknown>) => [
+              x.attempt,
+              x.status,
+              x.status_code,
+              x.message_id,
+              x.next_retry_at === null,
+            ])
+            .sort((x: unknown[], y: unknown[]) => String(x).localeCompare(String(y)));
+        const [e1, e2, e3] = events as [RecordedEvent, RecordedEvent, RecordedEvent];
+        expect(byEvent(e1.id)).toEqual([
+          [1, 'failed', 500, messageId(a.tenant_id, e1.id), true],
+          [2, 'succeeded', 204, messageId(a.tenant_id, e1.id), true],
+        ]);
+        expect(byEvent(e2.id)).toEqual([
+          [1, 'failed', 500, messageId(a.tenant_id, e2.id), true],
+          [2, 'succeeded', 204, messageId(a.tenant_id, e2.id), true],
+        ]);
+        expect(byEvent(e3.id)).toEqual([
+          [1, 'succeeded', 204, messageId(a.tenant_id, e3.id), true],
+          [2, 'failed', 503, messageId(a.tenant_id, e3.id), false],
+        ]);
+      } finally {
+        await quiet.close();
+      }
+    } finally {
+      await own.drop();
+    }
+  });
+
+  it('a claim walks the queue in index order and stops at its limit (planner held to indexes): nothing sorted, however long the queue', async () => {
+    const own = await scratchDatabase('webhooks_claim_plan');
+    try {
+      const quiet = await startApp({ WEBHOOKS_ALLOW_PRIVATE: '1' }, { db: own.db });
+      try {
+        const a = await newTenant(own.db.prisma);
+        await createHook(a, endpoint().url, ['guest.created'], quiet);
+        const burst = async (name: string) => {
+          await record(
+            own.db.prisma,
+            a.tenant_id,
+            ...Array.from(
+              { length: 2000 },
+              (_, i) => ['guest.created', `${name}${i}`] as [EventType, string],
+            ),
+          );
+          while ((await dispatchTenant(own.db.prisma, a.tenant_id)).more) {}
+        };
+        // Statistics of a history of delivered events and an empty queue, then a burst of 2000.
+        await burst('h');
+        await own.db.prisma.webhookDelivery.updateMany({
+          data: { status: 'succeeded', nextAttemptAt: null },
+        });
+        await own.db.prisma.$executeRawUnsafe('ANALYZE "WebhookDelivery"');
+        await burst('b');
+        const [plan] = await own.db.rows<{ 'QUERY PLAN': unknown }>(
+          `EXPLAIN (FORMAT JSON) ${CLAIM_SQL}`,
+          [16, 1000, 16, '{}'],
+          undefined,
+          INDEX_ONLY_PLANS,
+        );
+        interface PlanNode {
+          'Node Type': string;
+          'Index Name'?: string;
+          Plans?: PlanNode[];
+        }
+        const nodes: PlanNode[] = [];
+        const walk = (n: PlanNode) => {
+          nodes.push(n);
+          for (const c of n.Plans ?? []) walk(c);
+        };
+        const [explained] = (plan?.['QUERY PLAN'] ?? []) as { Plan: PlanNode }[];
+        if (!explained) throw new Error('no plan');
+        walk(explained.Plan);
+        // The due rows: Limit ← LockRows ← an index scan of (status, nextAttemptAt), nothing sorted.
+        const limit = nodes.find((n) => n['Node Type'] === 'Limit');
+        const chain: PlanNode[] = [];
+        for (let n = limit; n; n = n.Plans?.[0]) chain.push(n);
+        expect(chain.map((n) => n['Node Type']).slice(0, 2)).toEqual(['Limit', 'LockRows']);
+        expect(chain.map((n) => n['Node Type'])).not.toContain('Sort');
+        expect(chain.some((n) => n['Index Name'] === 'WebhookDelivery_status_nextAttemptAt_idx')).toBe(true);
+        // And it claims what it may: 16 of the 2000, the oldest.
+        const claimed = await claimDeliveries(own.db.prisma, 16, 60_000);
+        expect(claimed).toHaveLength(16);
+        expect(claimed.map((c) => c.attempts)).toEqual(Array(16).fill(1));
+      } finally {
+        await quiet.close();
+      }
+    } finally {
+      await own.drop();
+    }
+  });
+
+  it('at most WEBHOOKS_CONCURRENCY_PER_ENDPOINT (2) attempts at once to one endpoint; another endpoint is served meanwhile', async () => {
+    const own = await scratchDatabase('webhooks_per_endpoint');
+    try {
+      const app = await startApp(
+        { ...DELIVERY, WEBHOOKS_CONCURRENCY: '5', WEBHOOKS_CONCURRENCY_PER_ENDPOINT: '2' },
+        { db: own.db },
+      );
+      try {
+        const a = await newTenant(own.db.prisma);
+        const slow = endpoint((_r, n) => (n < 6 ? 'hold' : 204));
+        const quick = endpoint();
+        await createHook(a, slow.url, ['guest.created'], app);
+        await record(
+          own.db.prisma,
+          a.tenant_id,
+          ...Array.from({ length: 6 }, (_, i) => ['guest.created', `s${i}`] as [EventType, string]),
+        );
+        await receiver.waitFor(() => at(slow.path).length >= 2);
+        // The slow endpoint holds its two; the quick one, created now, gets its events meanwhile.
+        await createHook(a, quick.url, ['guest.created'], app);
+        await record(
+          own.db.prisma,
+          a.tenant_id,
+          ...Array.from({ length: 6 }, (_, i) => ['guest.created', `q${i}`] as [EventType, string]),
+        );
+        await receiver.waitFor(() => new Set(at(quick.path).map((r) => r.id)).size >= 6);
+        expect(at(slow.path)).toHaveLength(2);
+        await sleep(300);
+        expect(at(slow.path)).toHaveLength(2);
+        policies.set(slow.path, () => 204);
+        receiver.release(204);
+        await receiver.waitFor(() => new Set(at(slow.path).map((r) => r.id)).size === 12);
+        await until('recorded', async () =>
+          (await own.db.prisma.webhookDelivery.findMany({})).every((d) => d.status === 'succeeded'),
+        );
+      } finally {
+        await app.close();
       }
     } finally {
       await own.drop();

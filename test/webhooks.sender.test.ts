@@ -2,9 +2,11 @@
 // the Standard Webhooks signature (verified by the `standardwebhooks` package), how each answer is
 // judged (2xx, 3xx not followed, 4xx, 410, 429, 5xx, timeouts, refused connections), the retry
 // schedule and its 24 h window, and the sealed secrets.
+import http from 'node:http';
+import https from 'node:https';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pinnedLookup, refusedAddress, resolveTarget, TargetRefused } from '../src/events/webhook-address.js';
-import { eventMessage, testMessage } from '../src/events/webhook-message.js';
+import { eventMessage, storedEventMessage, testMessage } from '../src/events/webhook-message.js';
 import { nextRetryDelay, RETRY_STEPS, RETRY_WINDOW_STEPS } from '../src/events/webhook-retry.js';
 import {
   newWebhookSecret,
@@ -123,9 +125,76 @@ describe('the SSRF rule', () => {
     expect(viaName.error).toMatch(/^refused: localhost resolves to/);
     expect(receiver.received.length).toBe(before);
   });
+
+  it('a host name is resolved and checked when a connection is made: a kept-alive connection is not looked up again', async () => {
+    const lookups: string[] = [];
+    const resolver = (host: string) => {
+      lookups.push(host);
+      return Promise.resolve([{ address: '127.0.0.1', family: 4 }]);
+    };
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      const agents = { http: agent, https: new https.Agent() };
+      const url = `http://receiver.example:${receiver.port}/hooks/204`;
+      for (let i = 0; i < 3; i++) {
+        expect(await send(url, { resolver, agents })).toMatchObject({
+          outcome: 'succeeded',
+          statusCode: 204,
+        });
+      }
+      // Three attempts on one connection: one look-up, one check.
+      expect(lookups).toEqual(['receiver.example']);
+      // Without a kept-alive connection, each attempt connects, so each is looked up and checked.
+      await send(url, { resolver });
+      await send(url, { resolver });
+      expect(lookups).toHaveLength(3);
+    } finally {
+      agent.destroy();
+    }
+  });
+
+  it('a host name resolving to a refused address at connection time: a failed attempt naming it, nothing sent', async () => {
+    const before = receiver.received.length;
+    const resolver = () => Promise.resolve([{ address: '10.1.2.3', family: 4 }]);
+    expect(
+      await send(`http://rebinding.example:${receiver.port}/hooks/204`, { allowPrivate: false, resolver }),
+    ).toMatchObject({
+      outcome: 'failed',
+      statusCode: null,
+      error: 'refused: rebinding.example resolves to 10.1.2.3, a private address',
+    });
+    const unresolved = () => Promise.reject(Object.assign(new Error('no'), { code: 'ENOTFOUND' }));
+    expect(
+      await send(`http://gone.example:${receiver.port}/hooks/204`, { resolver: unresolved }),
+    ).toMatchObject({
+      outcome: 'retry',
+      statusCode: null,
+      error: 'the host gone.example could not be resolved (ENOTFOUND)',
+    });
+    expect(receiver.received.length).toBe(before);
+  });
 });
 
 describe('an attempt', () => {
+  it('from the payload as the log stores it (JSON text): the same body as from the payload', () => {
+    const payload = { id: 'g1', name: 'Ann / Ünal', lat: 41.5, tags: [{ id: 't1' }], note: null };
+    const e = {
+      tenantId: 'tenant123456',
+      id: 42n,
+      type: 'guest.created',
+      occurredAt: new Date('2026-11-21T09:05:03.123Z'),
+    };
+    expect(storedEventMessage({ ...e, payloadJson: JSON.stringify(payload) })).toEqual(
+      eventMessage({ ...e, payload }),
+    );
+    // An id beyond 2^53 is its decimal text.
+    const big = { ...e, id: 2n ** 60n };
+    expect(storedEventMessage({ ...big, payloadJson: '{}' })).toEqual(eventMessage({ ...big, payload: {} }));
+    expect(JSON.parse(storedEventMessage({ ...big, payloadJson: '{}' }).body).event_id).toBe(
+      '1152921504606846976',
+    );
+  });
+
   it('is signed as Standard Webhooks says: the standardwebhooks package verifies it', async () => {
     const result = await send(`${receiver.url}/200`);
     expect(result).toMatchObject({ outcome: 'succeeded', statusCode: 200, error: null });

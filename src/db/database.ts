@@ -18,8 +18,30 @@ export type Prisma = PrismaClient;
 /**
  * A raw read. `prepared`: the statement's name, so PostgreSQL plans it once per connection and
  * reuses the plan (for the few statement shapes src/db/raw-rows.ts writes; never for ad-hoc text).
+ * `settings`: planner settings (`enable_seqscan: 'off'`, …) for this statement only: it then runs in
+ * a transaction of its own that sets them locally.
  */
-export type RawRows = <T>(sql: string, params: readonly unknown[], prepared?: string) => Promise<T[]>;
+export type RawRows = <T>(
+  sql: string,
+  params: readonly unknown[],
+  prepared?: string,
+  settings?: PlannerSettings,
+) => Promise<T[]>;
+
+/** Planner settings by name (`enable_*`), each `on` or `off`. */
+export type PlannerSettings = Readonly<Record<`enable_${string}`, 'on' | 'off'>>;
+
+/** `SET LOCAL` of each setting, in one statement (names checked: they are written into the SQL). */
+function setLocal(settings: PlannerSettings): string {
+  return Object.entries(settings)
+    .map(([name, value]) => {
+      if (!/^enable_[a-z_]+$/.test(name) || (value !== 'on' && value !== 'off')) {
+        throw new Error(`Not a planner setting: ${name} = ${value}`);
+      }
+      return `SET LOCAL ${name} = ${value}`;
+    })
+    .join('; ');
+}
 
 export interface Database {
   prisma: PrismaClient;
@@ -161,8 +183,20 @@ export function pgliteDatabase(pglite: PGlite, release?: () => void): Database {
     log: [{ emit: 'event', level: 'query' }],
   });
   const { onQuery, timed } = withQueryEvents(prisma);
-  const rows: RawRows = async <T>(sql: string, params: readonly unknown[]) =>
-    (await timed(sql, () => pglite.query<T>(sql, [...params], { parsers: PARSERS }))).rows;
+  const rows: RawRows = async <T>(
+    sql: string,
+    params: readonly unknown[],
+    _prepared?: string,
+    settings?: PlannerSettings,
+  ) =>
+    settings
+      ? await timed(sql, () =>
+          pglite.transaction(async (tx) => {
+            await tx.exec(setLocal(settings));
+            return (await tx.query<T>(sql, [...params], { parsers: PARSERS })).rows;
+          }),
+        )
+      : (await timed(sql, () => pglite.query<T>(sql, [...params], { parsers: PARSERS }))).rows;
   rawReaders.set(prisma, rows);
   // The locks of tryExclusive: this process owns the database, so they need not leave it.
   const held = new Set<bigint>();
@@ -228,12 +262,30 @@ async function openPostgres(url: string, migrate: boolean, opts: DatabaseOptions
     getTypeParser: ((oid: number, format?: string) =>
       PARSERS[oid] ?? pg.types.getTypeParser(oid, format as 'text')) as pg.CustomTypesConfig['getTypeParser'],
   };
-  const rows: RawRows = async <T>(sql: string, params: readonly unknown[], prepared?: string) =>
-    (
-      await timed(sql, () =>
-        pool.query({ text: sql, values: [...params], types, ...(prepared ? { name: prepared } : {}) }),
-      )
-    ).rows as T[];
+  const rows: RawRows = async <T>(
+    sql: string,
+    params: readonly unknown[],
+    prepared?: string,
+    settings?: PlannerSettings,
+  ) => {
+    const query = { text: sql, values: [...params], types, ...(prepared ? { name: prepared } : {}) };
+    if (!settings) return (await timed(sql, () => pool.query(query))).rows as T[];
+    return timed(sql, async () => {
+      const client = await pool.connect();
+      try {
+        // One round trip for BEGIN and the settings (the simple protocol takes several statements).
+        await client.query(`BEGIN; ${setLocal(settings)}`);
+        const result = await client.query(query);
+        await client.query('COMMIT');
+        return result.rows as T[];
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => {});
+        throw err;
+      } finally {
+        client.release();
+      }
+    });
+  };
   rawReaders.set(prisma, rows);
   // The health check's own connection: two seconds at most, whatever the settings above.
   // Its one small query per probe keeps pg's own read timeout (see src/db/read-timeout.ts for the pool's).

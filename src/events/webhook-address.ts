@@ -40,6 +40,11 @@ export class TargetRefused extends Error {}
 
 const DNS_TIMEOUT_MS = 5_000;
 
+/** How a host name becomes addresses (the system's resolver; tests give their own). */
+export type Resolver = (host: string) => Promise<LookupAddress[]>;
+
+const systemResolver: Resolver = (host) => lookup(host, { all: true, verbatim: true });
+
 /** The URL's host name as a resolver takes it (an IPv6 literal without its brackets). */
 export function hostOf(url: URL): string {
   const host = url.hostname;
@@ -52,7 +57,7 @@ export function hostOf(url: URL): string {
  */
 export async function resolveTarget(
   host: string,
-  opts: { allowPrivate: boolean; timeoutMs?: number },
+  opts: { allowPrivate: boolean; timeoutMs?: number; resolver?: Resolver | undefined },
 ): Promise<LookupAddress[]> {
   let addresses: LookupAddress[];
   const family = isIP(host);
@@ -62,7 +67,7 @@ export async function resolveTarget(
     let timer: NodeJS.Timeout | undefined;
     try {
       addresses = await Promise.race([
-        lookup(host, { all: true, verbatim: true }),
+        (opts.resolver ?? systemResolver)(host),
         new Promise<never>((_, reject) => {
           timer = setTimeout(() => reject(new Error('timed out')), opts.timeoutMs ?? DNS_TIMEOUT_MS);
         }),

@@ -10,10 +10,13 @@ import type { Prisma } from '../db/database.js';
 import { onEventsCommitted } from './outbox.js';
 import { dispatchTenant, tenantsBehind } from './webhook-dispatcher.js';
 import {
-  attemptDelivery,
+  afterRecorded,
   type ClaimedDelivery,
   claimDeliveries,
   type EndpointHealth,
+  type MadeAttempt,
+  makeAttempt,
+  recordAttempts,
   type WorkerDeps,
   type WorkerLog,
 } from './webhook-worker.js';
@@ -26,6 +29,18 @@ export interface WebhookDeliveryService {
   /** Stops looking for work, lets the attempts in flight finish (each within WEBHOOKS_TIMEOUT_MS) and records them. */
   stop(): Promise<void>;
 }
+
+/**
+ * How many of `slots` must be free (and not asked for by the claim under way) before a claim fills
+ * them again: a quarter, so claims are few and large (1 of a handful).
+ */
+const refill = (slots: number): number => Math.ceil(slots / 4);
+
+/** Attempts recorded per statement at most, and how long answers gather before a smaller batch. */
+const RECORD_BATCH = 500;
+const RECORD_GATHER_MS = 25;
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** History older than WEBHOOKS_HISTORY_DAYS is deleted this often, in batches. */
 const PRUNE_EVERY_MS = 3_600_000;
@@ -70,7 +85,7 @@ export function startWebhookDelivery(deps: {
       try {
         for (let more = true; more && !stopped; ) {
           const r = await dispatchTenant(prisma, tenantId);
-          if (r.queued > 0) pump(true);
+          if (r.queued > 0) queuedFor(r.webhookIds);
           more = r.more;
         }
         succeeded();
@@ -101,12 +116,35 @@ export function startWebhookDelivery(deps: {
     if (tenants.size > 0) dispatch(tenants);
   });
 
-  // ── Worker: due deliveries → attempts ─────────────────────────────────────────────────────────
+  // ── Worker: due deliveries → attempts → recorded in batches ─────────────────────────────────
+  // A claim takes at most the free slots (the instance's, and each endpoint's), so what is claimed
+  // is sent at once; a slot frees when its answer arrives, and the next claim fills it while the
+  // other attempts are in flight. Answers are recorded by one statement per batch: while one batch
+  // is written the next gathers (and for RECORD_GATHER_MS at least). An answer not recorded yet
+  // holds its claim: should the instance die, it is sent again after its lease (same webhook-id).
   const running = new Set<Promise<void>>();
+  /** Attempts in flight per endpoint. */
+  const busy = new Map<string, number>();
   let claiming: Promise<void> | null = null;
   let again = false;
-  /** The last claim filled every free slot: more may be due, look again as slots free up. */
+  /** The last claim filled the instance's free slots: more may be due, look again as slots free up. */
   let backlog = false;
+  /** A claim waited for answers to be recorded: the recorder looks again. */
+  let throttled = false;
+  /** Endpoints whose free slots the last claims filled: more may be due, look again as theirs free. */
+  const fullEndpoints = new Set<string>();
+  /** What the claim under way asked for: in all, per endpoint, and for any other endpoint. */
+  let asked: { total: number; of: ReadonlyMap<string, number>; others: number } | null = null;
+
+  /** After an answer from `endpoint`: are enough slots free, beyond what the claim under way takes? */
+  function worthClaiming(endpoint: string): boolean {
+    const free = settings.concurrency - running.size - (asked?.total ?? 0);
+    if (backlog && free >= refill(settings.concurrency)) return true;
+    if (!fullEndpoints.has(endpoint)) return false;
+    const reserved = asked ? (asked.of.get(endpoint) ?? asked.others) : 0;
+    const freeHere = settings.concurrencyPerEndpoint - (busy.get(endpoint) ?? 0) - reserved;
+    return freeHere >= refill(settings.concurrencyPerEndpoint);
+  }
 
   const workerDeps: WorkerDeps = {
     prisma,
@@ -117,12 +155,61 @@ export function startWebhookDelivery(deps: {
     wakeAt: (at) => wakeAt(at),
   };
 
+  const toRecord: MadeAttempt[] = [];
+  let recording: Promise<void> | null = null;
+
+  async function recordLoop(): Promise<void> {
+    while (toRecord.length > 0) {
+      // A moment to gather more: a statement's own cost is about that of dozens of rows.
+      if (toRecord.length < RECORD_BATCH && !stopped) await sleep(RECORD_GATHER_MS);
+      const batch = toRecord.splice(0, RECORD_BATCH);
+      try {
+        await recordAttempts(prisma, batch);
+        succeeded();
+      } catch (err) {
+        // Unrecorded: each comes due again when its lease ends and is sent again (same webhook-id).
+        failed('record attempts (they will be made again after their lease)', err);
+        continue;
+      }
+      try {
+        await afterRecorded(workerDeps, batch);
+      } catch (err) {
+        failed("record an endpoint's health", err);
+      }
+      // Claims waited while too many answers waited to be recorded (see claimLoop).
+      if (throttled && toRecord.length < RECORD_BATCH) {
+        throttled = false;
+        pump();
+      }
+    }
+  }
+
+  function startRecording(): void {
+    if (recording || toRecord.length === 0) return;
+    recording = recordLoop().finally(() => {
+      recording = null;
+      // An answer that came while the loop was finishing.
+      startRecording();
+    });
+  }
+
+  function record(made: MadeAttempt): void {
+    toRecord.push(made);
+    startRecording();
+  }
+
   function start(claim: ClaimedDelivery): void {
-    const p = attemptDelivery(workerDeps, claim)
-      .catch((err: unknown) => failed('record an attempt (it will be made again after its lease)', err))
+    const endpoint = claim.webhookId;
+    busy.set(endpoint, (busy.get(endpoint) ?? 0) + 1);
+    const p = makeAttempt(workerDeps, claim)
+      .then(record)
+      .catch((err: unknown) => failed('make an attempt (it will be made again after its lease)', err))
       .finally(() => {
         running.delete(p);
-        if (backlog) pump();
+        const n = (busy.get(endpoint) ?? 1) - 1;
+        if (n > 0) busy.set(endpoint, n);
+        else busy.delete(endpoint);
+        if (worthClaiming(endpoint)) pump();
       });
     running.add(p);
   }
@@ -135,24 +222,64 @@ export function startWebhookDelivery(deps: {
         backlog = true;
         return;
       }
+      // Answers waiting for their statement hold their claims too: no more while they pile up.
+      if (toRecord.length >= RECORD_BATCH) {
+        throttled = true;
+        return;
+      }
+      const freeOf = new Map<string, number>();
+      for (const [endpoint, n] of busy)
+        freeOf.set(endpoint, Math.max(0, settings.concurrencyPerEndpoint - n));
       let claims: ClaimedDelivery[];
+      asked = { total: free, of: freeOf, others: settings.concurrencyPerEndpoint };
       try {
-        claims = await claimDeliveries(prisma, free, settings.leaseMs);
+        claims = await claimDeliveries(
+          prisma,
+          free,
+          settings.leaseMs,
+          settings.concurrencyPerEndpoint,
+          freeOf,
+        );
         succeeded();
       } catch (err) {
         failed('claim deliveries', err);
         return;
+      } finally {
+        asked = null;
       }
       for (const c of claims) start(c);
+      // The instance's bound cut the claim: more may be due once slots free up (worthClaiming).
       backlog = claims.length === free;
-      if (backlog) again = true;
+      const got = new Map<string, number>();
+      for (const c of claims) got.set(c.webhookId, (got.get(c.webhookId) ?? 0) + 1);
+      const slotsOf = (endpoint: string) => freeOf.get(endpoint) ?? settings.concurrencyPerEndpoint;
+      // Unless the instance's bound cut the claim, an endpoint given fewer than its free slots has
+      // nothing more due; one given all of them may have.
+      if (!backlog) {
+        for (const e of fullEndpoints) if ((got.get(e) ?? 0) < slotsOf(e)) fullEndpoints.delete(e);
+      }
+      for (const [e, n] of got) if (n >= slotsOf(e)) fullEndpoints.add(e);
+      // `again`: new deliveries were queued, or answers freed enough slots, during this claim.
     } while (again && !stopped);
   }
 
+  /**
+   * Deliveries were queued for these endpoints: claimed now where one has a free slot; an endpoint
+   * whose slots are all taken is looked at again as its answers come (a claim now would only walk
+   * past its queue).
+   */
+  function queuedFor(webhookIds: readonly string[]): void {
+    let free = false;
+    for (const id of webhookIds) {
+      if ((busy.get(id) ?? 0) >= settings.concurrencyPerEndpoint) fullEndpoints.add(id);
+      else free = true;
+    }
+    if (free) pump();
+  }
+
   /** Claims what is due, unless a claim is under way (then it looks again once done). */
-  function pump(force = false): void {
+  function pump(): void {
     if (stopped) return;
-    if (force) backlog = true;
     if (claiming) {
       again = true;
       return;
@@ -237,6 +364,7 @@ export function startWebhookDelivery(deps: {
       await Promise.allSettled([dispatching, claiming]);
       // Attempts already sent are answered within WEBHOOKS_TIMEOUT_MS; their results are recorded.
       await Promise.allSettled([...running]);
+      while (recording) await recording;
       agents.http.destroy();
       agents.https.destroy();
     },

@@ -20,7 +20,7 @@ const DISPATCH_SQL = `WITH cur AS (
   SELECT $1, w."id", ev."id", ev."type", 'pending', now()
   FROM ev JOIN "Webhook" w ON w."tenantId" = $1 AND w."isActive" AND ev."id" > w."startAfterEventId"
     AND (ev."type" = ANY(w."events") OR '*' = ANY(w."events"))
-  RETURNING 1
+  RETURNING "webhookId"
 ), moved AS (
   UPDATE "WebhookCursor" c SET "lastEventId" = m.last, "updatedAt" = now()
   FROM (SELECT max("id") AS last FROM ev) m
@@ -28,23 +28,28 @@ const DISPATCH_SQL = `WITH cur AS (
   RETURNING 1
 )
 SELECT (SELECT count(*) FROM ins)::int AS queued, (SELECT count(*) FROM ev)::int AS read,
-  (SELECT count(*) FROM moved)::int AS moved`;
+  (SELECT count(*) FROM moved)::int AS moved,
+  (SELECT coalesce(array_agg(DISTINCT "webhookId"), '{}') FROM ins) AS "webhookIds"`;
 
 /**
  * Dispatches the tenant's new events (up to DISPATCH_BATCH of them): resolves to how many deliveries
- * were queued and whether a full batch was read (more may be waiting). Another instance dispatching
- * the tenant right now, or a tenant without a cursor (no webhook), reads nothing.
+ * were queued, for which endpoints, and whether a full batch was read (more may be waiting). Another
+ * instance dispatching the tenant right now, or a tenant without a cursor (no webhook), reads nothing.
  */
 export async function dispatchTenant(
   prisma: Prisma,
   tenantId: string,
-): Promise<{ queued: number; more: boolean }> {
-  const [row] = await prisma.$queryRawUnsafe<{ queued: number; read: number }[]>(
+): Promise<{ queued: number; webhookIds: string[]; more: boolean }> {
+  const [row] = await prisma.$queryRawUnsafe<{ queued: number; read: number; webhookIds: string[] }[]>(
     DISPATCH_SQL,
     tenantId,
     DISPATCH_BATCH,
   );
-  return { queued: row?.queued ?? 0, more: (row?.read ?? 0) >= DISPATCH_BATCH };
+  return {
+    queued: row?.queued ?? 0,
+    webhookIds: row?.webhookIds ?? [],
+    more: (row?.read ?? 0) >= DISPATCH_BATCH,
+  };
 }
 
 /** The tenants with a cursor (a webhook was created there) whose log has events past it. */

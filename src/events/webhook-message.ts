@@ -42,6 +42,19 @@ export function eventMessage(e: LoggedEvent): WebhookMessage {
   };
 }
 
+/**
+ * The same message from the event's payload as the log stores it (JSON text, spliced in as it is:
+ * no parse and no second serialisation per attempt).
+ */
+export function storedEventMessage(
+  e: Omit<LoggedEvent, 'payload'> & { readonly payloadJson: string },
+): WebhookMessage {
+  return {
+    id: messageIdOf(e.tenantId, e.id),
+    body: `{"type":${JSON.stringify(e.type)},"timestamp":"${isoMicros(e.occurredAt)}","event_id":${JSON.stringify(idNumber(e.id))},"tenant_id":${JSON.stringify(e.tenantId)},"data":${e.payloadJson}}`,
+  };
+}
+
 /** The ping of `POST /webhooks/:id/test`: a message id of its own each time. */
 export function testMessage(tenantId: string, webhookId: string, now: Date): WebhookMessage {
   return {

@@ -2,9 +2,23 @@
 // (`webhook-id`, `webhook-timestamp`, `webhook-signature` headers over a JSON body), to the addresses
 // the SSRF check passed, within the attempt's time limit, without following redirects; the answer
 // is judged into an outcome the worker acts on.
+//
+// The check runs when a connection is made: an IP literal is checked before the request, a host
+// name is resolved and checked by the connection's own look-up (which then connects to the checked
+// addresses). A kept-alive connection of the worker's agents was checked when it was made, so an
+// attempt on it needs no look-up.
 import http from 'node:http';
 import https from 'node:https';
-import { hostOf, pinnedLookup, resolveTarget, TargetRefused } from './webhook-address.js';
+import { isIP } from 'node:net';
+import {
+  hostOf,
+  pinnedLookup,
+  type Resolver,
+  refusedAddress,
+  resolveTarget,
+  TargetRefused,
+  TargetUnresolvable,
+} from './webhook-address.js';
 import { signMessage } from './webhook-secret.js';
 
 /** What is sent: the message id (`webhook-id`, the receiver's idempotency key) and the JSON body. */
@@ -36,6 +50,8 @@ export interface SendOptions {
   readonly agents?: { http: http.Agent; https: https.Agent };
   /** For tests: the moment of signing. */
   readonly now?: () => Date;
+  /** For tests: how a host name is resolved (default: the system's resolver). */
+  readonly resolver?: Resolver;
 }
 
 /** The longest error text kept (the column's size). */
@@ -56,6 +72,39 @@ const clip = (text: string): string => (text.length > ERROR_MAX ? `${text.slice(
 
 const seconds = (ms: number): string => (ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`);
 
+/** Parsed endpoint URLs (the worker sends to few URLs many times). */
+const urls = new Map<string, URL | null>();
+const URLS_KEPT = 1000;
+
+function parseUrl(url: string): URL | null {
+  let parsed = urls.get(url);
+  if (parsed !== undefined) return parsed;
+  try {
+    parsed = new URL(url);
+  } catch {
+    parsed = null;
+  }
+  if (urls.size >= URLS_KEPT) urls.clear();
+  urls.set(url, parsed);
+  return parsed;
+}
+
+type LookupFn = NonNullable<http.RequestOptions['lookup']>;
+
+/** A connection's look-up: resolves the host, checks every address, answers the checked ones. */
+function checkedLookup(opts: SendOptions): LookupFn {
+  return ((hostname: string, options: { all?: boolean; family?: number | string }, callback) => {
+    resolveTarget(hostname, {
+      allowPrivate: opts.allowPrivate,
+      timeoutMs: opts.timeoutMs,
+      resolver: opts.resolver,
+    }).then(
+      (addresses) => pinnedLookup(addresses)(hostname, options, callback),
+      (err: Error) => callback(err, '', 0),
+    );
+  }) as LookupFn;
+}
+
 /** Sends `message` to `url`, signed with `secret`; never throws. */
 export async function sendWebhook(
   url: string,
@@ -75,23 +124,21 @@ export async function sendWebhook(
     durationMs: elapsed(),
     error: error === null ? null : clip(error),
   });
-  let target: URL;
-  try {
-    target = new URL(url);
-  } catch {
-    return result('failed', null, 'the URL is not valid');
-  }
+  const target = parseUrl(url);
+  if (target === null) return result('failed', null, 'the URL is not valid');
   if (target.protocol !== 'http:' && target.protocol !== 'https:') {
     return result('failed', null, `the URL's scheme ${target.protocol} is not http or https`);
   }
-  let addresses: Awaited<ReturnType<typeof resolveTarget>>;
-  try {
-    addresses = await resolveTarget(hostOf(target), {
-      allowPrivate: opts.allowPrivate,
-      timeoutMs: opts.timeoutMs,
-    });
-  } catch (err) {
-    return result(err instanceof TargetRefused ? 'failed' : 'retry', null, (err as Error).message);
+  const host = hostOf(target);
+  const family = isIP(host);
+  let lookup: LookupFn;
+  if (family !== 0) {
+    // An IP literal is connected to without a look-up: checked here.
+    const kind = opts.allowPrivate ? null : refusedAddress(host);
+    if (kind !== null) return result('failed', null, `refused: ${host} is ${kind}`);
+    lookup = pinnedLookup([{ address: host, family }]) as LookupFn;
+  } else {
+    lookup = checkedLookup(opts);
   }
   const timestamp = Math.floor((opts.now?.() ?? new Date()).getTime() / 1000);
   const body = Buffer.from(message.body, 'utf8');
@@ -120,7 +167,7 @@ export async function sendWebhook(
         method: 'POST',
         headers,
         agent: opts.agents ? (https_ ? opts.agents.https : opts.agents.http) : false,
-        lookup: pinnedLookup(addresses),
+        lookup,
       });
     } catch (err) {
       // Node refuses some URLs only here (a port out of range, …): the URL is at fault, not the moment.
@@ -132,7 +179,10 @@ export async function sendWebhook(
       request.destroy();
     }, remaining);
     request.on('error', (err: NodeJS.ErrnoException) => {
-      settle(result('retry', null, err.message || err.code || 'connection error'));
+      // The connection's look-up refused the host's addresses: not again; unresolved: later.
+      if (err instanceof TargetRefused) settle(result('failed', null, err.message));
+      else if (err instanceof TargetUnresolvable) settle(result('retry', null, err.message));
+      else settle(result('retry', null, err.message || err.code || 'connection error'));
     });
     request.on('response', (response) => {
       const status = response.statusCode ?? 0;

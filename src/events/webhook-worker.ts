@@ -1,17 +1,18 @@
-// The delivery worker: claims due deliveries (FOR UPDATE SKIP LOCKED, so across instances each
-// attempt is claimed by one), sends them with bounded concurrency, and records each attempt.
+// The delivery worker's steps: claim due deliveries (FOR UPDATE SKIP LOCKED, so across instances
+// each attempt is claimed by one), make each attempt, and record a batch of attempts in one statement.
 //
 // A claim counts the attempt and reserves the row for a lease (its `nextAttemptAt` moves to the
 // lease's end): should the instance die mid-attempt, the row comes due again when the lease ends
-// and another instance (or this one, restarted) sends it again with the same `webhook-id`. The
-// attempt's result is written only if the row still carries the claim's attempt count (a fence:
-// an instance that outlived its lease does not overwrite the newer claim).
-import { randomBytes } from 'node:crypto';
+// and another instance (or this one, restarted) sends it again with the same `webhook-id`. An
+// attempt's result is written only if the row still carries the claim's attempt count and is still
+// pending (a fence: an instance that outlived its lease does not overwrite the newer claim); the
+// attempt itself is logged either way (it was made).
+import { randomFillSync } from 'node:crypto';
 import type http from 'node:http';
 import type https from 'node:https';
 import type { WebhookSettings } from '../config.js';
-import type { Prisma } from '../db/database.js';
-import { eventMessage, messageIdOf } from './webhook-message.js';
+import { type Prisma, rawRowsOf } from '../db/database.js';
+import { storedEventMessage } from './webhook-message.js';
 import { nextRetryDelay } from './webhook-retry.js';
 import { openSecret } from './webhook-secret.js';
 import { type AttemptResult, sendWebhook } from './webhook-sender.js';
@@ -31,56 +32,112 @@ export interface ClaimedDelivery {
   failingSince: Date | null;
   /** Null when the event has left the log (retention): the delivery is dead. */
   occurredAt: Date | null;
-  payload: unknown;
+  /** The event's payload as the log stores it (JSON text). */
+  payloadJson: string | null;
 }
 
-const CLAIM_SQL = `WITH due AS (
-  SELECT d."id" FROM "WebhookDelivery" d
+// The oldest due rows (up to $1) of endpoints with a free slot, locked (in the order of the index on
+// status and nextAttemptAt, so a claim reads only what it takes, however long the queue); of those,
+// each endpoint's first ones up to its free slots ($4: free slots of the endpoints with attempts in flight, as JSON;
+// any other: $3) are claimed. Rows locked but not claimed are let go when the statement ends.
+export const CLAIM_SQL = `WITH due AS (
+  SELECT d."id", d."webhookId", d."nextAttemptAt" FROM "WebhookDelivery" d
   WHERE d."status" = 'pending' AND d."nextAttemptAt" <= now()
+    AND coalesce(($4::jsonb ->> d."webhookId")::int, $3::int) > 0
     AND EXISTS (SELECT 1 FROM "Webhook" w WHERE w."id" = d."webhookId" AND w."isActive")
-  ORDER BY d."nextAttemptAt", d."id"
+  ORDER BY d."nextAttemptAt"
   LIMIT $1
   FOR UPDATE OF d SKIP LOCKED
+), picked AS (
+  SELECT r."id" FROM (
+    SELECT due."id", due."webhookId",
+      row_number() OVER (PARTITION BY due."webhookId" ORDER BY due."nextAttemptAt", due."id") AS n
+    FROM due
+  ) r WHERE r.n <= coalesce(($4::jsonb ->> r."webhookId")::int, $3::int)
 ), claimed AS (
   UPDATE "WebhookDelivery" d SET "attempts" = d."attempts" + 1,
     "nextAttemptAt" = now() + $2::int * interval '1 millisecond',
     "firstAttemptAt" = coalesce(d."firstAttemptAt", now()),
     "lastAttemptAt" = now(), "updatedAt" = now()
-  FROM due WHERE d."id" = due."id"
+  FROM picked WHERE d."id" = picked."id"
   RETURNING d."id", d."tenantId", d."webhookId", d."eventId", d."eventType", d."attempts", d."firstAttemptAt"
 )
 SELECT c."id", c."tenantId", c."webhookId", c."eventId", c."eventType", c."attempts", c."firstAttemptAt",
-  w."url", w."secret", w."failingSince", e."occurredAt", e."payload"
+  w."url", w."secret", w."failingSince", e."occurredAt", e."payload"::text AS "payloadJson"
 FROM claimed c JOIN "Webhook" w ON w."id" = c."webhookId"
 LEFT JOIN "Event" e ON e."tenantId" = c."tenantId" AND e."id" = c."eventId"
 ORDER BY c."eventId"`;
 
-/** Claims up to `limit` due deliveries for `leaseMs`. */
-export function claimDeliveries(prisma: Prisma, limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
-  return prisma.$queryRawUnsafe<ClaimedDelivery[]>(CLAIM_SQL, limit, leaseMs);
+/**
+ * Claims up to `limit` due deliveries for `leaseMs`: at most `perEndpoint` of one endpoint, or, for
+ * an endpoint in `free`, that many (0: none).
+ */
+export async function claimDeliveries(
+  prisma: Prisma,
+  limit: number,
+  leaseMs: number,
+  perEndpoint: number = limit,
+  free: ReadonlyMap<string, number> = new Map(),
+): Promise<ClaimedDelivery[]> {
+  // In a transaction of its own whose planner may only walk indexes: the due rows are read in
+  // the order of the index on status and nextAttemptAt and the walk stops at the limit. Left to
+  // its statistics (gathered while the queue was short) the planner would read and sort the whole
+  // queue at every claim during a burst.
+  return rawRowsOf(prisma)<ClaimedDelivery>(
+    CLAIM_SQL,
+    [limit, leaseMs, perEndpoint, JSON.stringify(Object.fromEntries(free))],
+    undefined,
+    INDEX_ONLY_PLANS,
+  );
 }
 
-// The delivery's state after the attempt (if the claim still holds) and the attempt's log entry, in
-// one statement. A retry of a disabled endpoint's delivery waits unscheduled (null) until it is
-// enabled again.
-const FINISH_SQL = `WITH d AS (
-  UPDATE "WebhookDelivery" SET "status" = $3::varchar,
-    "nextAttemptAt" = CASE WHEN $3::varchar = 'pending'
-      AND EXISTS (SELECT 1 FROM "Webhook" w WHERE w."id" = $4 AND w."isActive") THEN $5::timestamptz END,
-    "lastStatusCode" = $6::int, "lastError" = $7::varchar, "lastDurationMs" = $8::int, "updatedAt" = now()
-  WHERE "id" = $1::bigint AND "attempts" = $2::int AND "status" = 'pending'
-  RETURNING "nextAttemptAt"
+/** No sequential or bitmap scans (see claimDeliveries). */
+export const INDEX_ONLY_PLANS = { enable_seqscan: 'off', enable_bitmapscan: 'off' } as const;
+
+// A batch of attempts: each delivery's state after its attempt (if its claim still holds: same
+// attempt count, still pending) and each attempt's log entry, in one statement. A retry of a
+// disabled endpoint's delivery waits unscheduled (null) until it is enabled again. The log entry's
+// tenant, endpoint, event and `webhook-id` come from the delivery row.
+const RECORD_SQL = `WITH r AS (
+  SELECT * FROM json_to_recordset($1::json) AS r("id" bigint, "attempts" int, "status" text,
+    "retryAt" timestamptz, "statusCode" int, "error" text, "durationMs" int, "attemptId" text,
+    "outcome" text, "startedAt" timestamptz)
+), d AS (
+  UPDATE "WebhookDelivery" d SET "status" = r."status",
+    "nextAttemptAt" = CASE WHEN r."status" = 'pending' AND w."isActive" THEN r."retryAt" END,
+    "lastStatusCode" = r."statusCode", "lastError" = r."error", "lastDurationMs" = r."durationMs",
+    "updatedAt" = now()
+  FROM r JOIN "WebhookDelivery" o ON o."id" = r."id" JOIN "Webhook" w ON w."id" = o."webhookId"
+  WHERE d."id" = r."id" AND d."attempts" = r."attempts" AND d."status" = 'pending'
+  RETURNING d."id", d."nextAttemptAt"
+), logged AS (
+  INSERT INTO "WebhookAttempt" ("id", "tenantId", "webhookId", "deliveryId", "eventId", "eventType",
+    "messageId", "attempt", "status", "statusCode", "durationMs", "error", "nextRetryAt", "createdAt")
+  SELECT r."attemptId", o."tenantId", o."webhookId", o."id", o."eventId", o."eventType",
+    'evt_' || o."tenantId" || '_' || o."eventId", r."attempts", r."outcome", r."statusCode",
+    r."durationMs", r."error", d."nextAttemptAt", r."startedAt"
+  FROM r JOIN "WebhookDelivery" o ON o."id" = r."id" LEFT JOIN d ON d."id" = r."id"
+  RETURNING 1
 )
-INSERT INTO "WebhookAttempt" ("id", "tenantId", "webhookId", "deliveryId", "eventId", "eventType",
-  "messageId", "attempt", "status", "statusCode", "durationMs", "error", "nextRetryAt", "createdAt")
-VALUES ($9, $10, $4, $1::bigint, $11::bigint, $12, $13, $2::int, $14, $6::int, $8::int, $7::varchar,
-  (SELECT "nextAttemptAt" FROM d), $15::timestamptz)`;
+SELECT (SELECT count(*) FROM d)::int AS "written", (SELECT count(*) FROM logged)::int AS "logged"`;
 
 /** The delivery's state once an attempt is over. */
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'dead';
 
-/** Opaque ids in the schema's nanoid(12) alphabet. */
-export const newAttemptId = (): string => randomBytes(9).toString('base64url');
+/** Random bytes for attempt ids, filled a few hundred ids at a time (one call per id costs more than the id). */
+const idBytes = Buffer.alloc(9 * 512);
+let idAt = idBytes.length;
+
+/** Opaque ids in the schema's nanoid(12) alphabet: 9 random bytes in base64url. */
+export function newAttemptId(): string {
+  if (idAt >= idBytes.length) {
+    randomFillSync(idBytes);
+    idAt = 0;
+  }
+  const id = idBytes.toString('base64url', idAt, idAt + 9);
+  idAt += 9;
+  return id;
+}
 
 /** What the worker does to an endpoint beyond its deliveries (the webhooks module's writes). */
 export interface EndpointHealth {
@@ -126,33 +183,48 @@ export function decide(
   }
 }
 
-/** The attempt itself: the message built, signed and sent (or why it could not be). */
-async function send(
-  deps: WorkerDeps,
-  claim: ClaimedDelivery,
-): Promise<{ result: AttemptResult; messageId: string }> {
-  const messageId = messageIdOf(claim.tenantId, claim.eventId);
-  if (claim.occurredAt === null) {
-    return {
-      messageId,
-      result: {
-        outcome: 'failed',
-        statusCode: null,
-        durationMs: 0,
-        error: 'the event is no longer in the log',
-      },
-    };
+/** An attempt made, to be recorded. */
+export interface MadeAttempt {
+  readonly claim: ClaimedDelivery;
+  readonly id: string;
+  readonly startedAt: Date;
+  readonly finishedAt: Date;
+  readonly result: AttemptResult;
+  /** The delivery's state after it, and when it is tried again. */
+  readonly status: DeliveryStatus;
+  readonly retryAt: Date | null;
+}
+
+/** Opened secrets by their stored form (opening a sealed one decrypts it). */
+const opened = new Map<string, string>();
+const OPENED_KEPT = 1000;
+
+function secretOf(stored: string, key: Buffer | undefined): string {
+  const cacheKey = key ? `${key.toString('base64')}:${stored}` : stored;
+  let secret = opened.get(cacheKey);
+  if (secret === undefined) {
+    secret = openSecret(stored, key);
+    if (opened.size >= OPENED_KEPT) opened.clear();
+    opened.set(cacheKey, secret);
   }
-  const message = eventMessage({
+  return secret;
+}
+
+/** The attempt itself: the message built, signed and sent (or why it could not be). */
+async function send(deps: WorkerDeps, claim: ClaimedDelivery): Promise<AttemptResult> {
+  if (claim.occurredAt === null || claim.payloadJson === null) {
+    return { outcome: 'failed', statusCode: null, durationMs: 0, error: 'the event is no longer in the log' };
+  }
+  const message = storedEventMessage({
     tenantId: claim.tenantId,
     id: claim.eventId,
     type: claim.eventType,
     occurredAt: claim.occurredAt,
-    payload: claim.payload,
+    payloadJson: claim.payloadJson,
   });
   let secret: string;
   try {
-    secret = openSecret(claim.secret, deps.settings.secretsKey);
+    secret = secretOf(claim.secret, deps.settings.secretsKey);
   } catch (err) {
     const why = (err as Error).message;
     deps.log.warn(
@@ -160,58 +232,89 @@ async function send(
       `Webhook ${claim.webhookId}: cannot sign (${why}); will retry`,
     );
     // Retried: an operator who restores the right key within the retry window loses nothing.
-    return { messageId, result: { outcome: 'retry', statusCode: null, durationMs: 0, error: why } };
+    return { outcome: 'retry', statusCode: null, durationMs: 0, error: why };
   }
-  const result = await sendWebhook(claim.url, secret, message, {
+  return sendWebhook(claim.url, secret, message, {
     timeoutMs: deps.settings.timeoutMs,
     allowPrivate: deps.settings.allowPrivate,
     agents: deps.agents,
   });
-  return { messageId, result };
 }
 
-/** Makes one attempt of a claimed delivery and records it; a failing receiver never makes it throw. */
-export async function attemptDelivery(deps: WorkerDeps, claim: ClaimedDelivery): Promise<void> {
-  const { prisma, settings } = deps;
+/** Makes one attempt of a claimed delivery (not recorded yet); a failing receiver never makes it throw. */
+export async function makeAttempt(deps: WorkerDeps, claim: ClaimedDelivery): Promise<MadeAttempt> {
   const startedAt = new Date();
-  const { result: outcome, messageId } = await send(deps, claim);
-  const now = new Date();
+  const result = await send(deps, claim);
+  const finishedAt = new Date();
   const decision =
     claim.occurredAt === null
       ? { status: 'dead' as const, retryAt: null }
-      : decide(claim, outcome, now, settings.retryBaseMs);
-  await prisma.$executeRawUnsafe(
-    FINISH_SQL,
-    claim.id,
-    claim.attempts,
-    decision.status,
-    claim.webhookId,
-    decision.retryAt,
-    outcome.statusCode,
-    outcome.error,
-    outcome.durationMs,
-    newAttemptId(),
-    claim.tenantId,
-    claim.eventId,
-    claim.eventType,
-    messageId,
-    outcome.outcome === 'succeeded' ? 'succeeded' : 'failed',
+      : decide(claim, result, finishedAt, deps.settings.retryBaseMs);
+  return {
+    claim,
+    id: newAttemptId(),
     startedAt,
-  );
-  if (decision.retryAt) deps.wakeAt(decision.retryAt);
-  if (outcome.outcome !== 'succeeded') {
-    deps.log.debug(
-      { webhookId: claim.webhookId, eventId: String(claim.eventId), attempt: claim.attempts },
-      `Webhook ${claim.webhookId}: attempt ${claim.attempts} of event ${claim.eventId} failed (${outcome.error}); ${
-        decision.status === 'pending'
-          ? `retry at ${decision.retryAt?.toISOString()}`
-          : `delivery ${decision.status}`
-      }`,
-    );
-  }
-  await endpointHealth(deps, claim, outcome, now);
+    finishedAt,
+    result,
+    ...decision,
+  };
 }
 
+/**
+ * Records attempts in one statement: resolves to how many deliveries took their result (the others'
+ * claims were stale) and how many attempts were logged (all).
+ */
+export async function recordAttempts(
+  prisma: Prisma,
+  attempts: readonly MadeAttempt[],
+): Promise<{ written: number; logged: number }> {
+  if (attempts.length === 0) return { written: 0, logged: 0 };
+  const rows = attempts.map((a) => ({
+    id: String(a.claim.id),
+    attempts: a.claim.attempts,
+    status: a.status,
+    retryAt: a.retryAt,
+    statusCode: a.result.statusCode,
+    error: a.result.error,
+    durationMs: a.result.durationMs,
+    attemptId: a.id,
+    outcome: a.result.outcome === 'succeeded' ? 'succeeded' : 'failed',
+    startedAt: a.startedAt,
+  }));
+  const [row] = await rawRowsOf(prisma)<{ written: number; logged: number }>(RECORD_SQL, [
+    JSON.stringify(rows),
+  ]);
+  return { written: row?.written ?? 0, logged: row?.logged ?? 0 };
+}
+
+/** After a batch is recorded: retries scheduled, failures logged, endpoints' health judged. */
+export async function afterRecorded(deps: WorkerDeps, attempts: readonly MadeAttempt[]): Promise<void> {
+  const judged = new Set<string>();
+  for (const a of attempts) {
+    const { claim, result } = a;
+    if (a.retryAt) deps.wakeAt(a.retryAt);
+    if (result.outcome !== 'succeeded') {
+      deps.log.debug(
+        { webhookId: claim.webhookId, eventId: String(claim.eventId), attempt: claim.attempts },
+        `Webhook ${claim.webhookId}: attempt ${claim.attempts} of event ${claim.eventId} failed (${result.error}); ${
+          a.status === 'pending' ? `retry at ${a.retryAt?.toISOString()}` : `delivery ${a.status}`
+        }`,
+      );
+    }
+    // One judgement per endpoint, outcome and known state per batch: the same write would follow.
+    const key = `${claim.webhookId} ${result.outcome} ${claim.failingSince === null}`;
+    if (judged.has(key)) continue;
+    judged.add(key);
+    await endpointHealth(deps, claim, result, a.finishedAt);
+  }
+}
+
+/** One attempt made and recorded on its own (the batch of one). */
+export async function attemptDelivery(deps: WorkerDeps, claim: ClaimedDelivery): Promise<void> {
+  const made = await makeAttempt(deps, claim);
+  await recordAttempts(deps.prisma, [made]);
+  await afterRecorded(deps, [made]);
+}
 /** The endpoint's run of failures: started by a failure, ended by a success, fatal after days or a 410. */
 async function endpointHealth(
   deps: WorkerDeps,

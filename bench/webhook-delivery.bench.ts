@@ -1,0 +1,160 @@
+// Webhook delivery alone, on PostgreSQL: N events already in one tenant's log (written as another
+// instance would write them, so the poll finds them) for one endpoint subscribed to them, delivered to a
+// receiver on loopback answering 204; timed from the first poll until the receiver has them all.
+// Prints deliveries/s, the CPU this process spent (the delivery and the receiver) and the CPU of this
+// database's client backends (read from /proc: PostgreSQL on this machine, Linux) per delivery, and the
+// delivery's statements by kind.
+//   npx tsx bench/webhook-delivery.bench.ts   (BENCH_DATABASE_URL, default
+//   postgresql://root@127.0.0.1:5432/bench_webhooks, dropped and created again, so its name must begin
+//   with bench_webhooks; BENCH_EVENTS, default 40000; WEBHOOKS_CONCURRENCY and
+//   WEBHOOKS_CONCURRENCY_PER_ENDPOINT as the server reads them)
+
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import pg from 'pg';
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { openDatabase } from '../src/db/database.js';
+import { recordEvents, systemActor } from '../src/events/outbox.js';
+import { bootstrapTenant } from '../src/modules/tenants/bootstrap.service.js';
+
+const EVENTS = Number(process.env.BENCH_EVENTS ?? 40_000);
+const url = process.env.BENCH_DATABASE_URL ?? 'postgresql://root@127.0.0.1:5432/bench_webhooks';
+// A fresh database each run: the queue's history (and its statistics) start the same.
+await recreateDatabase(url);
+const db = await openDatabase({ url, poolSize: 10 });
+const config = loadConfig({
+  APP_URL: 'http://localhost',
+  LOG_LEVEL: 'silent',
+  WEBHOOKS_DELIVERY: 'true',
+  WEBHOOKS_ALLOW_PRIVATE: '1',
+  ...pick('WEBHOOKS_CONCURRENCY', 'WEBHOOKS_CONCURRENCY_PER_ENDPOINT'),
+});
+const app = await buildApp({ config, db, logger: false });
+const a = await bootstrapTenant(db.prisma, { tenant: `Webhook bench ${Date.now()}` });
+
+let received = 0;
+let allReceived: () => void = () => {};
+const done = new Promise<void>((resolve) => {
+  allReceived = resolve;
+});
+const receiver = createServer((req, res) => {
+  const chunks: Buffer[] = [];
+  req.on('data', (c: Buffer) => chunks.push(c));
+  req.on('end', () => {
+    const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { type: string };
+    res.writeHead(204).end();
+    if (body.type === 'guest.created' && ++received === EVENTS) allReceived();
+  });
+});
+await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+const hook = await app.fastify.inject({
+  method: 'POST',
+  url: '/api/v1/webhooks',
+  headers: { authorization: `Bearer ${a.token}`, 'content-type': 'application/json' },
+  payload: JSON.stringify({
+    url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/`,
+    events: ['guest.created'],
+  }),
+});
+if (hook.statusCode !== 201) throw new Error(`webhook not created: ${hook.body}`);
+
+// The events, 1000 a transaction, not announced in this process: the next poll finds them.
+for (let from = 0; from < EVENTS; from += 1000) {
+  await db.prisma.$transaction((tx) =>
+    recordEvents(
+      tx,
+      a.tenant_id,
+      systemActor,
+      Array.from({ length: Math.min(1000, EVENTS - from) }, (_, k) => {
+        const id = `g${from + k}`;
+        return {
+          type: 'guest.created' as const,
+          resourceType: 'guest' as const,
+          resourceId: id,
+          payload: { id, name: `Guest ${id}`, email: `${id}@example.com`, tags: [{ id: 't1', name: 'VIP' }] },
+        };
+      }),
+    ),
+  );
+}
+
+const statements = new Map<string, { n: number; ms: number }>();
+db.onQuery((sql, ms) => {
+  const kind = sql.replace(/\s+/g, ' ').trim().slice(0, 60);
+  const s = statements.get(kind) ?? { n: 0, ms: 0 };
+  s.n++;
+  s.ms += ms;
+  statements.set(kind, s);
+});
+const pg0 = await backendsCpu();
+const cpu0 = process.cpuUsage();
+const started = performance.now();
+await done;
+const seconds = (performance.now() - started) / 1000;
+const cpu = process.cpuUsage(cpu0);
+const pgSeconds = (await backendsCpu()) - pg0;
+const nodeSeconds = (cpu.user + cpu.system) / 1e6;
+
+const us = (s: number) => `${Math.round((s / EVENTS) * 1e6)} µs`;
+console.log(`measure                                       value`);
+console.log(`deliveries                                    ${EVENTS} in ${seconds.toFixed(1)} s`);
+console.log(`deliveries/s                                  ${Math.round(EVENTS / seconds)}`);
+console.log(`this process's CPU per delivery (+ receiver)  ${us(nodeSeconds)}`);
+console.log(`PostgreSQL backends' CPU per delivery         ${us(pgSeconds)}`);
+console.log(`\nstatements  total ms  kind`);
+for (const [kind, s] of [...statements].sort((x, y) => y[1].ms - x[1].ms).slice(0, 6)) {
+  console.log(`${String(s.n).padStart(10)}  ${s.ms.toFixed(0).padStart(8)}  ${kind}`);
+}
+
+receiver.close();
+await app.close();
+await db.close();
+
+function pick(...names: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const n of names) {
+    const v = process.env[n];
+    if (v) out[n] = v;
+  }
+  return out;
+}
+
+/** CPU seconds (user + system) of this database's client backends, from /proc (0 where unreadable). */
+async function backendsCpu(): Promise<number> {
+  const rows = await db.rows<{ pid: number }>(
+    `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend'`,
+    [],
+  );
+  let ticks = 0;
+  for (const { pid } of rows) {
+    try {
+      // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // Another machine's PostgreSQL, or a backend that just ended.
+    }
+  }
+  return ticks / 100;
+}
+
+async function recreateDatabase(target: string): Promise<void> {
+  const name = new URL(target).pathname.slice(1);
+  // Dropped at every run: only a database of this bench's own.
+  if (!name.startsWith('bench_webhooks')) {
+    throw new Error(`BENCH_DATABASE_URL must name a database called bench_webhooks…; got "${name}".`);
+  }
+  const admin = new URL(target);
+  admin.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    const quoted = `"${name.replace(/"/g, '""')}"`;
+    await client.query(`DROP DATABASE IF EXISTS ${quoted} WITH (FORCE)`);
+    await client.query(`CREATE DATABASE ${quoted}`);
+  } finally {
+    await client.end();
+  }
+}
