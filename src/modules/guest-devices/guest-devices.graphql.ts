@@ -65,6 +65,7 @@ export const GuestDeviceType = builder.prismaObject('GuestDevice', {
     lastSeenTime: t.expose('lastSeenTime', { type: 'DateTime', nullable: true }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+    guest: t.relation('guest'),
     sessions: t.relatedConnection('sessions', {
       ...relationPage(MAX_PAGE_SIZE),
       totalCount: true,

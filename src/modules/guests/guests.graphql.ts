@@ -21,8 +21,6 @@ import {
   guestOrder,
   guestScopeOf,
   guestsQuery,
-  guestVisible,
-  guestVisibleSelect,
   latestBeacons,
   listGuests,
   tagsQuery,
@@ -163,18 +161,6 @@ export const GuestType = builder.prismaObject('Guest', {
     }),
   }),
 });
-
-// Here rather than with GuestDevice: the guest's type is this file's.
-builder.prismaObjectFields('GuestDevice', (t) => ({
-  guest: t.field({
-    type: GuestType,
-    nullable: true,
-    description:
-      "Null once the guest is erased (the device stays, its MAC hashed), or outside the caller's location",
-    select: (_args, _ctx, nested) => ({ guest: nested({ select: { id: true, ...guestVisibleSelect } }) }),
-    resolve: (d, _args, ctx) => (guestVisible(ctx, d.guest) ? d.guest : null),
-  }),
-}));
 
 builder.prismaObjectFields('Location', (t) => ({
   guests: t.relatedConnection('guests', {
