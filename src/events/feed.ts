@@ -60,7 +60,10 @@ const toWire = (e: RecordedEvent): WireEvent => ({
   payload: e.payload,
 });
 
-const fromWire = (tenantId: string, e: WireEvent): RecordedEvent => ({
+/** An event as a notice or a row of the table holds it (ids, times and payload already parsed apart). */
+type EventFields = Omit<WireEvent, 'id' | 'occurredAt'> & { id: string | bigint; occurredAt: string | Date };
+
+const eventOf = (tenantId: string, e: EventFields): RecordedEvent => ({
   tenantId,
   id: BigInt(e.id),
   // Written by recordEvents from the same types.
@@ -146,19 +149,7 @@ export async function readLog(
   const events: RecordedEvent[] = [];
   for (const r of rows) {
     if (r.id === null) continue;
-    events.push({
-      tenantId,
-      id: BigInt(r.id),
-      type: r.type as EventType,
-      occurredAt: new Date(r.occurredAt),
-      actorType: r.actorType as EventActor['type'],
-      actorUserId: r.actorUserId,
-      actorTokenId: r.actorTokenId,
-      requestId: r.requestId,
-      resourceType: r.resourceType as ResourceType,
-      resourceId: r.resourceId,
-      payload: JSON.parse(r.payload),
-    });
+    events.push(eventOf(tenantId, { ...r, id: r.id, payload: JSON.parse(r.payload) }));
   }
   const last = events.at(-1);
   const seq = BigInt(rows[0]?.through ?? 0);
@@ -218,7 +209,7 @@ export function followLog(opts: {
       if (notice.events && carried.size < MAX_CARRIED) {
         for (const e of notice.events) {
           const id = BigInt(e.id);
-          if (id > lastId) carried.set(id, fromWire(tenantId, e));
+          if (id > lastId) carried.set(id, eventOf(tenantId, e));
         }
       }
       wake?.();
