@@ -12,7 +12,7 @@ import type { Database, Prisma } from '../src/db/database.js';
 import type { EventType } from '../src/events/event-types.js';
 import { announceEvents, type RecordedEvent, recordEvents, systemActor } from '../src/events/outbox.js';
 import { startWebhookDelivery } from '../src/events/webhook-delivery.js';
-import { dispatchTenant } from '../src/events/webhook-dispatcher.js';
+import { DISPATCH_BATCH, DISPATCH_SQL, dispatchTenant } from '../src/events/webhook-dispatcher.js';
 import {
   CLAIM_SQL,
   type ClaimedDelivery,
@@ -592,25 +592,7 @@ describe('claims, shutdown and failures', () => {
         });
         await own.db.prisma.$executeRawUnsafe('ANALYZE "WebhookDelivery"');
         await burst('b');
-        const [plan] = await own.db.rows<{ 'QUERY PLAN': unknown }>(
-          `EXPLAIN (FORMAT JSON) ${CLAIM_SQL}`,
-          [16, 1000, 16, '{}'],
-          undefined,
-          INDEX_ONLY_PLANS,
-        );
-        interface PlanNode {
-          'Node Type': string;
-          'Index Name'?: string;
-          Plans?: PlanNode[];
-        }
-        const nodes: PlanNode[] = [];
-        const walk = (n: PlanNode) => {
-          nodes.push(n);
-          for (const c of n.Plans ?? []) walk(c);
-        };
-        const [explained] = (plan?.['QUERY PLAN'] ?? []) as { Plan: PlanNode }[];
-        if (!explained) throw new Error('no plan');
-        walk(explained.Plan);
+        const nodes = await planOf(own.db, CLAIM_SQL, [16, 1000, 16, '{}']);
         // The due rows: Limit ← LockRows ← an index scan of (status, nextAttemptAt), nothing sorted.
         const limit = nodes.find((n) => n['Node Type'] === 'Limit');
         const chain: PlanNode[] = [];
@@ -622,6 +604,56 @@ describe('claims, shutdown and failures', () => {
         const claimed = await claimDeliveries(own.db.prisma, 16, 60_000);
         expect(claimed).toHaveLength(16);
         expect(claimed.map((c) => c.attempts)).toEqual(Array(16).fill(1));
+      } finally {
+        await quiet.close();
+      }
+    } finally {
+      await own.drop();
+    }
+  });
+
+  it('a dispatch reads the log in index order and stops at its batch: nothing sorted, however long the backlog', async () => {
+    const own = await scratchDatabase('webhooks_dispatch_plan');
+    try {
+      const quiet = await startApp({ WEBHOOKS_ALLOW_PRIVATE: '1' }, { db: own.db });
+      try {
+        const a = await newTenant(own.db.prisma);
+        await createHook(a, endpoint().url, ['guest.created'], quiet);
+        const events = (name: string, n: number) =>
+          record(
+            own.db.prisma,
+            a.tenant_id,
+            ...Array.from({ length: n }, (_, i) => ['guest.created', `${name}${i}`] as [EventType, string]),
+          );
+        // Statistics of a short log, then a backlog of two and a half batches.
+        await events('h', 20);
+        while ((await dispatchTenant(own.db.prisma, a.tenant_id)).more) {}
+        await own.db.prisma.$executeRawUnsafe('ANALYZE "Event"');
+        const backlog = await events('b', DISPATCH_BATCH * 2 + DISPATCH_BATCH / 2);
+        const nodes = await planOf(own.db, DISPATCH_SQL, [a.tenant_id, DISPATCH_BATCH]);
+        // The events: Limit ← an index scan of the log's key, nothing sorted between them.
+        const read = nodes.find((n) => n['Relation Name'] === 'Event');
+        expect(read).toMatchObject({ 'Node Type': 'Index Scan', 'Index Name': 'Event_pkey' });
+        const limit = nodes.find((n) => n['Node Type'] === 'Limit' && n.Plans?.includes(read as PlanNode));
+        expect(limit).toBeDefined();
+        // And it reads what it may, in order: a batch, a batch, the rest.
+        const counts: [number, boolean][] = [];
+        for (let more = true; more; ) {
+          const r = await dispatchTenant(own.db.prisma, a.tenant_id);
+          counts.push([r.queued, r.more]);
+          more = r.more;
+        }
+        expect(counts).toEqual([
+          [DISPATCH_BATCH, true],
+          [DISPATCH_BATCH, true],
+          [DISPATCH_BATCH / 2, false],
+        ]);
+        const queued = await own.db.prisma.webhookDelivery.findMany({
+          where: { eventId: { gte: backlog[0]?.id } },
+          select: { eventId: true },
+          orderBy: { id: 'asc' },
+        });
+        expect(queued.map((d) => d.eventId)).toEqual(backlog.map((e) => e.id));
       } finally {
         await quiet.close();
       }
@@ -732,3 +764,29 @@ describe('claims, shutdown and failures', () => {
     expect(infos).toEqual([]);
   });
 });
+
+interface PlanNode {
+  'Node Type': string;
+  'Index Name'?: string;
+  'Relation Name'?: string;
+  Plans?: PlanNode[];
+}
+
+/** The nodes of the plan PostgreSQL makes for `sql` with the planner held to indexes (as the worker runs it). */
+async function planOf(db: Database, sql: string, params: unknown[]): Promise<PlanNode[]> {
+  const [plan] = await db.rows<{ 'QUERY PLAN': unknown }>(
+    `EXPLAIN (FORMAT JSON) ${sql}`,
+    params,
+    undefined,
+    INDEX_ONLY_PLANS,
+  );
+  const nodes: PlanNode[] = [];
+  const walk = (n: PlanNode) => {
+    nodes.push(n);
+    for (const c of n.Plans ?? []) walk(c);
+  };
+  const [explained] = (plan?.['QUERY PLAN'] ?? []) as { Plan: PlanNode }[];
+  if (!explained) throw new Error('no plan');
+  walk(explained.Plan);
+  return nodes;
+}

@@ -3,17 +3,19 @@
 // past them, in one statement. The cursor row is locked with SKIP LOCKED, so across instances one
 // dispatches a tenant at a time and the others pass; events are read in id order, and ids become
 // visible in commit order (src/events/outbox.ts), so moving the position past what was read never
-// skips an event committed later.
-import type { Prisma } from '../db/database.js';
+// skips an event committed later. The events are read by the tenant's key in the log's index, in
+// its order, and the read stops at the batch: a backlog of any length costs one batch's reading.
+import { type Prisma, rawRowsOf } from '../db/database.js';
+import { INDEX_ONLY_PLANS } from './webhook-worker.js';
 
 /** Events read per statement; a tenant with more behind is dispatched again at once. */
 export const DISPATCH_BATCH = 1000;
 
-const DISPATCH_SQL = `WITH cur AS (
+export const DISPATCH_SQL = `WITH cur AS (
   SELECT "tenantId", "lastEventId" FROM "WebhookCursor" WHERE "tenantId" = $1 FOR UPDATE SKIP LOCKED
 ), ev AS (
-  SELECT e."id", e."type" FROM "Event" e, cur
-  WHERE e."tenantId" = cur."tenantId" AND e."id" > cur."lastEventId"
+  SELECT e."id", e."type" FROM "Event" e
+  WHERE e."tenantId" = $1 AND e."id" > (SELECT "lastEventId" FROM cur)
   ORDER BY e."id" LIMIT $2
 ), ins AS (
   INSERT INTO "WebhookDelivery" ("tenantId", "webhookId", "eventId", "eventType", "status", "nextAttemptAt")
@@ -40,10 +42,13 @@ export async function dispatchTenant(
   prisma: Prisma,
   tenantId: string,
 ): Promise<{ queued: number; webhookIds: string[]; more: boolean }> {
-  const [row] = await prisma.$queryRawUnsafe<{ queued: number; read: number; webhookIds: string[] }[]>(
+  // In a transaction of its own whose planner may only walk indexes (as a claim's): left to its
+  // statistics (gathered while the log was short) it would read and sort the tenant's whole backlog.
+  const [row] = await rawRowsOf(prisma)<{ queued: number; read: number; webhookIds: string[] }>(
     DISPATCH_SQL,
-    tenantId,
-    DISPATCH_BATCH,
+    [tenantId, DISPATCH_BATCH],
+    undefined,
+    INDEX_ONLY_PLANS,
   );
   return {
     queued: row?.queued ?? 0,
