@@ -70,7 +70,7 @@ export interface WebhookSettings {
   pollMs: number;
   /** An endpoint whose attempts only failed for this many days is disabled. */
   disableAfterDays: number;
-  /** Attempts and finished deliveries older than this many days are deleted. */
+  /** Attempts, and deliveries that failed for good or gave up, older than this many days are deleted. */
   historyDays: number;
   /** AES-256-GCM key (SHA-256 of WEBHOOKS_SECRETS_KEY) the signing secrets are stored under; none: stored as they are. */
   secretsKey: Buffer | undefined;

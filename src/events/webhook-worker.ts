@@ -94,29 +94,39 @@ export async function claimDeliveries(
 /** No sequential or bitmap scans (see claimDeliveries). */
 export const INDEX_ONLY_PLANS = { enable_seqscan: 'off', enable_bitmapscan: 'off' } as const;
 
-// A batch of attempts: each delivery's state after its attempt (if its claim still holds: same
-// attempt count, still pending) and each attempt's log entry, in one statement. A retry of a
-// disabled endpoint's delivery waits unscheduled (null) until it is enabled again. The log entry's
-// tenant, endpoint, event and `webhook-id` come from the delivery row.
+// A batch of attempts, in one statement: each delivery after its attempt, if its claim still holds
+// (same attempt count, still pending): a delivered one leaves the queue (its attempt is its record;
+// a row deleted writes no new version nor index entries), any other takes its new state; a retry of
+// a disabled endpoint's delivery waits unscheduled (null) until it is enabled again. Every attempt
+// made is logged, a stale claim's too, unless its endpoint was deleted meanwhile.
 const RECORD_SQL = `WITH r AS (
-  SELECT * FROM json_to_recordset($1::json) AS r("id" bigint, "attempts" int, "status" text,
-    "retryAt" timestamptz, "statusCode" int, "error" text, "durationMs" int, "attemptId" text,
-    "outcome" text, "startedAt" timestamptz)
-), d AS (
+  SELECT * FROM json_to_recordset($1::json) AS r("id" bigint, "tenantId" text, "webhookId" text,
+    "eventId" bigint, "eventType" text, "attempts" int, "status" text, "retryAt" timestamptz,
+    "statusCode" int, "error" text, "durationMs" int, "attemptId" text, "outcome" text,
+    "startedAt" timestamptz)
+), delivered AS (
+  DELETE FROM "WebhookDelivery" d USING r
+  WHERE d."id" = r."id" AND d."attempts" = r."attempts" AND d."status" = 'pending'
+    AND r."status" = 'succeeded'
+  RETURNING d."id", NULL::timestamptz AS "nextAttemptAt"
+), kept AS (
   UPDATE "WebhookDelivery" d SET "status" = r."status",
     "nextAttemptAt" = CASE WHEN r."status" = 'pending' AND w."isActive" THEN r."retryAt" END,
     "lastStatusCode" = r."statusCode", "lastError" = r."error", "lastDurationMs" = r."durationMs",
     "updatedAt" = now()
-  FROM r JOIN "WebhookDelivery" o ON o."id" = r."id" JOIN "Webhook" w ON w."id" = o."webhookId"
+  FROM r JOIN "Webhook" w ON w."id" = r."webhookId"
   WHERE d."id" = r."id" AND d."attempts" = r."attempts" AND d."status" = 'pending'
+    AND r."status" <> 'succeeded'
   RETURNING d."id", d."nextAttemptAt"
+), d AS (
+  SELECT * FROM delivered UNION ALL SELECT * FROM kept
 ), logged AS (
   INSERT INTO "WebhookAttempt" ("id", "tenantId", "webhookId", "deliveryId", "eventId", "eventType",
     "messageId", "attempt", "status", "statusCode", "durationMs", "error", "nextRetryAt", "createdAt")
-  SELECT r."attemptId", o."tenantId", o."webhookId", o."id", o."eventId", o."eventType",
-    'evt_' || o."tenantId" || '_' || o."eventId", r."attempts", r."outcome", r."statusCode",
+  SELECT r."attemptId", r."tenantId", r."webhookId", r."id", r."eventId", r."eventType",
+    'evt_' || r."tenantId" || '_' || r."eventId", r."attempts", r."outcome", r."statusCode",
     r."durationMs", r."error", d."nextAttemptAt", r."startedAt"
-  FROM r JOIN "WebhookDelivery" o ON o."id" = r."id" LEFT JOIN d ON d."id" = r."id"
+  FROM r JOIN "Webhook" w ON w."id" = r."webhookId" LEFT JOIN d ON d."id" = r."id"
   RETURNING 1
 )
 SELECT (SELECT count(*) FROM d)::int AS "written", (SELECT count(*) FROM logged)::int AS "logged"`;
@@ -271,6 +281,10 @@ export async function recordAttempts(
   if (attempts.length === 0) return { written: 0, logged: 0 };
   const rows = attempts.map((a) => ({
     id: String(a.claim.id),
+    tenantId: a.claim.tenantId,
+    webhookId: a.claim.webhookId,
+    eventId: String(a.claim.eventId),
+    eventType: a.claim.eventType,
     attempts: a.claim.attempts,
     status: a.status,
     retryAt: a.retryAt,
