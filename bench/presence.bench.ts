@@ -25,7 +25,7 @@ const config = loadConfig({
   APP_URL: 'http://localhost',
   LOG_LEVEL: 'silent',
   // The webhook rows: delivery runs in this process, to a receiver on loopback.
-  WEBHOOKS_DELIVERY: process.env.EXP_SPLIT ? 'false' : 'true',
+  WEBHOOKS_DELIVERY: 'true',
   WEBHOOKS_ALLOW_PRIVATE: '1',
 });
 const app = await buildApp({ config, db, logger: false });
@@ -126,13 +126,6 @@ const hook = await app.fastify.inject({
 });
 if (hook.statusCode !== 201) throw new Error(`webhook not created: ${hook.body}`);
 const webhookId = (JSON.parse(hook.body) as { data: { id: string } }).data.id;
-let child: import('node:child_process').ChildProcess | undefined;
-if (process.env.EXP_SPLIT) {
-  const { fork } = await import('node:child_process');
-  child = fork(new URL('./_deliverer.ts', import.meta.url).pathname, [], { execArgv: ['--import', 'tsx'] });
-  if (process.env.EXP_NICE) (await import('node:os')).setPriority(child.pid as number, Number(process.env.EXP_NICE));
-  await new Promise((r) => setTimeout(r, 3000));
-}
 const webhookRound = await ingestRound(2);
 // Until every event the rounds logged is delivered (or two minutes pass).
 const drainDeadline = Date.now() + 120_000;
@@ -149,7 +142,6 @@ for (;;) {
 }
 const lags = (await receiver.stats()).lags;
 await receiver.close();
-child?.kill();
 lags.sort((x, y) => x - y);
 const lagAt = (q: number) => lags[Math.min(lags.length - 1, Math.ceil(q * lags.length) - 1)] as number;
 
