@@ -1,7 +1,8 @@
 // Presence at venue scale, on PostgreSQL: ingest throughput (events per second, through the REST
 // ingest) and active-sessions latency with 50 000 present devices (p50/p99 over 50 requests); then
 // the same ingest with one webhook endpoint subscribed to every event (a receiver answering 204, in
-// a process of its own), and the delivery lag from an event's time to its arrival at the receiver.
+// a process of its own), twice, each after a round without it (the second with the endpoint
+// disabled), and the delivery lag from an event's time to its arrival at the receiver.
 //   npx tsx bench/presence.bench.ts        (BENCH_DATABASE_URL, default postgresql://root@127.0.0.1:5432/bench_presence, created afresh)
 
 import pg from 'pg';
@@ -126,20 +127,41 @@ const hook = await app.fastify.inject({
 });
 if (hook.statusCode !== 201) throw new Error(`webhook not created: ${hook.body}`);
 const webhookId = (JSON.parse(hook.body) as { data: { id: string } }).data.id;
-const webhookRound = await ingestRound(2);
-// Until every event the rounds logged is delivered (or two minutes pass).
-const drainDeadline = Date.now() + 120_000;
-for (;;) {
-  const [row] = await prisma.$queryRawUnsafe<{ behind: boolean; pending: number }[]>(
-    `SELECT coalesce((SELECT "lastId" FROM "EventSequence" WHERE "tenantId" = $1), 0) >
-            coalesce((SELECT "lastEventId" FROM "WebhookCursor" WHERE "tenantId" = $1), 0) AS behind,
-            (SELECT count(*)::int FROM "WebhookDelivery" WHERE "webhookId" = $2 AND "status" = 'pending') AS pending`,
-    tenantId,
-    webhookId,
-  );
-  if ((!row?.behind && row?.pending === 0) || Date.now() > drainDeadline) break;
-  await new Promise((r) => setTimeout(r, 200));
+/** Until every event the rounds logged is delivered (or two minutes pass). */
+async function drained(): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    const [row] = await prisma.$queryRawUnsafe<{ behind: boolean; pending: number }[]>(
+      `SELECT coalesce((SELECT "lastId" FROM "EventSequence" WHERE "tenantId" = $1), 0) >
+              coalesce((SELECT "lastEventId" FROM "WebhookCursor" WHERE "tenantId" = $1), 0) AS behind,
+              (SELECT count(*)::int FROM "WebhookDelivery" WHERE "webhookId" = $2 AND "status" = 'pending') AS pending`,
+      tenantId,
+      webhookId,
+    );
+    if ((!row?.behind && row?.pending === 0) || Date.now() > deadline) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
 }
+
+async function endpointActive(active: boolean): Promise<void> {
+  const res = await app.fastify.inject({
+    method: 'PUT',
+    url: `/api/v1/webhooks/${webhookId}`,
+    headers: { authorization: `Bearer ${a.token}`, 'content-type': 'application/json' },
+    payload: JSON.stringify({ is_active: active }),
+  });
+  if (res.statusCode !== 200) throw new Error(`webhook not changed: ${res.body}`);
+}
+
+// Two pairs of rounds, without and with the endpoint, so that the ratio (both pairs) drifts less
+// with the machine's load: moves without (above), with, without (endpoint disabled), with.
+const webhookRound = await ingestRound(2);
+await drained();
+await endpointActive(false);
+const moveRoundDisabled = await ingestRound(3);
+await endpointActive(true);
+const webhookRoundAgain = await ingestRound(4);
+await drained();
 const lags = (await receiver.stats()).lags;
 await receiver.close();
 lags.sort((x, y) => x - y);
@@ -162,7 +184,16 @@ const table = [
     'ingest, devices moving zones, one webhook endpoint ("*")',
     `${Math.round(webhookRound)} events/s (${((webhookRound / moveRound) * 100).toFixed(0)} % of the row without)`,
   ],
-  ['webhook deliveries of that round', String(lags.length)],
+  ['ingest, devices moving zones, the endpoint disabled', `${Math.round(moveRoundDisabled)} events/s`],
+  [
+    'ingest, devices moving zones, the endpoint enabled again',
+    `${Math.round(webhookRoundAgain)} events/s (${((webhookRoundAgain / moveRoundDisabled) * 100).toFixed(0)} % of the round before)`,
+  ],
+  [
+    'with the endpoint ÷ without, both pairs',
+    `${(((webhookRound + webhookRoundAgain) / (moveRound + moveRoundDisabled)) * 100).toFixed(0)} %`,
+  ],
+  ['webhook deliveries of the two rounds', String(lags.length)],
   ...(lags.length > 0
     ? [
         ['webhook delivery lag (event time → receiver) p50', ms(lagAt(0.5))],

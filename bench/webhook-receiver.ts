@@ -1,7 +1,7 @@
 // A webhook receiver for the benches, in a process of its own (as a partner's receiver is on another
 // machine: its work is not the gateway's, and must not take turns with it on one event loop). It
 // answers 204 to every POST and counts what it got by event type, with each event's lag (arrival
-// minus the event's time) except the endpoint's own `webhook.created`.
+// minus the event's time) except the endpoint's own `webhook.*` events.
 //   const receiver = await startReceiverProcess(); … receiver.url … await receiver.stats(); await receiver.close();
 import { type ChildProcess, fork } from 'node:child_process';
 import { createServer } from 'node:http';
@@ -64,7 +64,7 @@ if (process.argv.includes('--receiver') && process.send) {
     req.on('end', () => {
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { type: string; timestamp: string };
       stats.byType[body.type] = (stats.byType[body.type] ?? 0) + 1;
-      if (body.type !== 'webhook.created') stats.lags.push(Date.now() - Date.parse(body.timestamp));
+      if (!body.type.startsWith('webhook.')) stats.lags.push(Date.now() - Date.parse(body.timestamp));
       res.writeHead(204).end();
     });
   });
