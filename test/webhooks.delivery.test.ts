@@ -590,21 +590,28 @@ describe('claims, shutdown and failures', () => {
           );
           while ((await dispatchTenant(own.db.prisma, a.tenant_id)).more) {}
         };
+        // The due rows: Limit ← LockRows ← an index scan of (status, nextAttemptAt), nothing sorted
+        // and nothing joined (a join driven by the endpoints, which the planner picked on a bloated
+        // queue without statistics, reads each endpoint's whole queue and sorts it).
+        const walksTheIndex = async () => {
+          const nodes = await planOf(own.db, CLAIM_SQL, [16, 1000, 16, '{}']);
+          const limit = nodes.find((n) => n['Node Type'] === 'Limit');
+          const chain: PlanNode[] = [];
+          for (let n = limit; n; n = n.Plans?.find((p) => p['Parent Relationship'] !== 'SubPlan'))
+            chain.push(n);
+          expect(chain.map((n) => n['Node Type'])).toEqual(['Limit', 'LockRows', 'Index Scan']);
+          expect(chain[2]?.['Index Name']).toBe('WebhookDelivery_status_nextAttemptAt_idx');
+        };
+        // A burst in a queue never analysed (a new database, or autovacuum off).
+        await burst('n');
+        await walksTheIndex();
         // Statistics of a history of delivered events and an empty queue, then a burst of 2000.
-        await burst('h');
         await own.db.prisma.webhookDelivery.updateMany({
           data: { status: 'succeeded', nextAttemptAt: null },
         });
         await own.db.prisma.$executeRawUnsafe('ANALYZE "WebhookDelivery"');
         await burst('b');
-        const nodes = await planOf(own.db, CLAIM_SQL, [16, 1000, 16, '{}']);
-        // The due rows: Limit ← LockRows ← an index scan of (status, nextAttemptAt), nothing sorted.
-        const limit = nodes.find((n) => n['Node Type'] === 'Limit');
-        const chain: PlanNode[] = [];
-        for (let n = limit; n; n = n.Plans?.[0]) chain.push(n);
-        expect(chain.map((n) => n['Node Type']).slice(0, 2)).toEqual(['Limit', 'LockRows']);
-        expect(chain.map((n) => n['Node Type'])).not.toContain('Sort');
-        expect(chain.some((n) => n['Index Name'] === 'WebhookDelivery_status_nextAttemptAt_idx')).toBe(true);
+        await walksTheIndex();
         // And it claims what it may: 16 of the 2000, the oldest.
         const claimed = await claimDeliveries(own.db.prisma, 16, 60_000);
         expect(claimed).toHaveLength(16);
@@ -771,6 +778,7 @@ describe('claims, shutdown and failures', () => {
 
 interface PlanNode {
   'Node Type': string;
+  'Parent Relationship'?: string;
   'Index Name'?: string;
   'Relation Name'?: string;
   Plans?: PlanNode[];

@@ -37,14 +37,16 @@ export interface ClaimedDelivery {
 }
 
 // The oldest due rows (up to $1) of endpoints with a free slot, locked (in the order of the index on
-// status and nextAttemptAt, so a claim reads only what it takes, however long the queue); of those,
+// status and nextAttemptAt, so a claim reads only what it takes, however long the queue: the
+// endpoint's check is a subquery per row, as a join the planner may drive it from the endpoints and
+// read each one's whole queue to sort it, which it did on a queue without statistics); of those,
 // each endpoint's first ones up to its free slots ($4: free slots of the endpoints with attempts in flight, as JSON;
 // any other: $3) are claimed. Rows locked but not claimed are let go when the statement ends.
 export const CLAIM_SQL = `WITH due AS (
   SELECT d."id", d."webhookId", d."nextAttemptAt" FROM "WebhookDelivery" d
   WHERE d."status" = 'pending' AND d."nextAttemptAt" <= now()
     AND coalesce(($4::jsonb ->> d."webhookId")::int, $3::int) > 0
-    AND EXISTS (SELECT 1 FROM "Webhook" w WHERE w."id" = d."webhookId" AND w."isActive")
+    AND (SELECT w."isActive" FROM "Webhook" w WHERE w."id" = d."webhookId")
   ORDER BY d."nextAttemptAt"
   LIMIT $1
   FOR UPDATE OF d SKIP LOCKED
