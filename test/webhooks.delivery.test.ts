@@ -572,50 +572,77 @@ describe('claims, shutdown and failures', () => {
     }
   });
 
-  it('a claim walks the queue in index order and stops at its limit (planner held to indexes): nothing sorted, however long the queue', async () => {
+  it('a claim reads each endpoint\u2019s oldest due rows from the index: every endpoint with a free slot is served, a flooded one is stepped over, not read', async () => {
     const own = await scratchDatabase('webhooks_claim_plan');
     try {
       const quiet = await startApp({ WEBHOOKS_ALLOW_PRIVATE: '1' }, { db: own.db });
       try {
         const a = await newTenant(own.db.prisma);
-        await createHook(a, endpoint().url, ['guest.created'], quiet);
-        const burst = async (name: string) => {
+        const flooded = await createHook(a, endpoint().url, ['guest.created'], quiet);
+        const burst = async (name: string, n: number) => {
           await record(
             own.db.prisma,
             a.tenant_id,
-            ...Array.from(
-              { length: 2000 },
-              (_, i) => ['guest.created', `${name}${i}`] as [EventType, string],
-            ),
+            ...Array.from({ length: n }, (_, i) => ['guest.created', `${name}${i}`] as [EventType, string]),
           );
           while ((await dispatchTenant(own.db.prisma, a.tenant_id)).more) {}
         };
-        // The due rows: Limit ← LockRows ← an index scan of (status, nextAttemptAt), nothing sorted
-        // and nothing joined (a join driven by the endpoints, which the planner picked on a bloated
-        // queue without statistics, reads each endpoint's whole queue and sorts it).
-        const walksTheIndex = async () => {
+        // Each endpoint's due rows: Limit ← LockRows ← an index scan of (status, webhookId,
+        // nextAttemptAt) that stops at the endpoint's slots; nothing sorted, nothing joined (as a
+        // join driven by the endpoints, the planner read each one's whole queue to sort it).
+        const readsTheIndex = async () => {
           const nodes = await planOf(own.db, CLAIM_SQL, [16, 1000, 16, '{}']);
-          const limit = nodes.find((n) => n['Node Type'] === 'Limit');
-          const chain: PlanNode[] = [];
-          for (let n = limit; n; n = n.Plans?.find((p) => p['Parent Relationship'] !== 'SubPlan'))
-            chain.push(n);
-          expect(chain.map((n) => n['Node Type'])).toEqual(['Limit', 'LockRows', 'Index Scan']);
-          expect(chain[2]?.['Index Name']).toBe('WebhookDelivery_status_nextAttemptAt_idx');
+          const lock = nodes.find((n) => n['Node Type'] === 'LockRows');
+          expect(nodes.find((n) => n.Plans?.includes(lock as PlanNode))?.['Node Type']).toBe('Limit');
+          expect(lock?.Plans?.map((n) => [n['Node Type'], n['Index Name']])).toEqual([
+            ['Index Scan', 'WebhookDelivery_status_webhookId_nextAttemptAt_idx'],
+          ]);
+          expect(lock?.Plans?.[0]?.['Index Cond']).toContain('nextAttemptAt');
         };
-        // A burst in a queue never analysed (a new database, or autovacuum off).
-        await burst('n');
-        await walksTheIndex();
-        // Statistics of a history of delivered events and an empty queue, then a burst of 2000.
+        // A flood of 2000 in a queue never analysed (a new database, or autovacuum off) …
+        await burst('f', 2000);
+        await readsTheIndex();
+        // … and after statistics of a history of delivered events and an empty queue.
         await own.db.prisma.webhookDelivery.updateMany({
           data: { status: 'succeeded', nextAttemptAt: null },
         });
         await own.db.prisma.$executeRawUnsafe('ANALYZE "WebhookDelivery"');
-        await burst('b');
-        await walksTheIndex();
-        // And it claims what it may: 16 of the 2000, the oldest.
-        const claimed = await claimDeliveries(own.db.prisma, 16, 60_000);
-        expect(claimed).toHaveLength(16);
+        await burst('f', 2000);
+        await readsTheIndex();
+        // A second endpoint, with 10 deliveries due after the flood's.
+        const other = await createHook(a, endpoint().url, ['guest.updated'], quiet);
+        await record(
+          own.db.prisma,
+          a.tenant_id,
+          ...Array.from({ length: 10 }, (_, i) => ['guest.updated', `o${i}`] as [EventType, string]),
+        );
+        while ((await dispatchTenant(own.db.prisma, a.tenant_id)).more) {}
+        // 16 at most, 8 per endpoint: each endpoint's 8 oldest, though the flood's are all older.
+        const claimed = await claimDeliveries(own.db.prisma, 16, 60_000, 8);
+        const of = (hook: { id: string }) => claimed.filter((c) => c.webhookId === hook.id);
+        expect([of(flooded).length, of(other).length]).toEqual([8, 8]);
         expect(claimed.map((c) => c.attempts)).toEqual(Array(16).fill(1));
+        // The flooded endpoint's slots all taken: the other's last 2 are claimed, and the claim
+        // reads a handful of index entries, not the flood's 1992 due rows.
+        const [analysed] = await own.db.rows<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(
+          `EXPLAIN (ANALYZE, FORMAT JSON) ${CLAIM_SQL}`,
+          [16, 60_000, 16, JSON.stringify({ [flooded.id]: 0 })],
+          undefined,
+          INDEX_ONLY_PLANS,
+        );
+        const read = nodesOf(analysed?.['QUERY PLAN'][0]?.Plan)
+          .filter((n) => n['Relation Name'] === 'WebhookDelivery' && n['Node Type'] !== 'ModifyTable')
+          .reduce(
+            (sum, n) =>
+              sum + ((n['Actual Rows'] ?? 0) + (n['Rows Removed by Filter'] ?? 0)) * (n['Actual Loops'] ?? 1),
+            0,
+          );
+        expect(read).toBeLessThan(20);
+        const rest = await own.db.prisma.webhookDelivery.findMany({
+          where: { webhookId: other.id },
+          select: { attempts: true },
+        });
+        expect(rest.map((r) => r.attempts)).toEqual(Array(10).fill(1));
       } finally {
         await quiet.close();
       }
@@ -778,7 +805,10 @@ describe('claims, shutdown and failures', () => {
 
 interface PlanNode {
   'Node Type': string;
-  'Parent Relationship'?: string;
+  'Index Cond'?: string;
+  'Actual Rows'?: number;
+  'Actual Loops'?: number;
+  'Rows Removed by Filter'?: number;
   'Index Name'?: string;
   'Relation Name'?: string;
   Plans?: PlanNode[];
@@ -792,13 +822,18 @@ async function planOf(db: Database, sql: string, params: unknown[]): Promise<Pla
     undefined,
     INDEX_ONLY_PLANS,
   );
+  const [explained] = (plan?.['QUERY PLAN'] ?? []) as { Plan: PlanNode }[];
+  if (!explained) throw new Error('no plan');
+  return nodesOf(explained.Plan);
+}
+
+/** A plan's nodes, its root first. */
+function nodesOf(root: PlanNode | undefined): PlanNode[] {
   const nodes: PlanNode[] = [];
   const walk = (n: PlanNode) => {
     nodes.push(n);
     for (const c of n.Plans ?? []) walk(c);
   };
-  const [explained] = (plan?.['QUERY PLAN'] ?? []) as { Plan: PlanNode }[];
-  if (!explained) throw new Error('no plan');
-  walk(explained.Plan);
+  if (root) walk(root);
   return nodes;
 }

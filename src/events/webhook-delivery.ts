@@ -265,8 +265,8 @@ export function startWebhookDelivery(deps: {
 
   /**
    * Deliveries were queued for these endpoints: claimed now where one has a free slot; an endpoint
-   * whose slots are all taken is looked at again as its answers come (a claim now would only walk
-   * past its queue).
+   * whose slots are all taken is looked at again as its answers come (a claim now would take none
+   * of its rows).
    */
   function queuedFor(webhookIds: readonly string[]): void {
     let free = false;

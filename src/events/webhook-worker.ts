@@ -36,26 +36,36 @@ export interface ClaimedDelivery {
   payloadJson: string | null;
 }
 
-// The oldest due rows (up to $1) of endpoints with a free slot, locked (in the order of the index on
-// status and nextAttemptAt, so a claim reads only what it takes, however long the queue: the
-// endpoint's check is a subquery per row, as a join the planner may drive it from the endpoints and
-// read each one's whole queue to sort it, which it did on a queue without statistics); of those,
-// each endpoint's first ones up to its free slots ($4: free slots of the endpoints with attempts in flight, as JSON;
-// any other: $3) are claimed. Rows locked but not claimed are let go when the statement ends.
-export const CLAIM_SQL = `WITH due AS (
-  SELECT d."id", d."webhookId", d."nextAttemptAt" FROM "WebhookDelivery" d
-  WHERE d."status" = 'pending' AND d."nextAttemptAt" <= now()
-    AND coalesce(($4::jsonb ->> d."webhookId")::int, $3::int) > 0
-    AND (SELECT w."isActive" FROM "Webhook" w WHERE w."id" = d."webhookId")
-  ORDER BY d."nextAttemptAt"
-  LIMIT $1
-  FOR UPDATE OF d SKIP LOCKED
+// Each endpoint with deliveries due and a free slot gives its oldest due rows, up to its free slots
+// ($4: free slots of the endpoints with attempts in flight, as JSON; any other: $3), locked; of
+// those, the oldest $1 are claimed. The endpoints are found by stepping through the index on
+// (status, webhookId, nextAttemptAt) from one endpoint with pending rows to the next, and each one's
+// due rows are read from it in order: a claim reads what it takes and one index step per endpoint
+// with pending rows, however long any endpoint's queue (a flooded endpoint, all its slots taken,
+// is stepped over, not read). The endpoint's check is a subquery per endpoint: as a join, the
+// planner could read every endpoint's rows first. Rows locked but not claimed are let go when the
+// claim's transaction ends.
+export const CLAIM_SQL = `WITH RECURSIVE endpoints AS (
+  (SELECT d."webhookId" AS "id" FROM "WebhookDelivery" d WHERE d."status" = 'pending'
+   ORDER BY d."webhookId" LIMIT 1)
+  UNION ALL
+  SELECT (SELECT d."webhookId" FROM "WebhookDelivery" d
+          WHERE d."status" = 'pending' AND d."webhookId" > e."id" ORDER BY d."webhookId" LIMIT 1)
+  FROM endpoints e WHERE e."id" IS NOT NULL
+), free AS (
+  SELECT e."id", least(coalesce(($4::jsonb ->> e."id")::int, $3::int), $1::int) AS "slots"
+  FROM endpoints e
+  WHERE e."id" IS NOT NULL AND (SELECT w."isActive" FROM "Webhook" w WHERE w."id" = e."id")
+), due AS (
+  SELECT q."id", q."nextAttemptAt" FROM free f CROSS JOIN LATERAL (
+    SELECT d."id", d."nextAttemptAt" FROM "WebhookDelivery" d
+    WHERE d."status" = 'pending' AND d."webhookId" = f."id" AND d."nextAttemptAt" <= now()
+    ORDER BY d."nextAttemptAt" LIMIT f."slots"
+    FOR UPDATE OF d SKIP LOCKED
+  ) q
+  WHERE f."slots" > 0
 ), picked AS (
-  SELECT r."id" FROM (
-    SELECT due."id", due."webhookId",
-      row_number() OVER (PARTITION BY due."webhookId" ORDER BY due."nextAttemptAt", due."id") AS n
-    FROM due
-  ) r WHERE r.n <= coalesce(($4::jsonb ->> r."webhookId")::int, $3::int)
+  SELECT due."id" FROM due ORDER BY due."nextAttemptAt", due."id" LIMIT $1
 ), claimed AS (
   UPDATE "WebhookDelivery" d SET "attempts" = d."attempts" + 1,
     "nextAttemptAt" = now() + $2::int * interval '1 millisecond',
@@ -81,10 +91,10 @@ export async function claimDeliveries(
   perEndpoint: number = limit,
   free: ReadonlyMap<string, number> = new Map(),
 ): Promise<ClaimedDelivery[]> {
-  // In a transaction of its own whose planner may only walk indexes: the due rows are read in
-  // the order of the index on status and nextAttemptAt and the walk stops at the limit. Left to
-  // its statistics (gathered while the queue was short) the planner would read and sort the whole
-  // queue at every claim during a burst.
+  // In a transaction of its own whose planner may only walk indexes: each endpoint's due rows are
+  // read in the order of the index on (status, webhookId, nextAttemptAt) and the walk stops at its
+  // slots. Left to its statistics (gathered while the queue was short) the planner would read and
+  // sort the whole queue at every claim during a burst.
   return rawRowsOf(prisma)<ClaimedDelivery>(
     CLAIM_SQL,
     [limit, leaseMs, perEndpoint, JSON.stringify(Object.fromEntries(free))],
