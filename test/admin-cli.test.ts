@@ -144,10 +144,12 @@ describe('admin CLI and server on one embedded database', { timeout: 120_000 }, 
     expect(second.token).not.toBe(first.token);
   });
 
+  let issuedToken: string;
   it('token issue --json prints a new token; an unknown user exits 1', async () => {
     const run = await admin('token', 'issue', '--user', first.user_id as string, '--json');
     expect(run.code, run.stderr).toBe(0);
     const issued = onlyJson(run);
+    issuedToken = issued.token;
     expect(Object.keys(issued)).toEqual(['token']);
     expect(issued.token).toMatch(/^[A-Za-z0-9_-]{32,}$/);
     expect(issued.token).not.toBe(first.token);
@@ -354,5 +356,31 @@ describe('admin CLI and server on one embedded database', { timeout: 120_000 }, 
     const badScope = await admin('token', 'issue', '--user', first.user_id as string, '--scope', 'admin');
     expect(badScope.code).toBe(2);
     expect(badScope.stderr).toContain('--scope must be one of: read, ingest, full; got "admin".');
+
+    // The issued token and the revocation (once) are in the tenant's log and audit log, as the
+    // API's are, by the service itself; the bootstrap's own token is not an event.
+    const db = await openDatabase({ dataDir });
+    try {
+      const where = { tenantId: first.tenant_id as string, resourceType: 'api_token' };
+      const events = await db.prisma.event.findMany({ where, orderBy: { id: 'asc' } });
+      // The two `token issue`s (before and after the server ran), then the revocation of the newest.
+      expect(events.map((e) => [e.type, e.actorType, e.actorUserId, e.actorTokenId])).toEqual([
+        ['api_token.created', 'system', null, null],
+        ['api_token.created', 'system', null, null],
+        ['api_token.revoked', 'system', null, null],
+      ]);
+      expect(events.map((e) => e.resourceId)).toEqual([listed.tokens[1].id, id, id]);
+      expect(events[2]?.payload).toMatchObject({ id, revoked_at: revoked.revoked_at });
+      const audit = await db.prisma.auditLog.findMany({ where, orderBy: { createdAt: 'asc' } });
+      expect(audit.map((e) => [e.action, e.actorUserId, e.resourceId])).toEqual([
+        ['apiTokens.create', null, listed.tokens[1].id],
+        ['apiTokens.create', null, id],
+        ['apiTokens.revoke', null, id],
+      ]);
+      expect(audit[2]?.changes).toEqual({ revoked_at: { old: null, new: revoked.revoked_at } });
+      expect(JSON.stringify(audit)).not.toContain(issuedToken);
+    } finally {
+      await db.close();
+    }
   });
 });

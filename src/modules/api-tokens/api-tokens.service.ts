@@ -7,7 +7,7 @@ import type { Prisma } from '../../db/database.js';
 import { countRows, findManyRows } from '../../db/raw-rows.js';
 import { AppError } from '../../errors.js';
 import { changeEvent } from '../../events/audit.js';
-import { type EventLog, type Tx, writeWithEvents } from '../../events/outbox.js';
+import { type EventLog, systemActor, type Tx, writeWithEvents } from '../../events/outbox.js';
 import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { type ListWhere, listOperation, operation } from '../../operations/operation.js';
 import { apiTokenCreateFields, apiTokenFilters } from './api-tokens.inputs.js';
@@ -78,7 +78,12 @@ function assertMayManage(ctx: AppContext, ownerRole: string): void {
 }
 
 /** The event and audit entry of a token's creation or revocation: the REST item, never the secret. */
-function tokenChange(log: EventLog, action: string, before: ApiTokenItemRow | null, after: ApiTokenItemRow) {
+export function tokenChange(
+  log: EventLog,
+  action: string,
+  before: ApiTokenItemRow | null,
+  after: ApiTokenItemRow,
+) {
   log.record(
     changeEvent({
       type: before ? 'api_token.revoked' : 'api_token.created',
@@ -178,15 +183,30 @@ export async function tenantTokens(prisma: Prisma, tenantId: string): Promise<Ap
 
 /**
  * Revokes the token (if it is not revoked yet) and answers it with `wasRevoked` (it was revoked
- * before); null when there is no such token.
+ * before); null when there is no such token. A revocation is in the tenant's log and audit log as the
+ * API's (`api_token.revoked`, action `apiTokens.revoke`), by the service itself (actor `system`).
  */
 export async function revokeToken(
   prisma: Prisma,
   id: string,
 ): Promise<{ row: ApiTokenItemRow; wasRevoked: boolean } | null> {
-  const before = await prisma.apiToken.findUnique({ where: { id }, select: { revokedAt: true } });
+  const before = await prisma.apiToken.findUnique({
+    where: { id },
+    select: {
+      ...apiTokenItemSelect,
+      user: { select: { ...apiTokenItemSelect.user.select, tenantId: true } },
+    },
+  });
   if (!before) return null;
-  await revokeById(prisma, id);
-  const row = await prisma.apiToken.findUniqueOrThrow({ where: { id }, select: apiTokenItemSelect });
+  const source = { prisma, tenantId: before.user.tenantId, actor: systemActor };
+  const row = await writeWithEvents(source, async (tx, log) => {
+    const at = new Date();
+    if ((await revokeById(tx, id, at)).count === 0) {
+      return tx.apiToken.findUniqueOrThrow({ where: { id }, select: apiTokenItemSelect });
+    }
+    const now = await tx.apiToken.findUniqueOrThrow({ where: { id }, select: apiTokenItemSelect });
+    tokenChange(log, 'apiTokens.revoke', before, now);
+    return now;
+  });
   return { row, wasRevoked: before.revokedAt !== null };
 }

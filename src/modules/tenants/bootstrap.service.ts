@@ -4,6 +4,8 @@ import { randomBytes } from 'node:crypto';
 import type { Role } from '../../auth/principal.js';
 import { hashToken, newToken } from '../../auth/tokens.js';
 import type { Prisma } from '../../db/database.js';
+import { systemActor, writeWithEvents } from '../../events/outbox.js';
+import { apiTokenItemSelect, tokenChange } from '../api-tokens/api-tokens.service.js';
 
 export interface BootstrapResult {
   token: string;
@@ -79,7 +81,11 @@ export async function bootstrapTenant(prisma: Prisma, opts: BootstrapOptions): P
 
 export class UnknownUserError extends Error {}
 
-/** Issues another token for a user given by id, integer user id or email. */
+/**
+ * Issues another token for a user given by id, integer user id or email. The token is in the
+ * tenant's log and audit log as one the API creates (`api_token.created`, action
+ * `apiTokens.create`), by the service itself (actor `system`).
+ */
 export async function issueToken(
   prisma: Prisma,
   userRef: string,
@@ -93,10 +99,16 @@ export async function issueToken(
         ...(/^\d+$/.test(userRef) ? [{ userId: Number(userRef) }] : []),
       ],
     },
-    select: { id: true },
+    select: { id: true, tenantId: true },
   });
   if (!user) throw new UnknownUserError(`No user with id or email "${userRef}".`);
   const token = newToken();
-  await prisma.apiToken.create({ data: { userId: user.id, tokenHash: hashToken(token), scopes } });
+  await writeWithEvents({ prisma, tenantId: user.tenantId, actor: systemActor }, async (tx, log) => {
+    const created = await tx.apiToken.create({
+      data: { userId: user.id, tokenHash: hashToken(token), scopes },
+      select: apiTokenItemSelect,
+    });
+    tokenChange(log, 'apiTokens.create', null, created);
+  });
   return { token };
 }
