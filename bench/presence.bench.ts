@@ -190,11 +190,11 @@ const table = [
   ['active-sessions, zone+connected p99', ms(zone.p99)],
   [
     'ingest, devices moving zones, one webhook endpoint ("*")',
-    withRounds.map((r) => `${Math.round(r)}`).join(', ') + ' events/s',
+    `${withRounds.map((r) => `${Math.round(r)}`).join(', ')} events/s`,
   ],
   [
     'ingest, devices moving zones, the endpoint disabled',
-    withoutRounds.map((r) => `${Math.round(r)}`).join(', ') + ' events/s',
+    `${withoutRounds.map((r) => `${Math.round(r)}`).join(', ')} events/s`,
   ],
   [
     'with the endpoint ÷ without, both pairs',
