@@ -20,7 +20,9 @@ import {
   INDEX_ONLY_PLANS,
   type MadeAttempt,
   newAttemptId,
+  RECORD_SQL,
   recordAttempts,
+  recordParameter,
 } from '../src/events/webhook-worker.js';
 import type { BootstrapResult } from '../src/modules/tenants/bootstrap.service.js';
 import { isoMicros } from '../src/shared/format.js';
@@ -651,6 +653,56 @@ describe('claims, shutdown and failures', () => {
     }
   });
 
+  it('recording a batch compares no pair of its rows, with statistics as autovacuum leaves them', async () => {
+    const own = await scratchDatabase('webhooks_record_plan');
+    try {
+      const quiet = await startApp({ WEBHOOKS_ALLOW_PRIVATE: '1' }, { db: own.db });
+      try {
+        const a = await newTenant(own.db.prisma);
+        await createHook(a, endpoint().url, ['guest.created'], quiet);
+        await record(
+          own.db.prisma,
+          a.tenant_id,
+          ...Array.from({ length: 500 }, (_, i) => ['guest.created', `r${i}`] as [EventType, string]),
+        );
+        while ((await dispatchTenant(own.db.prisma, a.tenant_id)).more) {}
+        const claims = await claimDeliveries(own.db.prisma, 500, 60_000, 500);
+        expect(claims).toHaveLength(500);
+        await own.db.prisma.$executeRawUnsafe('ANALYZE');
+        const now = new Date();
+        const made = claims.map(
+          (claim): MadeAttempt => ({
+            claim,
+            id: newAttemptId(),
+            startedAt: now,
+            finishedAt: now,
+            result: { outcome: 'succeeded', statusCode: 204, durationMs: 3, error: null },
+            status: 'succeeded',
+            retryAt: null,
+          }),
+        );
+        // As the worker runs it (the same connection settings): the log's join to the rows written
+        // was a nested loop over both, 249 500 rows removed by its filter for 500 successes.
+        const [analysed] = await own.db.rows<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(
+          `EXPLAIN (ANALYZE, FORMAT JSON) ${RECORD_SQL}`,
+          [recordParameter(made)],
+        );
+        const nodes = nodesOf(analysed?.['QUERY PLAN'][0]?.Plan);
+        const compared = nodes.reduce(
+          (sum, n) => sum + (n['Rows Removed by Join Filter'] ?? 0) * (n['Actual Loops'] ?? 1),
+          0,
+        );
+        expect(compared).toBeLessThan(500);
+        expect(await own.db.prisma.webhookDelivery.count()).toBe(0);
+        expect(await own.db.prisma.webhookAttempt.count({ where: { status: 'succeeded' } })).toBe(500);
+      } finally {
+        await quiet.close();
+      }
+    } finally {
+      await own.drop();
+    }
+  });
+
   it('a dispatch reads the log in index order and stops at its batch: nothing sorted, however long the backlog', async () => {
     const own = await scratchDatabase('webhooks_dispatch_plan');
     try {
@@ -809,6 +861,7 @@ interface PlanNode {
   'Actual Rows'?: number;
   'Actual Loops'?: number;
   'Rows Removed by Filter'?: number;
+  'Rows Removed by Join Filter'?: number;
   'Index Name'?: string;
   'Relation Name'?: string;
   Plans?: PlanNode[];

@@ -110,8 +110,11 @@ export const INDEX_ONLY_PLANS = { enable_seqscan: 'off', enable_bitmapscan: 'off
 // (same attempt count, still pending): a delivered one leaves the queue (its attempt is its record;
 // a row deleted writes no new version nor index entries), any other takes its new state; a retry of
 // a disabled endpoint's delivery waits unscheduled (null) until it is enabled again. Every attempt
-// made is logged, a stale claim's too, unless its endpoint was deleted meanwhile.
-const RECORD_SQL = `WITH r AS (
+// made is logged, a stale claim's too, unless its endpoint was deleted meanwhile; its next retry is
+// that of its row if the row took its result. (The log joins only the rows kept: a join of the
+// planner's choosing over all of them was a nested loop, 250 000 comparisons and 21 of 29 ms for a
+// batch of 500 successes.)
+export const RECORD_SQL = `WITH r AS (
   SELECT * FROM json_to_recordset($1::json) AS r("id" bigint, "tenantId" text, "webhookId" text,
     "eventId" bigint, "eventType" text, "attempts" int, "status" text, "retryAt" timestamptz,
     "statusCode" int, "error" text, "durationMs" int, "attemptId" text, "outcome" text,
@@ -137,8 +140,8 @@ const RECORD_SQL = `WITH r AS (
     "messageId", "attempt", "status", "statusCode", "durationMs", "error", "nextRetryAt", "createdAt")
   SELECT r."attemptId", r."tenantId", r."webhookId", r."id", r."eventId", r."eventType",
     'evt_' || r."tenantId" || '_' || r."eventId", r."attempts", r."outcome", r."statusCode",
-    r."durationMs", r."error", d."nextAttemptAt", r."startedAt"
-  FROM r JOIN "Webhook" w ON w."id" = r."webhookId" LEFT JOIN d ON d."id" = r."id"
+    r."durationMs", r."error", k."nextAttemptAt", r."startedAt"
+  FROM r JOIN "Webhook" w ON w."id" = r."webhookId" LEFT JOIN kept k ON k."id" = r."id"
   RETURNING 1
 )
 SELECT (SELECT count(*) FROM d)::int AS "written", (SELECT count(*) FROM logged)::int AS "logged"`;
@@ -291,6 +294,14 @@ export async function recordAttempts(
   attempts: readonly MadeAttempt[],
 ): Promise<{ written: number; logged: number }> {
   if (attempts.length === 0) return { written: 0, logged: 0 };
+  const [row] = await rawRowsOf(prisma)<{ written: number; logged: number }>(RECORD_SQL, [
+    recordParameter(attempts),
+  ]);
+  return { written: row?.written ?? 0, logged: row?.logged ?? 0 };
+}
+
+/** RECORD_SQL's parameter: the attempts as a JSON array of rows. */
+export function recordParameter(attempts: readonly MadeAttempt[]): string {
   const rows = attempts.map((a) => ({
     id: String(a.claim.id),
     tenantId: a.claim.tenantId,
@@ -307,10 +318,7 @@ export async function recordAttempts(
     outcome: a.result.outcome === 'succeeded' ? 'succeeded' : 'failed',
     startedAt: a.startedAt,
   }));
-  const [row] = await rawRowsOf(prisma)<{ written: number; logged: number }>(RECORD_SQL, [
-    JSON.stringify(rows),
-  ]);
-  return { written: row?.written ?? 0, logged: row?.logged ?? 0 };
+  return JSON.stringify(rows);
 }
 
 /** After a batch is recorded: retries scheduled, failures logged, endpoints' health judged. */
