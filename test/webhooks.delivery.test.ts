@@ -108,6 +108,43 @@ async function record(
   return recorded;
 }
 
+/**
+ * A database of the test's own, with an app that delivers nothing (the test claims and records
+ * itself) and a tenant; dropped after.
+ */
+async function withQuietScratch(
+  name: string,
+  fn: (s: { own: ScratchDatabase; quiet: TestApp; a: BootstrapResult }) => Promise<void>,
+): Promise<void> {
+  const own = await scratchDatabase(name);
+  try {
+    const quiet = await startApp({ WEBHOOKS_ALLOW_PRIVATE: '1' }, { db: own.db });
+    try {
+      await fn({ own, quiet, a: await newTenant(own.db.prisma) });
+    } finally {
+      await quiet.close();
+    }
+  } finally {
+    await own.drop();
+  }
+}
+
+/** `n` events of `type` (guests `<name>0` …) recorded, and dispatched to the queue. */
+async function queued(
+  prisma: Prisma,
+  tenantId: string,
+  type: EventType,
+  name: string,
+  n: number,
+): Promise<void> {
+  await record(
+    prisma,
+    tenantId,
+    ...Array.from({ length: n }, (_, i) => [type, `${name}${i}`] as [EventType, string]),
+  );
+  while ((await dispatchTenant(prisma, tenantId)).more) {}
+}
+
 const messageId = (tenantId: string, id: bigint) => `evt_${tenantId}_${id}`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -482,275 +519,222 @@ describe('claims, shutdown and failures', () => {
   });
 
   it('a batch of attempts is recorded in one statement; a stale claim\u2019s result is not written, though its attempt is logged', async () => {
-    const own = await scratchDatabase('webhooks_batch');
-    try {
-      const quiet = await startApp({ WEBHOOKS_ALLOW_PRIVATE: '1' }, { db: own.db });
-      try {
-        const a = await newTenant(own.db.prisma);
-        const ep = endpoint();
-        const hook = await createHook(a, ep.url, ['guest.created'], quiet);
-        const events = await record(
-          own.db.prisma,
-          a.tenant_id,
-          ['guest.created', 'g1'],
-          ['guest.created', 'g2'],
-          ['guest.created', 'g3'],
-        );
-        await dispatchTenant(own.db.prisma, a.tenant_id);
-        // An instance claims all three for 1 ms and outlives its lease; another claims them again.
-        const stale = await claimDeliveries(own.db.prisma, 10, 1);
-        await sleep(20);
-        const fresh = await claimDeliveries(own.db.prisma, 10, 60_000);
-        expect(stale.map((c) => [c.eventId, c.attempts])).toEqual(events.map((e) => [e.id, 1]));
-        expect(fresh.map((c) => [c.eventId, c.attempts])).toEqual(events.map((e) => [e.id, 2]));
-        const made = (claim: ClaimedDelivery, statusCode: number): MadeAttempt => ({
-          claim,
-          id: newAttemptId(),
-          startedAt: new Date(),
-          finishedAt: new Date(),
-          result:
-            statusCode === 204
-              ? { outcome: 'succeeded', statusCode, durationMs: 3, error: null }
-              : { outcome: 'retry', statusCode, durationMs: 4, error: `HTTP ${statusCode}` },
-          status: statusCode === 204 ? 'succeeded' : 'pending',
-          retryAt: statusCode === 204 ? null : new Date(Date.now() + 60_000),
-        });
-        const [s1, s2, s3] = stale as [ClaimedDelivery, ClaimedDelivery, ClaimedDelivery];
-        const [f1, f2, f3] = fresh as [ClaimedDelivery, ClaimedDelivery, ClaimedDelivery];
-        // The stale claim of the first answers 500 in the same batch as the fresh ones (204, and
-        // 500 for the third): only the fresh claims' results are written.
-        expect(
-          await recordAttempts(own.db.prisma, [made(s1, 500), made(f1, 204), made(f2, 204), made(f3, 503)]),
-        ).toEqual({ written: 3, logged: 4 });
-        // A stale result after the fresh one was written: nothing written (not pending any more).
-        expect(await recordAttempts(own.db.prisma, [made(s2, 500)])).toEqual({ written: 0, logged: 1 });
-        // A stale result while the fresh claim is still out: nothing written (the attempt count moved on).
-        expect(await recordAttempts(own.db.prisma, [made(s3, 204)])).toEqual({ written: 0, logged: 1 });
-        // The two delivered left the queue; the third waits for its retry.
-        const rows = await own.db.prisma.webhookDelivery.findMany({ orderBy: { eventId: 'asc' } });
-        expect(
-          rows.map((r) => [
-            r.eventId,
-            r.status,
-            r.attempts,
-            r.lastStatusCode,
-            r.lastError,
-            r.nextAttemptAt !== null,
-          ]),
-        ).toEqual([[events[2]?.id, 'pending', 2, 503, 'HTTP 503', true]]);
-        // Every attempt made is listed, the stale ones too (without a retry: their claim had lapsed).
-        const list = await quiet.request('GET', `/api/v1/webhooks/${hook.id}/deliveries?per_page=10`, {
-          token: a.token,
-        });
-        const byEvent = (id: bigint) =>
-          list.json.data
-            .filter((x: Record<string, unknown>) => x.event_id === Number(id))
-            .map((x: Record<string, unknown>) => [
-              x.attempt,
-              x.status,
-              x.status_code,
-              x.message_id,
-              x.next_retry_at === null,
-            ])
-            .sort((x: unknown[], y: unknown[]) => String(x).localeCompare(String(y)));
-        const [e1, e2, e3] = events as [RecordedEvent, RecordedEvent, RecordedEvent];
-        expect(byEvent(e1.id)).toEqual([
-          [1, 'failed', 500, messageId(a.tenant_id, e1.id), true],
-          [2, 'succeeded', 204, messageId(a.tenant_id, e1.id), true],
-        ]);
-        expect(byEvent(e2.id)).toEqual([
-          [1, 'failed', 500, messageId(a.tenant_id, e2.id), true],
-          [2, 'succeeded', 204, messageId(a.tenant_id, e2.id), true],
-        ]);
-        expect(byEvent(e3.id)).toEqual([
-          [1, 'succeeded', 204, messageId(a.tenant_id, e3.id), true],
-          [2, 'failed', 503, messageId(a.tenant_id, e3.id), false],
-        ]);
-      } finally {
-        await quiet.close();
-      }
-    } finally {
-      await own.drop();
-    }
+    await withQuietScratch('webhooks_batch', async ({ own, quiet, a }) => {
+      const ep = endpoint();
+      const hook = await createHook(a, ep.url, ['guest.created'], quiet);
+      const events = await record(
+        own.db.prisma,
+        a.tenant_id,
+        ['guest.created', 'g1'],
+        ['guest.created', 'g2'],
+        ['guest.created', 'g3'],
+      );
+      await dispatchTenant(own.db.prisma, a.tenant_id);
+      // An instance claims all three for 1 ms and outlives its lease; another claims them again.
+      const stale = await claimDeliveries(own.db.prisma, 10, 1);
+      await sleep(20);
+      const fresh = await claimDeliveries(own.db.prisma, 10, 60_000);
+      expect(stale.map((c) => [c.eventId, c.attempts])).toEqual(events.map((e) => [e.id, 1]));
+      expect(fresh.map((c) => [c.eventId, c.attempts])).toEqual(events.map((e) => [e.id, 2]));
+      const made = (claim: ClaimedDelivery, statusCode: number): MadeAttempt => ({
+        claim,
+        id: newAttemptId(),
+        startedAt: new Date(),
+        finishedAt: new Date(),
+        result:
+          statusCode === 204
+            ? { outcome: 'succeeded', statusCode, durationMs: 3, error: null }
+            : { outcome: 'retry', statusCode, durationMs: 4, error: `HTTP ${statusCode}` },
+        status: statusCode === 204 ? 'succeeded' : 'pending',
+        retryAt: statusCode === 204 ? null : new Date(Date.now() + 60_000),
+      });
+      const [s1, s2, s3] = stale as [ClaimedDelivery, ClaimedDelivery, ClaimedDelivery];
+      const [f1, f2, f3] = fresh as [ClaimedDelivery, ClaimedDelivery, ClaimedDelivery];
+      // The stale claim of the first answers 500 in the same batch as the fresh ones (204, and
+      // 500 for the third): only the fresh claims' results are written.
+      expect(
+        await recordAttempts(own.db.prisma, [made(s1, 500), made(f1, 204), made(f2, 204), made(f3, 503)]),
+      ).toEqual({ written: 3, logged: 4 });
+      // A stale result after the fresh one was written: nothing written (not pending any more).
+      expect(await recordAttempts(own.db.prisma, [made(s2, 500)])).toEqual({ written: 0, logged: 1 });
+      // A stale result while the fresh claim is still out: nothing written (the attempt count moved on).
+      expect(await recordAttempts(own.db.prisma, [made(s3, 204)])).toEqual({ written: 0, logged: 1 });
+      // The two delivered left the queue; the third waits for its retry.
+      const rows = await own.db.prisma.webhookDelivery.findMany({ orderBy: { eventId: 'asc' } });
+      expect(
+        rows.map((r) => [
+          r.eventId,
+          r.status,
+          r.attempts,
+          r.lastStatusCode,
+          r.lastError,
+          r.nextAttemptAt !== null,
+        ]),
+      ).toEqual([[events[2]?.id, 'pending', 2, 503, 'HTTP 503', true]]);
+      // Every attempt made is listed, the stale ones too (without a retry: their claim had lapsed).
+      const list = await quiet.request('GET', `/api/v1/webhooks/${hook.id}/deliveries?per_page=10`, {
+        token: a.token,
+      });
+      const byEvent = (id: bigint) =>
+        list.json.data
+          .filter((x: Record<string, unknown>) => x.event_id === Number(id))
+          .map((x: Record<string, unknown>) => [
+            x.attempt,
+            x.status,
+            x.status_code,
+            x.message_id,
+            x.next_retry_at === null,
+          ])
+          .sort((x: unknown[], y: unknown[]) => String(x).localeCompare(String(y)));
+      const [e1, e2, e3] = events as [RecordedEvent, RecordedEvent, RecordedEvent];
+      expect(byEvent(e1.id)).toEqual([
+        [1, 'failed', 500, messageId(a.tenant_id, e1.id), true],
+        [2, 'succeeded', 204, messageId(a.tenant_id, e1.id), true],
+      ]);
+      expect(byEvent(e2.id)).toEqual([
+        [1, 'failed', 500, messageId(a.tenant_id, e2.id), true],
+        [2, 'succeeded', 204, messageId(a.tenant_id, e2.id), true],
+      ]);
+      expect(byEvent(e3.id)).toEqual([
+        [1, 'succeeded', 204, messageId(a.tenant_id, e3.id), true],
+        [2, 'failed', 503, messageId(a.tenant_id, e3.id), false],
+      ]);
+    });
   });
 
   it('a claim reads each endpoint\u2019s oldest due rows from the index: every endpoint with a free slot is served, a flooded one is stepped over, not read', async () => {
-    const own = await scratchDatabase('webhooks_claim_plan');
-    try {
-      const quiet = await startApp({ WEBHOOKS_ALLOW_PRIVATE: '1' }, { db: own.db });
-      try {
-        const a = await newTenant(own.db.prisma);
-        const flooded = await createHook(a, endpoint().url, ['guest.created'], quiet);
-        const burst = async (name: string, n: number) => {
-          await record(
-            own.db.prisma,
-            a.tenant_id,
-            ...Array.from({ length: n }, (_, i) => ['guest.created', `${name}${i}`] as [EventType, string]),
-          );
-          while ((await dispatchTenant(own.db.prisma, a.tenant_id)).more) {}
-        };
-        // Each endpoint's due rows: Limit ← LockRows ← an index scan of (status, webhookId,
-        // nextAttemptAt) that stops at the endpoint's slots; nothing sorted, nothing joined (as a
-        // join driven by the endpoints, the planner read each one's whole queue to sort it).
-        const readsTheIndex = async () => {
-          const nodes = await planOf(own.db, CLAIM_SQL, [16, 1000, 16, '{}']);
-          const lock = nodes.find((n) => n['Node Type'] === 'LockRows');
-          expect(nodes.find((n) => n.Plans?.includes(lock as PlanNode))?.['Node Type']).toBe('Limit');
-          expect(lock?.Plans?.map((n) => [n['Node Type'], n['Index Name']])).toEqual([
-            ['Index Scan', 'WebhookDelivery_status_webhookId_nextAttemptAt_idx'],
-          ]);
-          expect(lock?.Plans?.[0]?.['Index Cond']).toContain('nextAttemptAt');
-        };
-        // A flood of 2000 in a queue never analysed (a new database, or autovacuum off) …
-        await burst('f', 2000);
-        await readsTheIndex();
-        // … and after statistics of a history of delivered events and an empty queue.
-        await own.db.prisma.webhookDelivery.updateMany({
-          data: { status: 'succeeded', nextAttemptAt: null },
-        });
-        await own.db.prisma.$executeRawUnsafe('ANALYZE "WebhookDelivery"');
-        await burst('f', 2000);
-        await readsTheIndex();
-        // A second endpoint, with 10 deliveries due after the flood's.
-        const other = await createHook(a, endpoint().url, ['guest.updated'], quiet);
-        await record(
-          own.db.prisma,
-          a.tenant_id,
-          ...Array.from({ length: 10 }, (_, i) => ['guest.updated', `o${i}`] as [EventType, string]),
+    await withQuietScratch('webhooks_claim_plan', async ({ own, quiet, a }) => {
+      const flooded = await createHook(a, endpoint().url, ['guest.created'], quiet);
+      const burst = (name: string, n: number) => queued(own.db.prisma, a.tenant_id, 'guest.created', name, n);
+      // Each endpoint's due rows: Limit ← LockRows ← an index scan of (status, webhookId,
+      // nextAttemptAt) that stops at the endpoint's slots; nothing sorted, nothing joined (as a
+      // join driven by the endpoints, the planner read each one's whole queue to sort it).
+      const readsTheIndex = async () => {
+        const nodes = await planOf(own.db, CLAIM_SQL, [16, 1000, 16, '{}']);
+        const lock = nodes.find((n) => n['Node Type'] === 'LockRows');
+        expect(nodes.find((n) => n.Plans?.includes(lock as PlanNode))?.['Node Type']).toBe('Limit');
+        expect(lock?.Plans?.map((n) => [n['Node Type'], n['Index Name']])).toEqual([
+          ['Index Scan', 'WebhookDelivery_status_webhookId_nextAttemptAt_idx'],
+        ]);
+        expect(lock?.Plans?.[0]?.['Index Cond']).toContain('nextAttemptAt');
+      };
+      // A flood of 2000 in a queue never analysed (a new database, or autovacuum off) …
+      await burst('f', 2000);
+      await readsTheIndex();
+      // … and after statistics of a history of delivered events and an empty queue.
+      await own.db.prisma.webhookDelivery.updateMany({
+        data: { status: 'succeeded', nextAttemptAt: null },
+      });
+      await own.db.prisma.$executeRawUnsafe('ANALYZE "WebhookDelivery"');
+      await burst('f', 2000);
+      await readsTheIndex();
+      // A second endpoint, with 10 deliveries due after the flood's.
+      const other = await createHook(a, endpoint().url, ['guest.updated'], quiet);
+      await queued(own.db.prisma, a.tenant_id, 'guest.updated', 'o', 10);
+      // 16 at most, 8 per endpoint: each endpoint's 8 oldest, though the flood's are all older.
+      const claimed = await claimDeliveries(own.db.prisma, 16, 60_000, 8);
+      const of = (hook: { id: string }) => claimed.filter((c) => c.webhookId === hook.id);
+      expect([of(flooded).length, of(other).length]).toEqual([8, 8]);
+      expect(claimed.map((c) => c.attempts)).toEqual(Array(16).fill(1));
+      // The flooded endpoint's slots all taken: the other's last 2 are claimed, and the claim
+      // reads a handful of index entries, not the flood's 1992 due rows.
+      const [analysed] = await own.db.rows<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(
+        `EXPLAIN (ANALYZE, FORMAT JSON) ${CLAIM_SQL}`,
+        [16, 60_000, 16, JSON.stringify({ [flooded.id]: 0 })],
+        undefined,
+        INDEX_ONLY_PLANS,
+      );
+      const read = nodesOf(analysed?.['QUERY PLAN'][0]?.Plan)
+        .filter((n) => n['Relation Name'] === 'WebhookDelivery' && n['Node Type'] !== 'ModifyTable')
+        .reduce(
+          (sum, n) =>
+            sum + ((n['Actual Rows'] ?? 0) + (n['Rows Removed by Filter'] ?? 0)) * (n['Actual Loops'] ?? 1),
+          0,
         );
-        while ((await dispatchTenant(own.db.prisma, a.tenant_id)).more) {}
-        // 16 at most, 8 per endpoint: each endpoint's 8 oldest, though the flood's are all older.
-        const claimed = await claimDeliveries(own.db.prisma, 16, 60_000, 8);
-        const of = (hook: { id: string }) => claimed.filter((c) => c.webhookId === hook.id);
-        expect([of(flooded).length, of(other).length]).toEqual([8, 8]);
-        expect(claimed.map((c) => c.attempts)).toEqual(Array(16).fill(1));
-        // The flooded endpoint's slots all taken: the other's last 2 are claimed, and the claim
-        // reads a handful of index entries, not the flood's 1992 due rows.
-        const [analysed] = await own.db.rows<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(
-          `EXPLAIN (ANALYZE, FORMAT JSON) ${CLAIM_SQL}`,
-          [16, 60_000, 16, JSON.stringify({ [flooded.id]: 0 })],
-          undefined,
-          INDEX_ONLY_PLANS,
-        );
-        const read = nodesOf(analysed?.['QUERY PLAN'][0]?.Plan)
-          .filter((n) => n['Relation Name'] === 'WebhookDelivery' && n['Node Type'] !== 'ModifyTable')
-          .reduce(
-            (sum, n) =>
-              sum + ((n['Actual Rows'] ?? 0) + (n['Rows Removed by Filter'] ?? 0)) * (n['Actual Loops'] ?? 1),
-            0,
-          );
-        expect(read).toBeLessThan(20);
-        const rest = await own.db.prisma.webhookDelivery.findMany({
-          where: { webhookId: other.id },
-          select: { attempts: true },
-        });
-        expect(rest.map((r) => r.attempts)).toEqual(Array(10).fill(1));
-      } finally {
-        await quiet.close();
-      }
-    } finally {
-      await own.drop();
-    }
+      expect(read).toBeLessThan(20);
+      const rest = await own.db.prisma.webhookDelivery.findMany({
+        where: { webhookId: other.id },
+        select: { attempts: true },
+      });
+      expect(rest.map((r) => r.attempts)).toEqual(Array(10).fill(1));
+    });
   });
 
   it('recording a batch compares no pair of its rows, with statistics as autovacuum leaves them', async () => {
-    const own = await scratchDatabase('webhooks_record_plan');
-    try {
-      const quiet = await startApp({ WEBHOOKS_ALLOW_PRIVATE: '1' }, { db: own.db });
-      try {
-        const a = await newTenant(own.db.prisma);
-        await createHook(a, endpoint().url, ['guest.created'], quiet);
-        await record(
-          own.db.prisma,
-          a.tenant_id,
-          ...Array.from({ length: 500 }, (_, i) => ['guest.created', `r${i}`] as [EventType, string]),
-        );
-        while ((await dispatchTenant(own.db.prisma, a.tenant_id)).more) {}
-        const claims = await claimDeliveries(own.db.prisma, 500, 60_000, 500);
-        expect(claims).toHaveLength(500);
-        await own.db.prisma.$executeRawUnsafe('ANALYZE');
-        const now = new Date();
-        const made = claims.map(
-          (claim): MadeAttempt => ({
-            claim,
-            id: newAttemptId(),
-            startedAt: now,
-            finishedAt: now,
-            result: { outcome: 'succeeded', statusCode: 204, durationMs: 3, error: null },
-            status: 'succeeded',
-            retryAt: null,
-          }),
-        );
-        // As the worker runs it (the same connection settings): the log's join to the rows written
-        // was a nested loop over both, 249 500 rows removed by its filter for 500 successes.
-        const [analysed] = await own.db.rows<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(
-          `EXPLAIN (ANALYZE, FORMAT JSON) ${RECORD_SQL}`,
-          [recordParameter(made)],
-        );
-        const nodes = nodesOf(analysed?.['QUERY PLAN'][0]?.Plan);
-        const compared = nodes.reduce(
-          (sum, n) => sum + (n['Rows Removed by Join Filter'] ?? 0) * (n['Actual Loops'] ?? 1),
-          0,
-        );
-        expect(compared).toBeLessThan(500);
-        expect(await own.db.prisma.webhookDelivery.count()).toBe(0);
-        expect(await own.db.prisma.webhookAttempt.count({ where: { status: 'succeeded' } })).toBe(500);
-      } finally {
-        await quiet.close();
-      }
-    } finally {
-      await own.drop();
-    }
+    await withQuietScratch('webhooks_record_plan', async ({ own, quiet, a }) => {
+      await createHook(a, endpoint().url, ['guest.created'], quiet);
+      await queued(own.db.prisma, a.tenant_id, 'guest.created', 'r', 500);
+      const claims = await claimDeliveries(own.db.prisma, 500, 60_000, 500);
+      expect(claims).toHaveLength(500);
+      await own.db.prisma.$executeRawUnsafe('ANALYZE');
+      const now = new Date();
+      const made = claims.map(
+        (claim): MadeAttempt => ({
+          claim,
+          id: newAttemptId(),
+          startedAt: now,
+          finishedAt: now,
+          result: { outcome: 'succeeded', statusCode: 204, durationMs: 3, error: null },
+          status: 'succeeded',
+          retryAt: null,
+        }),
+      );
+      // As the worker runs it (the same connection settings): the log's join to the rows written
+      // was a nested loop over both, 249 500 rows removed by its filter for 500 successes.
+      const [analysed] = await own.db.rows<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(
+        `EXPLAIN (ANALYZE, FORMAT JSON) ${RECORD_SQL}`,
+        [recordParameter(made)],
+      );
+      const nodes = nodesOf(analysed?.['QUERY PLAN'][0]?.Plan);
+      const compared = nodes.reduce(
+        (sum, n) => sum + (n['Rows Removed by Join Filter'] ?? 0) * (n['Actual Loops'] ?? 1),
+        0,
+      );
+      expect(compared).toBeLessThan(500);
+      expect(await own.db.prisma.webhookDelivery.count()).toBe(0);
+      expect(await own.db.prisma.webhookAttempt.count({ where: { status: 'succeeded' } })).toBe(500);
+    });
   });
 
   it('a dispatch reads the log in index order and stops at its batch: nothing sorted, however long the backlog', async () => {
-    const own = await scratchDatabase('webhooks_dispatch_plan');
-    try {
-      const quiet = await startApp({ WEBHOOKS_ALLOW_PRIVATE: '1' }, { db: own.db });
-      try {
-        const a = await newTenant(own.db.prisma);
-        await createHook(a, endpoint().url, ['guest.created'], quiet);
-        const events = (name: string, n: number) =>
-          record(
-            own.db.prisma,
-            a.tenant_id,
-            ...Array.from({ length: n }, (_, i) => ['guest.created', `${name}${i}`] as [EventType, string]),
-          );
-        // Statistics of a short log, then a backlog of two and a half batches.
-        await events('h', 20);
-        while ((await dispatchTenant(own.db.prisma, a.tenant_id)).more) {}
-        await own.db.prisma.$executeRawUnsafe('ANALYZE "Event"');
-        const backlog = await events('b', DISPATCH_BATCH * 2 + DISPATCH_BATCH / 2);
-        const nodes = await planOf(own.db, DISPATCH_SQL, [a.tenant_id, DISPATCH_BATCH]);
-        // The events: Limit ← an index scan of the log's key, nothing sorted between them.
-        const read = nodes.find((n) => n['Relation Name'] === 'Event');
-        expect(read).toMatchObject({ 'Node Type': 'Index Scan', 'Index Name': 'Event_pkey' });
-        const limit = nodes.find((n) => n['Node Type'] === 'Limit' && n.Plans?.includes(read as PlanNode));
-        expect(limit).toBeDefined();
-        // And it reads what it may, in order: a batch, a batch, the rest.
-        const counts: [number, boolean][] = [];
-        for (let more = true; more; ) {
-          const r = await dispatchTenant(own.db.prisma, a.tenant_id);
-          counts.push([r.queued, r.more]);
-          more = r.more;
-        }
-        expect(counts).toEqual([
-          [DISPATCH_BATCH, true],
-          [DISPATCH_BATCH, true],
-          [DISPATCH_BATCH / 2, false],
-        ]);
-        const queued = await own.db.prisma.webhookDelivery.findMany({
-          where: { eventId: { gte: backlog[0]?.id } },
-          select: { eventId: true },
-          orderBy: { id: 'asc' },
-        });
-        expect(queued.map((d) => d.eventId)).toEqual(backlog.map((e) => e.id));
-      } finally {
-        await quiet.close();
+    await withQuietScratch('webhooks_dispatch_plan', async ({ own, quiet, a }) => {
+      await createHook(a, endpoint().url, ['guest.created'], quiet);
+      const events = (name: string, n: number) =>
+        record(
+          own.db.prisma,
+          a.tenant_id,
+          ...Array.from({ length: n }, (_, i) => ['guest.created', `${name}${i}`] as [EventType, string]),
+        );
+      // Statistics of a short log, then a backlog of two and a half batches.
+      await events('h', 20);
+      while ((await dispatchTenant(own.db.prisma, a.tenant_id)).more) {}
+      await own.db.prisma.$executeRawUnsafe('ANALYZE "Event"');
+      const backlog = await events('b', DISPATCH_BATCH * 2 + DISPATCH_BATCH / 2);
+      const nodes = await planOf(own.db, DISPATCH_SQL, [a.tenant_id, DISPATCH_BATCH]);
+      // The events: Limit ← an index scan of the log's key, nothing sorted between them.
+      const read = nodes.find((n) => n['Relation Name'] === 'Event');
+      expect(read).toMatchObject({ 'Node Type': 'Index Scan', 'Index Name': 'Event_pkey' });
+      const limit = nodes.find((n) => n['Node Type'] === 'Limit' && n.Plans?.includes(read as PlanNode));
+      expect(limit).toBeDefined();
+      // And it reads what it may, in order: a batch, a batch, the rest.
+      const counts: [number, boolean][] = [];
+      for (let more = true; more; ) {
+        const r = await dispatchTenant(own.db.prisma, a.tenant_id);
+        counts.push([r.queued, r.more]);
+        more = r.more;
       }
-    } finally {
-      await own.drop();
-    }
+      expect(counts).toEqual([
+        [DISPATCH_BATCH, true],
+        [DISPATCH_BATCH, true],
+        [DISPATCH_BATCH / 2, false],
+      ]);
+      const queued = await own.db.prisma.webhookDelivery.findMany({
+        where: { eventId: { gte: backlog[0]?.id } },
+        select: { eventId: true },
+        orderBy: { id: 'asc' },
+      });
+      expect(queued.map((d) => d.eventId)).toEqual(backlog.map((e) => e.id));
+    });
   });
 
   it('at most WEBHOOKS_CONCURRENCY_PER_ENDPOINT (2) attempts at once to one endpoint; another endpoint is served meanwhile', async () => {
