@@ -78,12 +78,7 @@ function assertMayManage(ctx: AppContext, ownerRole: string): void {
 }
 
 /** The event and audit entry of a token's creation or revocation: the REST item, never the secret. */
-export function tokenChange(
-  log: EventLog,
-  action: string,
-  before: ApiTokenItemRow | null,
-  after: ApiTokenItemRow,
-) {
+function tokenChange(log: EventLog, action: string, before: ApiTokenItemRow | null, after: ApiTokenItemRow) {
   log.record(
     changeEvent({
       type: before ? 'api_token.revoked' : 'api_token.created',
@@ -95,6 +90,47 @@ export function tokenChange(
       after: apiTokenItem(after),
     }),
   );
+}
+
+/**
+ * Stores a new token (only its secret's hash) with its event and audit entry under `action`: the
+ * API's creation and the CLI's `token issue`.
+ */
+export async function insertToken(
+  tx: Tx,
+  log: EventLog,
+  action: string,
+  data: { userId: string; token: string; scopes: string[]; name?: string | null; expiresAt?: Date | null },
+): Promise<ApiTokenItemRow> {
+  const created = await tx.apiToken.create({
+    data: {
+      userId: data.userId,
+      tokenHash: hashToken(data.token),
+      name: data.name,
+      scopes: data.scopes,
+      expiresAt: data.expiresAt ?? null,
+    },
+    select: apiTokenItemSelect,
+  });
+  tokenChange(log, action, null, created);
+  return created;
+}
+
+/**
+ * Revokes the token `before` shows, with its event and audit entry under `action`, and resolves to
+ * it revoked; a token revoked already stays as it was (its first `revokedAt`): no event, null.
+ */
+async function revokeRecorded(
+  tx: Tx,
+  log: EventLog,
+  action: string,
+  before: ApiTokenItemRow,
+): Promise<ApiTokenItemRow | null> {
+  const at = new Date();
+  if ((await revokeById(tx, before.id, at)).count === 0) return null;
+  const after = { ...before, revokedAt: at };
+  tokenChange(log, action, before, after);
+  return after;
 }
 
 /**
@@ -110,20 +146,15 @@ export const createApiToken = operation({
     const owner = await ctx.prisma.user.findUniqueOrThrow({ where: { id: userId }, select: { role: true } });
     assertMayManage(ctx, owner.role);
     const token = newToken();
-    const row = await writeWithEvents(ctx, async (tx, log) => {
-      const created = await tx.apiToken.create({
-        data: {
-          userId,
-          tokenHash: hashToken(token),
-          name: input.name,
-          scopes: input.scopes,
-          expiresAt: input.expires_at ?? null,
-        },
-        select: apiTokenItemSelect,
-      });
-      tokenChange(log, action, null, created);
-      return created;
-    });
+    const row = await writeWithEvents(ctx, (tx, log) =>
+      insertToken(tx, log, action, {
+        userId,
+        token,
+        name: input.name,
+        scopes: input.scopes,
+        expiresAt: input.expires_at,
+      }),
+    );
     return { row, token };
   },
 });
@@ -153,10 +184,7 @@ export const revokeApiToken = operation({
         where: { id: found.id },
         select: apiTokenItemSelect,
       });
-      // A revoked token stays as it was: no event.
-      const at = new Date();
-      if ((await revokeById(tx, found.id, at)).count === 0) return;
-      tokenChange(log, action, before, { ...before, revokedAt: at });
+      await revokeRecorded(tx, log, action, before);
     });
     return { id: found.id };
   },
@@ -199,14 +227,11 @@ export async function revokeToken(
   });
   if (!before) return null;
   const source = { prisma, tenantId: before.user.tenantId, actor: systemActor };
-  const row = await writeWithEvents(source, async (tx, log) => {
-    const at = new Date();
-    if ((await revokeById(tx, id, at)).count === 0) {
-      return tx.apiToken.findUniqueOrThrow({ where: { id }, select: apiTokenItemSelect });
-    }
-    const now = await tx.apiToken.findUniqueOrThrow({ where: { id }, select: apiTokenItemSelect });
-    tokenChange(log, 'apiTokens.revoke', before, now);
-    return now;
-  });
+  const row = await writeWithEvents(
+    source,
+    async (tx, log) =>
+      (await revokeRecorded(tx, log, 'apiTokens.revoke', before)) ??
+      tx.apiToken.findUniqueOrThrow({ where: { id }, select: apiTokenItemSelect }),
+  );
   return { row, wasRevoked: before.revokedAt !== null };
 }

@@ -5,7 +5,7 @@ import type { Role } from '../../auth/principal.js';
 import { hashToken, newToken } from '../../auth/tokens.js';
 import type { Prisma } from '../../db/database.js';
 import { systemActor, writeWithEvents } from '../../events/outbox.js';
-import { apiTokenItemSelect, tokenChange } from '../api-tokens/api-tokens.service.js';
+import { insertToken } from '../api-tokens/api-tokens.service.js';
 
 export interface BootstrapResult {
   token: string;
@@ -103,12 +103,8 @@ export async function issueToken(
   });
   if (!user) throw new UnknownUserError(`No user with id or email "${userRef}".`);
   const token = newToken();
-  await writeWithEvents({ prisma, tenantId: user.tenantId, actor: systemActor }, async (tx, log) => {
-    const created = await tx.apiToken.create({
-      data: { userId: user.id, tokenHash: hashToken(token), scopes },
-      select: apiTokenItemSelect,
-    });
-    tokenChange(log, 'apiTokens.create', null, created);
-  });
+  await writeWithEvents({ prisma, tenantId: user.tenantId, actor: systemActor }, (tx, log) =>
+    insertToken(tx, log, 'apiTokens.create', { userId: user.id, token, scopes }),
+  );
   return { token };
 }
