@@ -710,7 +710,7 @@ describe('claims, shutdown and failures', () => {
       while ((await dispatchTenant(own.db.prisma, a.tenant_id)).more) {}
       await own.db.prisma.$executeRawUnsafe('ANALYZE "Event"');
       const backlog = await events('b', DISPATCH_BATCH * 2 + DISPATCH_BATCH / 2);
-      const nodes = await planOf(own.db, DISPATCH_SQL, [a.tenant_id, DISPATCH_BATCH]);
+      const nodes = await planOf(own.db, DISPATCH_SQL, [a.tenant_id, DISPATCH_BATCH, 0, 1, 0, '{}']);
       // The events: Limit ← an index scan of the log's key, nothing sorted between them.
       const read = nodes.find((n) => n['Relation Name'] === 'Event');
       expect(read).toMatchObject({ 'Node Type': 'Index Scan', 'Index Name': 'Event_pkey' });
@@ -734,6 +734,62 @@ describe('claims, shutdown and failures', () => {
         orderBy: { id: 'asc' },
       });
       expect(queued.map((d) => d.eventId)).toEqual(backlog.map((e) => e.id));
+    });
+  });
+
+  it('a dispatch claims what the free slots take (oldest first, per endpoint and in all), the rest wait due; the claimed come back ready to send', async () => {
+    await withQuietScratch('webhooks_dispatch_claim', async ({ own, quiet, a }) => {
+      const one = await createHook(a, endpoint().url, ['guest.created'], quiet);
+      const two = await createHook(a, endpoint().url, ['guest.created', 'guest.updated'], quiet);
+      const three = await createHook(a, endpoint().url, ['guest.updated'], quiet);
+      const events = await record(
+        own.db.prisma,
+        a.tenant_id,
+        ...Array.from({ length: 6 }, (_, i) => ['guest.created', `c${i}`] as [EventType, string]),
+        ['guest.updated', 'u0'],
+      );
+      const ids = events.map((e) => e.id);
+      // 5 slots in all; 3 per endpoint, but `two` has 1 free and `three` none.
+      const before = Date.now();
+      const r = await dispatchTenant(own.db.prisma, a.tenant_id, {
+        total: 5,
+        perEndpoint: 3,
+        free: new Map([
+          [two.id, 1],
+          [three.id, 0],
+        ]),
+        leaseMs: 60_000,
+      });
+      // one's first 3 and two's first: one's 4th does not fit its 3, nor anything of three's.
+      const name = (c: ClaimedDelivery) => (c.webhookId === one.id ? 'one' : 'two');
+      expect(r.claimed.map((c) => `${c.eventId} ${name(c)}`).sort()).toEqual(
+        [`${ids[0]} one`, `${ids[0]} two`, `${ids[1]} one`, `${ids[2]} one`].sort(),
+      );
+      expect(r.queued).toBe(6 + 7 + 1);
+      expect([...r.waiting].sort()).toEqual([one.id, two.id, three.id].sort());
+      const first = r.claimed[0];
+      expect(first).toMatchObject({ tenantId: a.tenant_id, eventType: 'guest.created', attempts: 1 });
+      expect(JSON.parse(first?.payloadJson ?? '')).toEqual({ id: 'c0', name: 'Guest c0' });
+      expect(first?.url).toContain(receiver.url);
+      // Written claimed: one attempt counted, due again at the lease's end; the others due now.
+      const rows = await own.db.prisma.webhookDelivery.findMany({
+        select: { id: true, attempts: true, nextAttemptAt: true, firstAttemptAt: true },
+      });
+      const claimedIds = new Set(r.claimed.map((c) => c.id));
+      for (const row of rows) {
+        if (claimedIds.has(row.id)) {
+          expect(row.attempts).toBe(1);
+          expect(row.nextAttemptAt?.getTime()).toBeGreaterThanOrEqual(before + 59_000);
+          expect(row.firstAttemptAt).not.toBeNull();
+        } else {
+          expect([row.attempts, row.firstAttemptAt]).toEqual([0, null]);
+          expect(row.nextAttemptAt?.getTime()).toBeLessThanOrEqual(Date.now());
+        }
+      }
+      // A claim now takes only what waits: not the 4 rows claimed at the dispatch.
+      const claims = await claimDeliveries(own.db.prisma, 100, 60_000, 100);
+      expect(claims.length).toBe(rows.length - 4);
+      expect(claims.some((c) => claimedIds.has(c.id))).toBe(false);
     });
   });
 

@@ -8,7 +8,7 @@ import https from 'node:https';
 import type { WebhookSettings } from '../config.js';
 import type { Prisma } from '../db/database.js';
 import { onEventsCommitted } from './outbox.js';
-import { dispatchTenant, tenantsBehind } from './webhook-dispatcher.js';
+import { type DispatchSlots, dispatchTenant, tenantsBehind } from './webhook-dispatcher.js';
 import {
   afterRecorded,
   type ClaimedDelivery,
@@ -83,16 +83,41 @@ export function startWebhookDelivery(deps: {
       if (tenantId === undefined) break;
       dirty.delete(tenantId);
       try {
-        for (let more = true; more && !stopped; ) {
-          const r = await dispatchTenant(prisma, tenantId);
-          if (r.queued > 0) queuedFor(r.webhookIds);
-          more = r.more;
-        }
+        for (let more = true; more && !stopped; ) more = await dispatchOnce(tenantId);
         succeeded();
       } catch (err) {
         failed('read the event log', err);
         // The poll dispatches the tenant again.
       }
+    }
+  }
+
+  /**
+   * One dispatch of the tenant's new events; while no claim is under way it is the claim (it takes
+   * the free slots, and a claim asked for meanwhile follows it). Resolves to whether more is waiting.
+   */
+  async function dispatchOnce(tenantId: string): Promise<boolean> {
+    const slots = claiming === null ? freeSlots() : null;
+    if (slots === null) {
+      const r = await dispatchTenant(prisma, tenantId);
+      queuedFor(r.waiting);
+      return r.more;
+    }
+    let claimed: () => void = () => {};
+    claiming = new Promise<void>((resolve) => {
+      claimed = resolve;
+    });
+    asked = { total: slots.total, of: slots.free, others: slots.perEndpoint };
+    try {
+      const r = await dispatchTenant(prisma, tenantId, slots);
+      for (const c of r.claimed) start(c);
+      queuedFor(r.waiting);
+      return r.more;
+    } finally {
+      asked = null;
+      claiming = null;
+      claimed();
+      if (again) pump();
     }
   }
 
@@ -212,6 +237,19 @@ export function startWebhookDelivery(deps: {
         if (worthClaiming(endpoint)) pump();
       });
     running.add(p);
+  }
+
+  /**
+   * What a dispatch may claim: the free slots, unless older deliveries may be waiting for them (the
+   * instance's bound cut the last claim, or an endpoint's: 0 for it), or answers pile up unrecorded.
+   */
+  function freeSlots(): DispatchSlots | null {
+    const total = settings.concurrency - running.size;
+    if (backlog || total <= 0 || toRecord.length >= RECORD_BATCH) return null;
+    const free = new Map<string, number>();
+    for (const [endpoint, n] of busy) free.set(endpoint, Math.max(0, settings.concurrencyPerEndpoint - n));
+    for (const endpoint of fullEndpoints) free.set(endpoint, 0);
+    return { total, perEndpoint: settings.concurrencyPerEndpoint, free, leaseMs: settings.leaseMs };
   }
 
   async function claimLoop(): Promise<void> {

@@ -6,54 +6,127 @@
 // skips an event committed later. The events are read by the tenant's key in the log's index, in
 // its order, and the read stops at the batch: a backlog of any length costs one batch's reading.
 import { type Prisma, rawRowsOf } from '../db/database.js';
-import { INDEX_ONLY_PLANS } from './webhook-worker.js';
+import { type ClaimedDelivery, INDEX_ONLY_PLANS } from './webhook-worker.js';
 
 /** Events read per statement; a tenant with more behind is dispatched again at once. */
 export const DISPATCH_BATCH = 1000;
 
+// While no claim is under way, the dispatch also claims for this instance what its free slots take
+// (as a claim would: at most $5 per endpoint, or the count $6 gives for it, and $3 in all, the oldest
+// events first): those rows are written claimed (one attempt counted, due again at the lease's end)
+// and come back with what sending needs, so a steady flow of events is sent without a claim's
+// statement or a second version of each row. The others wait, due now, for the next claim.
 export const DISPATCH_SQL = `WITH cur AS (
   SELECT "tenantId", "lastEventId" FROM "WebhookCursor" WHERE "tenantId" = $1 FOR UPDATE SKIP LOCKED
 ), ev AS (
   SELECT e."id", e."type" FROM "Event" e
   WHERE e."tenantId" = $1 AND e."id" > (SELECT "lastEventId" FROM cur)
   ORDER BY e."id" LIMIT $2
-), ins AS (
-  INSERT INTO "WebhookDelivery" ("tenantId", "webhookId", "eventId", "eventType", "status", "nextAttemptAt")
-  SELECT $1, w."id", ev."id", ev."type", 'pending', now()
+), fan AS (
+  SELECT w."id" AS "webhookId", ev."id" AS "eventId", ev."type",
+    row_number() OVER (PARTITION BY w."id" ORDER BY ev."id")
+      <= coalesce(($6::jsonb ->> w."id")::int, $5::int) AS "fits"
   FROM ev JOIN "Webhook" w ON w."tenantId" = $1 AND w."isActive" AND ev."id" > w."startAfterEventId"
     AND (ev."type" = ANY(w."events") OR '*' = ANY(w."events"))
-  RETURNING "webhookId"
+), fanned AS (
+  SELECT f."webhookId", f."eventId", f."type",
+    f."fits" AND row_number() OVER (PARTITION BY f."fits" ORDER BY f."eventId", f."webhookId") <= $3 AS "mine"
+  FROM fan f
+), ins AS (
+  INSERT INTO "WebhookDelivery" ("tenantId", "webhookId", "eventId", "eventType", "status", "attempts",
+    "nextAttemptAt", "firstAttemptAt", "lastAttemptAt")
+  SELECT $1, f."webhookId", f."eventId", f."type", 'pending', CASE WHEN f."mine" THEN 1 ELSE 0 END,
+    CASE WHEN f."mine" THEN now() + $4::int * interval '1 millisecond' ELSE now() END,
+    CASE WHEN f."mine" THEN now() END, CASE WHEN f."mine" THEN now() END
+  FROM fanned f
+  RETURNING "id", "webhookId", "eventId", "eventType", "attempts", "firstAttemptAt"
 ), moved AS (
   UPDATE "WebhookCursor" c SET "lastEventId" = m.last, "updatedAt" = now()
   FROM (SELECT max("id") AS last FROM ev) m
   WHERE c."tenantId" = $1 AND m.last IS NOT NULL
   RETURNING 1
+), summary AS (
+  SELECT (SELECT count(*) FROM ins)::int AS queued, (SELECT count(*) FROM ev)::int AS read,
+    (SELECT coalesce(array_agg(DISTINCT "webhookId"), '{}') FROM ins WHERE "attempts" = 0) AS "waiting"
 )
-SELECT (SELECT count(*) FROM ins)::int AS queued, (SELECT count(*) FROM ev)::int AS read,
-  (SELECT count(*) FROM moved)::int AS moved,
-  (SELECT coalesce(array_agg(DISTINCT "webhookId"), '{}') FROM ins) AS "webhookIds"`;
+SELECT s.*, c.* FROM summary s LEFT JOIN (
+  SELECT i."id", i."webhookId", i."eventId", i."eventType", i."attempts", i."firstAttemptAt",
+    w."url", w."secret", w."failingSince", e."occurredAt", e."payload"::text AS "payloadJson"
+  FROM ins i JOIN "Webhook" w ON w."id" = i."webhookId"
+  LEFT JOIN "Event" e ON e."tenantId" = $1 AND e."id" = i."eventId"
+  WHERE i."attempts" = 1
+) c ON true
+ORDER BY c."eventId"`;
+
+/** What a dispatch may claim for this instance: its free slots, as a claim's (claimDeliveries). */
+export interface DispatchSlots {
+  /** Free slots of the instance. */
+  total: number;
+  /** Free slots of an endpoint not in `free`. */
+  perEndpoint: number;
+  /** Free slots of the endpoints with attempts in flight (or with older rows waiting: 0). */
+  free: ReadonlyMap<string, number>;
+  leaseMs: number;
+}
+
+const NO_SLOTS: DispatchSlots = { total: 0, perEndpoint: 0, free: new Map(), leaseMs: 1 };
+
+/** The summary, in every row; a claimed delivery's fields, null in the one row when none was claimed. */
+type DispatchRow = { queued: number; read: number; waiting: string[] } & (
+  | Omit<ClaimedDelivery, 'tenantId'>
+  | { [K in keyof Omit<ClaimedDelivery, 'tenantId'>]: null }
+);
 
 /**
- * Dispatches the tenant's new events (up to DISPATCH_BATCH of them): resolves to how many deliveries
- * were queued, for which endpoints, and whether a full batch was read (more may be waiting). Another
- * instance dispatching the tenant right now, or a tenant without a cursor (no webhook), reads nothing.
+ * Dispatches the tenant's new events (up to DISPATCH_BATCH of them): resolves to the deliveries
+ * claimed for this instance (`slots`; none by default), the endpoints with deliveries left waiting,
+ * and whether a full batch was read (more may be waiting). Another instance dispatching the tenant
+ * right now, or a tenant without a cursor (no webhook), reads nothing.
  */
 export async function dispatchTenant(
   prisma: Prisma,
   tenantId: string,
-): Promise<{ queued: number; webhookIds: string[]; more: boolean }> {
+  slots: DispatchSlots = NO_SLOTS,
+): Promise<{ queued: number; claimed: ClaimedDelivery[]; waiting: string[]; more: boolean }> {
   // In a transaction of its own whose planner may only walk indexes (as a claim's): left to its
   // statistics (gathered while the log was short) it would read and sort the tenant's whole backlog.
-  const [row] = await rawRowsOf(prisma)<{ queued: number; read: number; webhookIds: string[] }>(
+  const rows = await rawRowsOf(prisma)<DispatchRow>(
     DISPATCH_SQL,
-    [tenantId, DISPATCH_BATCH],
+    [
+      tenantId,
+      DISPATCH_BATCH,
+      slots.total,
+      slots.leaseMs,
+      slots.perEndpoint,
+      JSON.stringify(Object.fromEntries(slots.free)),
+    ],
     undefined,
     INDEX_ONLY_PLANS,
   );
+  const claimed: ClaimedDelivery[] = [];
+  for (const r of rows) {
+    if (r.id === null) continue;
+    claimed.push({
+      id: r.id,
+      tenantId,
+      webhookId: r.webhookId,
+      eventId: r.eventId,
+      eventType: r.eventType,
+      attempts: r.attempts,
+      firstAttemptAt: r.firstAttemptAt,
+      url: r.url,
+      secret: r.secret,
+      failingSince: r.failingSince,
+      occurredAt: r.occurredAt,
+      payloadJson: r.payloadJson,
+    });
+  }
+  const first = rows[0];
   return {
-    queued: row?.queued ?? 0,
-    webhookIds: row?.webhookIds ?? [],
-    more: (row?.read ?? 0) >= DISPATCH_BATCH,
+    queued: first?.queued ?? 0,
+    claimed,
+    waiting: first?.waiting ?? [],
+    more: (first?.read ?? 0) >= DISPATCH_BATCH,
   };
 }
 
