@@ -2,8 +2,8 @@
 // the Standard Webhooks signature (verified by the `standardwebhooks` package), how each answer is
 // judged (2xx, 3xx not followed, 4xx, 410, 429, 5xx, timeouts, refused connections), the retry
 // schedule and its 24 h window, and the sealed secrets.
-import http from 'node:http';
-import https from 'node:https';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pinnedLookup, refusedAddress, resolveTarget, TargetRefused } from '../src/events/webhook-address.js';
 import { eventMessage, storedEventMessage, testMessage } from '../src/events/webhook-message.js';
@@ -15,7 +15,7 @@ import {
   sealSecret,
   signMessage,
 } from '../src/events/webhook-secret.js';
-import { outcomeOf, sendWebhook } from '../src/events/webhook-sender.js';
+import { outcomeOf, sendWebhook, webhookConnections } from '../src/events/webhook-sender.js';
 import { type Receiver, startReceiver } from './helpers/webhook-receiver.js';
 
 let receiver: Receiver;
@@ -132,12 +132,11 @@ describe('the SSRF rule', () => {
       lookups.push(host);
       return Promise.resolve([{ address: '127.0.0.1', family: 4 }]);
     };
-    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const connections = webhookConnections({ allowPrivate: true, timeoutMs: 2000, resolver, connections: 1 });
     try {
-      const agents = { http: agent, https: new https.Agent() };
       const url = `http://receiver.example:${receiver.port}/hooks/204`;
       for (let i = 0; i < 3; i++) {
-        expect(await send(url, { resolver, agents })).toMatchObject({
+        expect(await send(url, { resolver, connections })).toMatchObject({
           outcome: 'succeeded',
           statusCode: 204,
         });
@@ -149,7 +148,7 @@ describe('the SSRF rule', () => {
       await send(url, { resolver });
       expect(lookups).toHaveLength(3);
     } finally {
-      agent.destroy();
+      await connections.destroy();
     }
   });
 
@@ -263,6 +262,46 @@ describe('an attempt', () => {
       error: 'HTTP 302',
     });
     expect(receiver.received.slice(before).map((r) => r.path)).toEqual(['/hooks/redirect']);
+  });
+
+  it('an answer streaming without end is judged by its status: read up to 64 KiB, then the connection closed', async () => {
+    let closed!: () => void;
+    const gone = new Promise<void>((resolve) => {
+      closed = resolve;
+    });
+    const endless = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      const chunk = Buffer.alloc(16 * 1024, 97);
+      const timer = setInterval(() => res.write(chunk), 5);
+      res.on('close', () => {
+        clearInterval(timer);
+        closed();
+      });
+    });
+    await new Promise<void>((resolve) => endless.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (endless.address() as AddressInfo).port;
+      const started = Date.now();
+      expect(await send(`http://127.0.0.1:${port}/`, { timeoutMs: 4000 })).toMatchObject({
+        outcome: 'succeeded',
+        statusCode: 200,
+        error: null,
+      });
+      expect(Date.now() - started).toBeLessThan(3000);
+      await gone;
+    } finally {
+      endless.closeAllConnections();
+      await new Promise((resolve) => endless.close(resolve));
+    }
+  });
+
+  it('credentials in the URL are sent as Basic authorization', async () => {
+    const before = receiver.received.length;
+    const url = `http://hook%20user:p%40ss@127.0.0.1:${receiver.port}/hooks/204?x=1`;
+    expect(await send(url)).toMatchObject({ outcome: 'succeeded', statusCode: 204 });
+    const [got] = receiver.received.slice(before);
+    expect(got?.path).toBe('/hooks/204?x=1');
+    expect(got?.headers.authorization).toBe(`Basic ${Buffer.from('hook user:p@ss').toString('base64')}`);
   });
 
   it('gives up after its time limit, and on a refused connection: both retried', async () => {

@@ -3,12 +3,11 @@
 // every WEBHOOKS_POLL_MS for what other instances wrote and for retries come due. Every instance of
 // a fleet runs the same loop; the database decides who does what (SKIP LOCKED). Nothing here may
 // stop the server: each failure is logged in a plain sentence and the loop carries on.
-import http from 'node:http';
-import https from 'node:https';
 import type { WebhookSettings } from '../config.js';
 import type { Prisma } from '../db/database.js';
 import { onEventsCommitted } from './outbox.js';
 import { type DispatchSlots, dispatchTenant, tenantsBehind } from './webhook-dispatcher.js';
+import { webhookConnections } from './webhook-sender.js';
 import {
   afterRecorded,
   type ClaimedDelivery,
@@ -53,10 +52,11 @@ export function startWebhookDelivery(deps: {
   health: EndpointHealth;
 }): WebhookDeliveryService {
   const { prisma, settings, log } = deps;
-  const agents = {
-    http: new http.Agent({ keepAlive: true, maxSockets: settings.concurrency }),
-    https: new https.Agent({ keepAlive: true, maxSockets: settings.concurrency }),
-  };
+  const connections = webhookConnections({
+    allowPrivate: settings.allowPrivate,
+    timeoutMs: settings.timeoutMs,
+    connections: settings.concurrency,
+  });
   let stopped = false;
 
   // One line when the database starts failing the loop, one when it answers again.
@@ -176,7 +176,7 @@ export function startWebhookDelivery(deps: {
     settings,
     health: deps.health,
     log,
-    agents,
+    connections,
     wakeAt: (at) => wakeAt(at),
   };
 
@@ -403,8 +403,7 @@ export function startWebhookDelivery(deps: {
       // Attempts already sent are answered within WEBHOOKS_TIMEOUT_MS; their results are recorded.
       await Promise.allSettled([...running]);
       while (recording) await recording;
-      agents.http.destroy();
-      agents.https.destroy();
+      await connections.destroy().catch(() => {});
     },
   };
 }

@@ -5,11 +5,12 @@
 //
 // The check runs when a connection is made: an IP literal is checked before the request, a host
 // name is resolved and checked by the connection's own look-up (which then connects to the checked
-// addresses). A kept-alive connection of the worker's agents was checked when it was made, so an
-// attempt on it needs no look-up.
-import http from 'node:http';
-import https from 'node:https';
+// addresses). A kept-alive connection of the worker's (webhookConnections) was checked when it was
+// made, so an attempt on it needs no look-up. Sent with undici: half the CPU of node:http's client
+// per attempt (27–35 µs against 61–75 µs, 2026-11-27).
+import type net from 'node:net';
 import { isIP } from 'node:net';
+import { Agent, Client, type Dispatcher, errors } from 'undici';
 import {
   hostOf,
   pinnedLookup,
@@ -46,8 +47,8 @@ export interface AttemptResult {
 export interface SendOptions {
   readonly timeoutMs: number;
   readonly allowPrivate: boolean;
-  /** Keep-alive agents of the delivering instance; none: one connection per attempt. */
-  readonly agents?: { http: http.Agent; https: https.Agent };
+  /** The delivering instance's kept-alive connections (webhookConnections); none: one connection per attempt. */
+  readonly connections?: Dispatcher;
   /** For tests: the moment of signing. */
   readonly now?: () => Date;
   /** For tests: how a host name is resolved (default: the system's resolver). */
@@ -89,10 +90,10 @@ function parseUrl(url: string): URL | null {
   return parsed;
 }
 
-type LookupFn = NonNullable<http.RequestOptions['lookup']>;
+type LookupFn = NonNullable<net.TcpNetConnectOpts['lookup']>;
 
 /** A connection's look-up: resolves the host, checks every address, answers the checked ones. */
-function checkedLookup(opts: SendOptions): LookupFn {
+function checkedLookup(opts: Pick<SendOptions, 'allowPrivate' | 'timeoutMs' | 'resolver'>): LookupFn {
   return ((hostname: string, options: { all?: boolean; family?: number | string }, callback) => {
     resolveTarget(hostname, {
       allowPrivate: opts.allowPrivate,
@@ -103,6 +104,23 @@ function checkedLookup(opts: SendOptions): LookupFn {
       (err: Error) => callback(err, '', 0),
     );
   }) as LookupFn;
+}
+
+/**
+ * The delivering instance's connections: kept alive, at most `connections` to one origin, each
+ * checked when it is made (an IP literal connects without a look-up: sendWebhook checks it first).
+ */
+export function webhookConnections(
+  opts: Pick<SendOptions, 'allowPrivate' | 'timeoutMs' | 'resolver'> & { connections: number },
+): Dispatcher {
+  return new Agent({ connections: opts.connections, connect: { lookup: checkedLookup(opts) } });
+}
+
+/** The Basic credentials of a URL's user information, as a browser (and node:http) sends them. */
+function basicAuth(target: URL): string | null {
+  if (target.username === '' && target.password === '') return null;
+  const pair = `${decodeURIComponent(target.username)}:${decodeURIComponent(target.password)}`;
+  return `Basic ${Buffer.from(pair).toString('base64')}`;
 }
 
 /** Sends `message` to `url`, signed with `secret`; never throws. */
@@ -130,79 +148,65 @@ export async function sendWebhook(
     return result('failed', null, `the URL's scheme ${target.protocol} is not http or https`);
   }
   const host = hostOf(target);
-  const family = isIP(host);
-  let lookup: LookupFn;
-  if (family !== 0) {
+  if (isIP(host) !== 0) {
     // An IP literal is connected to without a look-up: checked here.
     const kind = opts.allowPrivate ? null : refusedAddress(host);
     if (kind !== null) return result('failed', null, `refused: ${host} is ${kind}`);
-    lookup = pinnedLookup([{ address: host, family }]) as LookupFn;
-  } else {
-    lookup = checkedLookup(opts);
   }
   const timestamp = Math.floor((opts.now?.() ?? new Date()).getTime() / 1000);
-  const body = Buffer.from(message.body, 'utf8');
-  const headers = {
+  const headers: Record<string, string> = {
     'content-type': 'application/json',
-    'content-length': String(body.length),
     'user-agent': USER_AGENT,
     'webhook-id': message.id,
     'webhook-timestamp': String(timestamp),
     'webhook-signature': signMessage(secret, message.id, timestamp, message.body),
   };
-  const https_ = target.protocol === 'https:';
-  const remaining = Math.max(1, opts.timeoutMs - elapsed());
-  return new Promise<AttemptResult>((resolve) => {
-    let settled = false;
-    let timer: NodeJS.Timeout | undefined;
-    const settle = (r: AttemptResult) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      resolve(r);
-    };
-    let request: http.ClientRequest;
-    try {
-      request = (https_ ? https : http).request(target, {
-        method: 'POST',
-        headers,
-        agent: opts.agents ? (https_ ? opts.agents.https : opts.agents.http) : false,
-        lookup,
-      });
-    } catch (err) {
-      // Node refuses some URLs only here (a port out of range, …): the URL is at fault, not the moment.
-      resolve(result('failed', null, (err as Error).message));
-      return;
-    }
-    timer = setTimeout(() => {
-      settle(result('retry', null, `timed out after ${seconds(opts.timeoutMs)}`));
-      request.destroy();
-    }, remaining);
-    request.on('error', (err: NodeJS.ErrnoException) => {
-      // The connection's look-up refused the host's addresses: not again; unresolved: later.
-      if (err instanceof TargetRefused) settle(result('failed', null, err.message));
-      else if (err instanceof TargetUnresolvable) settle(result('retry', null, err.message));
-      else settle(result('retry', null, err.message || err.code || 'connection error'));
+  const auth = basicAuth(target);
+  if (auth !== null) headers.authorization = auth;
+  // Without the instance's connections, one of the attempt's own, closed after it.
+  let connection: Client | undefined;
+  try {
+    if (!opts.connections)
+      connection = new Client(target.origin, { connect: { lookup: checkedLookup(opts) } });
+  } catch (err) {
+    // A URL undici will not connect to: the URL is at fault, not the moment.
+    return result('failed', null, (err as Error).message);
+  }
+  const dispatcher: Dispatcher = opts.connections ?? (connection as Client);
+  const abort = new AbortController();
+  const timer = setTimeout(() => abort.abort(), Math.max(1, opts.timeoutMs - elapsed()));
+  try {
+    const response = await dispatcher.request({
+      origin: target.origin,
+      path: `${target.pathname}${target.search}`,
+      method: 'POST',
+      headers,
+      body: message.body,
+      signal: abort.signal,
     });
-    request.on('response', (response) => {
-      const status = response.statusCode ?? 0;
-      let read = 0;
-      const done = () => {
-        const outcome = outcomeOf(status);
-        settle(result(outcome, status, outcome === 'succeeded' ? null : `HTTP ${status}`));
-      };
-      response.on('data', (chunk: Buffer) => {
-        read += chunk.length;
-        // A receiver streaming a large answer: its status is known, the rest is not needed.
-        if (read > BODY_MAX) {
-          done();
-          response.destroy();
-        }
-      });
-      response.on('end', done);
-      response.on('error', done);
-      response.on('aborted', done);
-    });
-    request.end(body);
-  });
+    const status = response.statusCode;
+    // The answer is read and dropped; a receiver streaming a large one: its status is known, the
+    // rest is not needed (the connection is closed).
+    await response.body.dump({ limit: BODY_MAX, signal: abort.signal }).catch(() => {});
+    const outcome = outcomeOf(status);
+    return result(outcome, status, outcome === 'succeeded' ? null : `HTTP ${status}`);
+  } catch (err) {
+    if (abort.signal.aborted) return result('retry', null, `timed out after ${seconds(opts.timeoutMs)}`);
+    const cause = connectError(err);
+    // The connection's look-up refused the host's addresses: not again; unresolved: later.
+    if (cause instanceof TargetRefused) return result('failed', null, cause.message);
+    if (cause instanceof TargetUnresolvable) return result('retry', null, cause.message);
+    if (cause instanceof errors.InvalidArgumentError) return result('failed', null, cause.message);
+    const e = cause as NodeJS.ErrnoException;
+    return result('retry', null, e.message || e.code || 'connection error');
+  } finally {
+    clearTimeout(timer);
+    if (connection) void connection.destroy().catch(() => {});
+  }
+}
+
+/** The error that failed the connection (undici may wrap the socket's). */
+function connectError(err: unknown): unknown {
+  const cause = (err as { cause?: unknown } | null)?.cause;
+  return cause instanceof TargetRefused || cause instanceof TargetUnresolvable ? cause : err;
 }

@@ -8,8 +8,7 @@
 // pending (a fence: an instance that outlived its lease does not overwrite the newer claim); the
 // attempt itself is logged either way (it was made).
 import { randomFillSync } from 'node:crypto';
-import type http from 'node:http';
-import type https from 'node:https';
+import type { Dispatcher } from 'undici';
 import type { WebhookSettings } from '../config.js';
 import { type Prisma, rawRowsOf } from '../db/database.js';
 import { storedEventMessage } from './webhook-message.js';
@@ -181,7 +180,8 @@ export interface WorkerDeps {
   settings: WebhookSettings;
   health: EndpointHealth;
   log: WorkerLog;
-  agents: { http: http.Agent; https: https.Agent };
+  /** Kept-alive connections to the endpoints (webhookConnections). */
+  connections: Dispatcher;
   /** A retry falls due at this moment: the worker should look again then. */
   wakeAt(at: Date): void;
 }
@@ -262,7 +262,7 @@ async function send(deps: WorkerDeps, claim: ClaimedDelivery): Promise<AttemptRe
   return sendWebhook(claim.url, secret, message, {
     timeoutMs: deps.settings.timeoutMs,
     allowPrivate: deps.settings.allowPrivate,
-    agents: deps.agents,
+    connections: deps.connections,
   });
 }
 
