@@ -173,25 +173,69 @@ export async function sendWebhook(
     return result('failed', null, (err as Error).message);
   }
   const dispatcher: Dispatcher = opts.connections ?? (connection as Client);
-  const abort = new AbortController();
-  const timer = setTimeout(() => abort.abort(), Math.max(1, opts.timeoutMs - elapsed()));
-  try {
-    const response = await dispatcher.request({
-      origin: target.origin,
-      path: `${target.pathname}${target.search}`,
-      method: 'POST',
-      headers,
-      body: message.body,
-      signal: abort.signal,
-    });
-    const status = response.statusCode;
-    // The answer is read and dropped; a receiver streaming a large one: its status is known, the
-    // rest is not needed (the connection is closed).
-    await response.body.dump({ limit: BODY_MAX, signal: abort.signal }).catch(() => {});
-    const outcome = outcomeOf(status);
-    return result(outcome, status, outcome === 'succeeded' ? null : `HTTP ${status}`);
-  } catch (err) {
-    if (abort.signal.aborted) return result('retry', null, `timed out after ${seconds(opts.timeoutMs)}`);
+  const answer = await new Promise<AttemptResult>((resolve) => {
+    let settled = false;
+    let status: number | null = null;
+    let read = 0;
+    let controller: Dispatcher.DispatchController | null = null;
+    const settle = (r: AttemptResult, stop?: Error) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      if (stop) controller?.abort(stop);
+      resolve(r);
+    };
+    // The answer judged by its status; its body read and dropped, up to BODY_MAX (a receiver
+    // streaming a large one: the rest is not needed, the connection is closed).
+    const judged = () => {
+      const outcome = outcomeOf(status ?? 0);
+      return result(outcome, status, outcome === 'succeeded' ? null : `HTTP ${status}`);
+    };
+    const timer = setTimeout(
+      () =>
+        settle(result('retry', null, `timed out after ${seconds(opts.timeoutMs)}`), new Error('timed out')),
+      Math.max(1, opts.timeoutMs - elapsed()),
+    );
+    // A handler rather than `request()`: no response stream nor abort signal per attempt.
+    const handler: Dispatcher.DispatchHandler = {
+      onRequestStart(c) {
+        controller = c;
+        if (settled) c.abort(new Error('timed out'));
+      },
+      onResponseStart(_c, statusCode) {
+        status = statusCode;
+      },
+      onResponseData(_c, chunk) {
+        read += chunk.length;
+        if (read > BODY_MAX) settle(judged(), new Error('answer too long'));
+      },
+      onResponseEnd() {
+        settle(judged());
+      },
+      onResponseError(_c, err) {
+        if (status !== null) return settle(judged());
+        settle(failure(err));
+      },
+    };
+    try {
+      dispatcher.dispatch(
+        {
+          origin: target.origin,
+          path: `${target.pathname}${target.search}`,
+          method: 'POST',
+          headers,
+          body: message.body,
+        },
+        handler,
+      );
+    } catch (err) {
+      settle(failure(err));
+    }
+  });
+  if (connection) void connection.destroy().catch(() => {});
+  return answer;
+
+  function failure(err: unknown): AttemptResult {
     const cause = connectError(err);
     // The connection's look-up refused the host's addresses: not again; unresolved: later.
     if (cause instanceof TargetRefused) return result('failed', null, cause.message);
@@ -199,9 +243,6 @@ export async function sendWebhook(
     if (cause instanceof errors.InvalidArgumentError) return result('failed', null, cause.message);
     const e = cause as NodeJS.ErrnoException;
     return result('retry', null, e.message || e.code || 'connection error');
-  } finally {
-    clearTimeout(timer);
-    if (connection) void connection.destroy().catch(() => {});
   }
 }
 
