@@ -3,9 +3,10 @@
 import type { PGlite } from '@electric-sql/pglite';
 import { describe, expect, it } from 'vitest';
 import { diffMigrationsToSchema } from '../scripts/schema-engine.js';
+import { HAND_WRITTEN_INDEXES } from '../src/db/hand-written-indexes.js';
 import { applyMigrations, readMigrations } from '../src/db/migrate.js';
 import { newPglite } from '../src/db/pglite.js';
-import { CASE_INSENSITIVE_UNIQUE, HAND_WRITTEN_INDEXES } from '../src/db/text-search.js';
+import { CASE_INSENSITIVE_UNIQUE } from '../src/db/text-search.js';
 
 function runner(db: PGlite) {
   return {
@@ -18,7 +19,7 @@ function runner(db: PGlite) {
 
 /**
  * The indexes Prisma's diff does not see: on expressions (`lower(email)`) or partial. They are
- * written by hand, so they must be exactly the ones src/db/text-search.ts lists.
+ * written by hand, so they must be exactly the ones src/db/hand-written-indexes.ts lists.
  */
 async function undeclaredIndexes(db: PGlite) {
   const rows = await db.query<{ name: string; unique: boolean; def: string }>(

@@ -660,6 +660,27 @@ describe('claims, shutdown and failures', () => {
     });
   });
 
+  it('a claim rewrites its rows in place (HOT updates: no index entry written), and a lapsed lease is claimed again', async () => {
+    await withQuietScratch('webhooks_claim_hot', async ({ own, quiet, a }) => {
+      await createHook(a, endpoint().url, ['guest.created'], quiet);
+      await queued(own.db.prisma, a.tenant_id, 'guest.created', 'h', 20);
+      const [claimed, hot, updated] = await own.db.prisma.$transaction(async (tx) => {
+        const rows = await tx.$queryRawUnsafe<unknown[]>(CLAIM_SQL, 50, 1, 50, '{}');
+        const [stats] = await tx.$queryRawUnsafe<{ hot: bigint; updated: bigint }[]>(
+          `SELECT pg_stat_get_xact_tuples_hot_updated('"WebhookDelivery"'::regclass) AS hot,
+                  pg_stat_get_xact_tuples_updated('"WebhookDelivery"'::regclass) AS updated`,
+        );
+        return [rows.length, Number(stats?.hot), Number(stats?.updated)];
+      });
+      expect([claimed, updated, hot]).toEqual([20, 20, 20]);
+      // Leased for 1 ms: due again, the second attempt.
+      await sleep(5);
+      const again = await claimDeliveries(own.db.prisma, 50, 60_000, 50);
+      expect(again.map((c) => c.attempts)).toEqual(Array(20).fill(2));
+      expect(await claimDeliveries(own.db.prisma, 50, 60_000, 50)).toEqual([]);
+    });
+  });
+
   it('recording a batch compares no pair of its rows, with statistics as autovacuum leaves them', async () => {
     await withQuietScratch('webhooks_record_plan', async ({ own, quiet, a }) => {
       await createHook(a, endpoint().url, ['guest.created'], quiet);
@@ -771,19 +792,19 @@ describe('claims, shutdown and failures', () => {
       expect(first).toMatchObject({ tenantId: a.tenant_id, eventType: 'guest.created', attempts: 1 });
       expect(JSON.parse(first?.payloadJson ?? '')).toEqual({ id: 'c0', name: 'Guest c0' });
       expect(first?.url).toContain(receiver.url);
-      // Written claimed: one attempt counted, due again at the lease's end; the others due now.
+      // Written claimed: one attempt counted, leased for 60 s; the others unclaimed. All due now.
       const rows = await own.db.prisma.webhookDelivery.findMany({
-        select: { id: true, attempts: true, nextAttemptAt: true, firstAttemptAt: true },
+        select: { id: true, attempts: true, nextAttemptAt: true, claimedUntil: true, firstAttemptAt: true },
       });
       const claimedIds = new Set(r.claimed.map((c) => c.id));
       for (const row of rows) {
+        expect(row.nextAttemptAt?.getTime()).toBeLessThanOrEqual(Date.now());
         if (claimedIds.has(row.id)) {
           expect(row.attempts).toBe(1);
-          expect(row.nextAttemptAt?.getTime()).toBeGreaterThanOrEqual(before + 59_000);
+          expect(row.claimedUntil?.getTime()).toBeGreaterThanOrEqual(before + 59_000);
           expect(row.firstAttemptAt).not.toBeNull();
         } else {
-          expect([row.attempts, row.firstAttemptAt]).toEqual([0, null]);
-          expect(row.nextAttemptAt?.getTime()).toBeLessThanOrEqual(Date.now());
+          expect([row.attempts, row.claimedUntil, row.firstAttemptAt]).toEqual([0, null, null]);
         }
       }
       // A claim now takes only what waits: not the 4 rows claimed at the dispatch.

@@ -50,11 +50,6 @@ export const CASE_INSENSITIVE_UNIQUE = {
   userEmail: { index: 'User_lower_email_key', table: 'User', column: 'email', perTenant: false },
 } as const satisfies Record<string, CaseInsensitiveUnique>;
 
-/** The indexes of the migrations that schema.prisma does not declare. */
-export const HAND_WRITTEN_INDEXES: readonly string[] = Object.values(CASE_INSENSITIVE_UNIQUE).map(
-  (u) => u.index,
-);
-
 const ident = (name: string) => PrismaNS.raw(`"${name}"`);
 
 /**

@@ -13,7 +13,7 @@ export const DISPATCH_BATCH = 1000;
 
 // While no claim is under way, the dispatch also claims for this instance what its free slots take
 // (as a claim would: at most $5 per endpoint, or the count $6 gives for it, and $3 in all, the oldest
-// events first): those rows are written claimed (one attempt counted, due again at the lease's end)
+// events first): those rows are written claimed (one attempt counted, leased)
 // and come back with what sending needs, so a steady flow of events is sent without a claim's
 // statement or a second version of each row. The others wait, due now, for the next claim.
 export const DISPATCH_SQL = `WITH cur AS (
@@ -34,9 +34,9 @@ export const DISPATCH_SQL = `WITH cur AS (
   FROM fan f
 ), ins AS (
   INSERT INTO "WebhookDelivery" ("tenantId", "webhookId", "eventId", "eventType", "status", "attempts",
-    "nextAttemptAt", "firstAttemptAt", "lastAttemptAt")
-  SELECT $1, f."webhookId", f."eventId", f."type", 'pending', CASE WHEN f."mine" THEN 1 ELSE 0 END,
-    CASE WHEN f."mine" THEN now() + $4::int * interval '1 millisecond' ELSE now() END,
+    "nextAttemptAt", "claimedUntil", "firstAttemptAt", "lastAttemptAt")
+  SELECT $1, f."webhookId", f."eventId", f."type", 'pending', CASE WHEN f."mine" THEN 1 ELSE 0 END, now(),
+    CASE WHEN f."mine" THEN now() + $4::int * interval '1 millisecond' END,
     CASE WHEN f."mine" THEN now() END, CASE WHEN f."mine" THEN now() END
   FROM fanned f
   RETURNING "id", "webhookId", "eventId", "eventType", "attempts", "firstAttemptAt"

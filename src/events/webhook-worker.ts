@@ -1,8 +1,9 @@
 // The delivery worker's steps: claim due deliveries (FOR UPDATE SKIP LOCKED, so across instances
 // each attempt is claimed by one), make each attempt, and record a batch of attempts in one statement.
 //
-// A claim counts the attempt and reserves the row for a lease (its `nextAttemptAt` moves to the
-// lease's end): should the instance die mid-attempt, the row comes due again when the lease ends
+// A claim counts the attempt and reserves the row for a lease (`claimedUntil`, a column no index
+// holds, so the claim rewrites the row in place: a HOT update, no index entry): should the instance
+// die mid-attempt, the row comes due again when the lease ends
 // and another instance (or this one, restarted) sends it again with the same `webhook-id`. An
 // attempt's result is written only if the row still carries the claim's attempt count and is still
 // pending (a fence: an instance that outlived its lease does not overwrite the newer claim); the
@@ -39,7 +40,8 @@ export interface ClaimedDelivery {
 // ($4: free slots of the endpoints with attempts in flight, as JSON; any other: $3), locked; of
 // those, the oldest $1 are claimed. The endpoints are found by stepping through the index on
 // (status, webhookId, nextAttemptAt) from one endpoint with pending rows to the next, and each one's
-// due rows are read from it in order: a claim reads what it takes and one index step per endpoint
+// due rows are read from it in order, passing over those claimed (at most its attempts in flight): a
+// claim reads what it takes and one index step per endpoint
 // with pending rows, however long any endpoint's queue (a flooded endpoint, all its slots taken,
 // is stepped over, not read). The endpoint's check is a subquery per endpoint: as a join, the
 // planner could read every endpoint's rows first. Rows locked but not claimed are let go when the
@@ -59,6 +61,7 @@ export const CLAIM_SQL = `WITH RECURSIVE endpoints AS (
   SELECT q."id", q."nextAttemptAt" FROM free f CROSS JOIN LATERAL (
     SELECT d."id", d."nextAttemptAt" FROM "WebhookDelivery" d
     WHERE d."status" = 'pending' AND d."webhookId" = f."id" AND d."nextAttemptAt" <= now()
+      AND (d."claimedUntil" IS NULL OR d."claimedUntil" <= now())
     ORDER BY d."nextAttemptAt" LIMIT f."slots"
     FOR UPDATE OF d SKIP LOCKED
   ) q
@@ -67,9 +70,9 @@ export const CLAIM_SQL = `WITH RECURSIVE endpoints AS (
   SELECT due."id" FROM due ORDER BY due."nextAttemptAt", due."id" LIMIT $1
 ), claimed AS (
   UPDATE "WebhookDelivery" d SET "attempts" = d."attempts" + 1,
-    "nextAttemptAt" = now() + $2::int * interval '1 millisecond',
+    "claimedUntil" = now() + $2::int * interval '1 millisecond',
     "firstAttemptAt" = coalesce(d."firstAttemptAt", now()),
-    "lastAttemptAt" = now(), "updatedAt" = now()
+    "lastAttemptAt" = now()
   FROM picked WHERE d."id" = picked."id"
   RETURNING d."id", d."tenantId", d."webhookId", d."eventId", d."eventType", d."attempts", d."firstAttemptAt"
 )
@@ -124,7 +127,7 @@ export const RECORD_SQL = `WITH r AS (
     AND r."status" = 'succeeded'
   RETURNING d."id", NULL::timestamptz AS "nextAttemptAt"
 ), kept AS (
-  UPDATE "WebhookDelivery" d SET "status" = r."status",
+  UPDATE "WebhookDelivery" d SET "status" = r."status", "claimedUntil" = NULL,
     "nextAttemptAt" = CASE WHEN r."status" = 'pending' AND w."isActive" THEN r."retryAt" END,
     "lastStatusCode" = r."statusCode", "lastError" = r."error", "lastDurationMs" = r."durationMs",
     "updatedAt" = now()

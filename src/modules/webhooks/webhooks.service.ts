@@ -262,7 +262,7 @@ export const updateWebhook = operation({
         Object.assign(data, { isActive: true, disabledReason: null, disabledAt: null, failingSince: null });
         await tx.webhookDelivery.updateMany({
           where: { webhookId: found.id, status: 'pending' },
-          data: { nextAttemptAt: now, firstAttemptAt: null, attempts: 0, updatedAt: now },
+          data: { nextAttemptAt: now, claimedUntil: null, firstAttemptAt: null, attempts: 0, updatedAt: now },
         });
       }
       if (Object.keys(data).length === 0) return found;
