@@ -214,7 +214,12 @@ describe('shutdown on SIGTERM', { timeout: 120_000 }, () => {
         () => ({ status: 0, text: '' }),
       ),
     );
-    await new Promise((r) => setTimeout(r, 150));
+    // Once the server logs the first of them (it is in flight from then on): a fixed wait here
+    // raced a loaded machine, where no request had been read yet when the signal came.
+    const deadline = Date.now() + 20_000;
+    while (!server.stdout().includes('"url":"/api/v1/ingest/presence"') && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 5));
+    }
     signal(server, 'SIGTERM');
     const answers = await Promise.all(writes);
     const run = await server.exited(30_000);
