@@ -6,7 +6,7 @@
 // skips an event committed later. The events are read by the tenant's key in the log's index, in
 // its order, and the read stops at the batch: a backlog of any length costs one batch's reading.
 import { type Prisma, rawRowsOf } from '../db/database.js';
-import { type ClaimedDelivery, INDEX_ONLY_PLANS } from './webhook-worker.js';
+import { CLAIMED_COLUMNS, type ClaimedDelivery, INDEX_ONLY_PLANS, readyToSend } from './webhook-worker.js';
 
 /** Events read per statement; a tenant with more behind is dispatched again at once. */
 export const DISPATCH_BATCH = 1000;
@@ -33,13 +33,13 @@ export const DISPATCH_SQL = `WITH cur AS (
     f."fits" AND row_number() OVER (PARTITION BY f."fits" ORDER BY f."eventId", f."webhookId") <= $3 AS "mine"
   FROM fan f
 ), ins AS (
-  INSERT INTO "WebhookDelivery" ("tenantId", "webhookId", "eventId", "eventType", "status", "attempts",
+  INSERT INTO "WebhookDelivery" AS d ("tenantId", "webhookId", "eventId", "eventType", "status", "attempts",
     "nextAttemptAt", "claimedUntil", "firstAttemptAt", "lastAttemptAt")
   SELECT $1, f."webhookId", f."eventId", f."type", 'pending', CASE WHEN f."mine" THEN 1 ELSE 0 END, now(),
     CASE WHEN f."mine" THEN now() + $4::int * interval '1 millisecond' END,
     CASE WHEN f."mine" THEN now() END, CASE WHEN f."mine" THEN now() END
   FROM fanned f
-  RETURNING "id", "webhookId", "eventId", "eventType", "attempts", "firstAttemptAt"
+  RETURNING ${CLAIMED_COLUMNS}
 ), moved AS (
   UPDATE "WebhookCursor" c SET "lastEventId" = m.last, "updatedAt" = now()
   FROM (SELECT max("id") AS last FROM ev) m
@@ -50,11 +50,7 @@ export const DISPATCH_SQL = `WITH cur AS (
     (SELECT coalesce(array_agg(DISTINCT "webhookId"), '{}') FROM ins WHERE "attempts" = 0) AS "waiting"
 )
 SELECT s.*, c.* FROM summary s LEFT JOIN (
-  SELECT i."id", i."webhookId", i."eventId", i."eventType", i."attempts", i."firstAttemptAt",
-    w."url", w."secret", w."failingSince", e."occurredAt", e."payload"::text AS "payloadJson"
-  FROM ins i JOIN "Webhook" w ON w."id" = i."webhookId"
-  LEFT JOIN "Event" e ON e."tenantId" = $1 AND e."id" = i."eventId"
-  WHERE i."attempts" = 1
+  ${readyToSend('(SELECT * FROM ins WHERE "attempts" = 1)')}
 ) c ON true
 ORDER BY c."eventId"`;
 
@@ -73,8 +69,8 @@ const NO_SLOTS: DispatchSlots = { total: 0, perEndpoint: 0, free: new Map(), lea
 
 /** The summary, in every row; a claimed delivery's fields, null in the one row when none was claimed. */
 type DispatchRow = { queued: number; read: number; waiting: string[] } & (
-  | Omit<ClaimedDelivery, 'tenantId'>
-  | { [K in keyof Omit<ClaimedDelivery, 'tenantId'>]: null }
+  | ClaimedDelivery
+  | { [K in keyof ClaimedDelivery]: null }
 );
 
 /**
@@ -108,7 +104,7 @@ export async function dispatchTenant(
     if (r.id === null) continue;
     claimed.push({
       id: r.id,
-      tenantId,
+      tenantId: r.tenantId,
       webhookId: r.webhookId,
       eventId: r.eventId,
       eventType: r.eventType,
