@@ -239,6 +239,13 @@ export function startWebhookDelivery(deps: {
     running.add(p);
   }
 
+  /** Free slots of the endpoints with attempts in flight (any other has all of its own). */
+  function freeOfBusyEndpoints(): Map<string, number> {
+    const free = new Map<string, number>();
+    for (const [endpoint, n] of busy) free.set(endpoint, Math.max(0, settings.concurrencyPerEndpoint - n));
+    return free;
+  }
+
   /**
    * What a dispatch may claim: the free slots, unless older deliveries may be waiting for them (the
    * instance's bound cut the last claim, or an endpoint's: 0 for it), or answers pile up unrecorded.
@@ -246,8 +253,7 @@ export function startWebhookDelivery(deps: {
   function freeSlots(): DispatchSlots | null {
     const total = settings.concurrency - running.size;
     if (backlog || total <= 0 || toRecord.length >= RECORD_BATCH) return null;
-    const free = new Map<string, number>();
-    for (const [endpoint, n] of busy) free.set(endpoint, Math.max(0, settings.concurrencyPerEndpoint - n));
+    const free = freeOfBusyEndpoints();
     for (const endpoint of fullEndpoints) free.set(endpoint, 0);
     return { total, perEndpoint: settings.concurrencyPerEndpoint, free, leaseMs: settings.leaseMs };
   }
@@ -265,9 +271,7 @@ export function startWebhookDelivery(deps: {
         throttled = true;
         return;
       }
-      const freeOf = new Map<string, number>();
-      for (const [endpoint, n] of busy)
-        freeOf.set(endpoint, Math.max(0, settings.concurrencyPerEndpoint - n));
+      const freeOf = freeOfBusyEndpoints();
       let claims: ClaimedDelivery[];
       asked = { total: free, of: freeOf, others: settings.concurrencyPerEndpoint };
       try {

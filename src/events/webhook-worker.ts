@@ -133,7 +133,7 @@ export const RECORD_SQL = `WITH r AS (
   DELETE FROM "WebhookDelivery" d USING r
   WHERE d."id" = r."id" AND d."attempts" = r."attempts" AND d."status" = 'pending'
     AND r."status" = 'succeeded'
-  RETURNING d."id", NULL::timestamptz AS "nextAttemptAt"
+  RETURNING d."id"
 ), kept AS (
   UPDATE "WebhookDelivery" d SET "status" = r."status", "claimedUntil" = NULL,
     "nextAttemptAt" = CASE WHEN r."status" = 'pending' AND w."isActive" THEN r."retryAt" END,
@@ -144,7 +144,7 @@ export const RECORD_SQL = `WITH r AS (
     AND r."status" <> 'succeeded'
   RETURNING d."id", d."nextAttemptAt"
 ), d AS (
-  SELECT * FROM delivered UNION ALL SELECT * FROM kept
+  SELECT "id" FROM delivered UNION ALL SELECT "id" FROM kept
 ), logged AS (
   INSERT INTO "WebhookAttempt" ("id", "tenantId", "webhookId", "deliveryId", "eventId", "eventType",
     "messageId", "attempt", "status", "statusCode", "durationMs", "error", "nextRetryAt", "createdAt")
