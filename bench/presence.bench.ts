@@ -140,7 +140,7 @@ async function drained(): Promise<void> {
   for (;;) {
     const [row] = await prisma.$queryRawUnsafe<{ behind: boolean; pending: number }[]>(
       `SELECT coalesce((SELECT "lastId" FROM "EventSequence" WHERE "tenantId" = $1), 0) >
-              coalesce((SELECT "lastEventId" FROM "WebhookCursor" WHERE "tenantId" = $1), 0) AS behind,
+              coalesce((SELECT "lastEventId" FROM "WebhookStream" WHERE "webhookId" = $2), 0) AS behind,
               (SELECT count(*)::int FROM "WebhookDelivery" WHERE "webhookId" = $2 AND "status" = 'pending') AS pending`,
       tenantId,
       webhookId,

@@ -1,6 +1,6 @@
 // Webhook delivery alone, on PostgreSQL: N events already in one tenant's log (written as another
 // instance would write them, so the poll finds them) for one endpoint subscribed to them, delivered to a
-// receiver on loopback answering 204; timed from the moment they may be dispatched (none was before)
+// receiver on loopback answering 204; timed from the moment they may be sent (none was before)
 // until the receiver has them all, after 4 000 others delivered and the tables analysed (as autovacuum
 // would leave them).
 // Prints deliveries/s, the CPU this process spent (the delivery and the receiver) and the CPU of this
@@ -105,12 +105,22 @@ async function logEvents(type: 'guest.created' | 'guest.updated', n: number): Pr
 await logEvents('guest.updated', WARM_UP_EVENTS);
 await warm;
 await db.prisma.$executeRawUnsafe('VACUUM (ANALYZE)');
-// The measured events are written while another connection holds the tenant's dispatch position
-// (its dispatch skips a locked one), so that none is dispatched before the timing starts.
+// The measured events are written while another connection locks the endpoint's stream (once the
+// worker has let it go after the warm-up: a claim skips a locked one), so that none is sent before
+// the timing starts.
+const webhookId = (JSON.parse(hook.body) as { data: { id: string } }).data.id;
 const holder = new pg.Client({ connectionString: url });
 await holder.connect();
-await holder.query('BEGIN');
-await holder.query(`SELECT 1 FROM "WebhookCursor" WHERE "tenantId" = $1 FOR UPDATE`, [a.tenant_id]);
+for (;;) {
+  await holder.query('BEGIN');
+  const { rowCount } = await holder.query(
+    `SELECT 1 FROM "WebhookStream" WHERE "webhookId" = $1 AND "leasedUntil" IS NULL FOR UPDATE`,
+    [webhookId],
+  );
+  if (rowCount === 1) break;
+  await holder.query('ROLLBACK');
+  await new Promise((r) => setTimeout(r, 20));
+}
 await logEvents('guest.created', EVENTS);
 
 const statements = new Map<string, { n: number; ms: number }>();

@@ -12,7 +12,7 @@ import type { Database, Prisma } from '../src/db/database.js';
 import type { EventType } from '../src/events/event-types.js';
 import { announceEvents, type RecordedEvent, recordEvents, systemActor } from '../src/events/outbox.js';
 import { startWebhookDelivery } from '../src/events/webhook-delivery.js';
-import { DISPATCH_BATCH, DISPATCH_SQL, dispatchTenant } from '../src/events/webhook-dispatcher.js';
+import { claimStreams, readStream, STREAM_READ_SQL } from '../src/events/webhook-stream.js';
 import {
   CLAIM_SQL,
   type ClaimedDelivery,
@@ -20,9 +20,11 @@ import {
   INDEX_ONLY_PLANS,
   type MadeAttempt,
   newAttemptId,
+  placesParameter,
   RECORD_SQL,
   recordAttempts,
   recordParameter,
+  type StreamPlace,
 } from '../src/events/webhook-worker.js';
 import type { BootstrapResult } from '../src/modules/tenants/bootstrap.service.js';
 import { isoMicros } from '../src/shared/format.js';
@@ -129,7 +131,30 @@ async function withQuietScratch(
   }
 }
 
-/** `n` events of `type` (guests `<name>0` …) recorded, and dispatched to the queue. */
+/**
+ * The tenant's events after its streams' places queued for their endpoints (as first attempts that
+ * failed leave them: a row each, due now, unclaimed), and the places moved past them.
+ */
+async function queueStreams(prisma: Prisma, tenantId: string): Promise<void> {
+  await prisma.$transaction([
+    prisma.$executeRawUnsafe(
+      `INSERT INTO "WebhookDelivery" ("tenantId", "webhookId", "eventId", "eventType", "status", "nextAttemptAt")
+       SELECT $1, w."id", e."id", e."type", 'pending', now()
+       FROM "WebhookStream" s JOIN "Webhook" w ON w."id" = s."webhookId" AND w."isActive"
+       JOIN "Event" e ON e."tenantId" = $1 AND e."id" > s."lastEventId"
+         AND (e."type" = ANY(w."events") OR '*' = ANY(w."events"))
+       WHERE s."tenantId" = $1 ORDER BY e."id", w."id"`,
+      tenantId,
+    ),
+    prisma.$executeRawUnsafe(
+      `UPDATE "WebhookStream" s SET "lastEventId" = q."lastId"
+       FROM "EventSequence" q WHERE q."tenantId" = s."tenantId" AND s."tenantId" = $1`,
+      tenantId,
+    ),
+  ]);
+}
+
+/** `n` events of `type` (guests `<name>0` …) recorded, and queued (queueStreams). */
 async function queued(
   prisma: Prisma,
   tenantId: string,
@@ -142,7 +167,7 @@ async function queued(
     tenantId,
     ...Array.from({ length: n }, (_, i) => [type, `${name}${i}`] as [EventType, string]),
   );
-  while ((await dispatchTenant(prisma, tenantId)).more) {}
+  await queueStreams(prisma, tenantId);
 }
 
 const messageId = (tenantId: string, id: bigint) => `evt_${tenantId}_${id}`;
@@ -387,6 +412,11 @@ describe('delivery', () => {
     const hook = await createHook(a, ep.url, ['guest.created']);
     await record(db.prisma, a.tenant_id, ['guest.created', 'g1']);
     await receiver.waitFor(() => at(ep.path).length >= 1);
+    // The first attempt failed: queued to retry once recorded.
+    await until(
+      'queued',
+      async () => (await db.prisma.webhookDelivery.count({ where: { webhookId: hook.id } })) > 0,
+    );
     // The window at WEBHOOKS_RETRY_BASE_MS=20 is 17 280 × 20 ms = 5.76 min: the first attempt was longer ago.
     await db.prisma.webhookDelivery.updateMany({
       where: { webhookId: hook.id },
@@ -489,7 +519,7 @@ describe('claims, shutdown and failures', () => {
         ['guest.created', 'g1'],
         ['guest.created', 'g2'],
       );
-      await dispatchTenant(own.db.prisma, a.tenant_id);
+      await queueStreams(own.db.prisma, a.tenant_id);
       // An instance claims both for 1 s, then dies before sending.
       const claimed = await claimDeliveries(own.db.prisma, 10, 1000);
       expect(claimed.map((c) => c.eventId)).toEqual(events.map((e) => e.id));
@@ -529,7 +559,7 @@ describe('claims, shutdown and failures', () => {
         ['guest.created', 'g2'],
         ['guest.created', 'g3'],
       );
-      await dispatchTenant(own.db.prisma, a.tenant_id);
+      await queueStreams(own.db.prisma, a.tenant_id);
       // An instance claims all three for 1 ms and outlives its lease; another claims them again.
       const stale = await claimDeliveries(own.db.prisma, 10, 1);
       await sleep(20);
@@ -554,11 +584,11 @@ describe('claims, shutdown and failures', () => {
       // 500 for the third): only the fresh claims' results are written.
       expect(
         await recordAttempts(own.db.prisma, [made(s1, 500), made(f1, 204), made(f2, 204), made(f3, 503)]),
-      ).toEqual({ written: 3, logged: 4 });
+      ).toEqual({ written: 3, logged: 4, moved: [], queued: 0 });
       // A stale result after the fresh one was written: nothing written (not pending any more).
-      expect(await recordAttempts(own.db.prisma, [made(s2, 500)])).toEqual({ written: 0, logged: 1 });
+      expect(await recordAttempts(own.db.prisma, [made(s2, 500)])).toMatchObject({ written: 0, logged: 1 });
       // A stale result while the fresh claim is still out: nothing written (the attempt count moved on).
-      expect(await recordAttempts(own.db.prisma, [made(s3, 204)])).toEqual({ written: 0, logged: 1 });
+      expect(await recordAttempts(own.db.prisma, [made(s3, 204)])).toMatchObject({ written: 0, logged: 1 });
       // The two delivered left the queue; the third waits for its retry.
       const rows = await own.db.prisma.webhookDelivery.findMany({ orderBy: { eventId: 'asc' } });
       expect(
@@ -681,136 +711,256 @@ describe('claims, shutdown and failures', () => {
     });
   });
 
-  it('recording a batch compares no pair of its rows, with statistics as autovacuum leaves them', async () => {
+  it('recording a batch compares no pair of its rows (claimed deliveries, or a stream’s first attempts), with statistics as autovacuum leaves them', async () => {
     await withQuietScratch('webhooks_record_plan', async ({ own, quiet, a }) => {
-      await createHook(a, endpoint().url, ['guest.created'], quiet);
+      const hook = await createHook(a, endpoint().url, ['guest.created'], quiet);
       await queued(own.db.prisma, a.tenant_id, 'guest.created', 'r', 500);
       const claims = await claimDeliveries(own.db.prisma, 500, 60_000, 500);
       expect(claims).toHaveLength(500);
       await own.db.prisma.$executeRawUnsafe('ANALYZE');
       const now = new Date();
-      const made = claims.map(
-        (claim): MadeAttempt => ({
-          claim,
-          id: newAttemptId(),
-          startedAt: now,
-          finishedAt: now,
-          result: { outcome: 'succeeded', statusCode: 204, durationMs: 3, error: null },
-          status: 'succeeded',
-          retryAt: null,
-        }),
-      );
-      // As the worker runs it (the same connection settings): the log's join to the rows written
-      // was a nested loop over both, 249 500 rows removed by its filter for 500 successes.
-      const [analysed] = await own.db.rows<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(
-        `EXPLAIN (ANALYZE, FORMAT JSON) ${RECORD_SQL}`,
-        [recordParameter(made)],
-      );
-      const nodes = nodesOf(analysed?.['QUERY PLAN'][0]?.Plan);
-      const compared = nodes.reduce(
-        (sum, n) => sum + (n['Rows Removed by Join Filter'] ?? 0) * (n['Actual Loops'] ?? 1),
-        0,
-      );
-      expect(compared).toBeLessThan(500);
+      const made = (claim: ClaimedDelivery, statusCode: number): MadeAttempt => ({
+        claim,
+        id: newAttemptId(),
+        startedAt: now,
+        finishedAt: now,
+        result:
+          statusCode === 204
+            ? { outcome: 'succeeded', statusCode, durationMs: 3, error: null }
+            : { outcome: 'retry', statusCode, durationMs: 3, error: `HTTP ${statusCode}` },
+        status: statusCode === 204 ? 'succeeded' : 'pending',
+        retryAt: statusCode === 204 ? null : new Date(now.getTime() + 60_000),
+      });
+      /** Join comparisons of the statement as the worker runs it (the same connection settings). */
+      const compared = async (attempts: MadeAttempt[], places: StreamPlace[]) => {
+        const [analysed] = await own.db.rows<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(
+          `EXPLAIN (ANALYZE, FORMAT JSON) ${RECORD_SQL}`,
+          [recordParameter(attempts), placesParameter(places), 60_000],
+        );
+        return nodesOf(analysed?.['QUERY PLAN'][0]?.Plan).reduce(
+          (sum, n) => sum + (n['Rows Removed by Join Filter'] ?? 0) * (n['Actual Loops'] ?? 1),
+          0,
+        );
+      };
+      // The log's join to the rows written was a nested loop over both, 249 500 rows removed by its
+      // filter for 500 successes.
+      expect(
+        await compared(
+          claims.map((c) => made(c, 204)),
+          [],
+        ),
+      ).toBeLessThan(500);
       expect(await own.db.prisma.webhookDelivery.count()).toBe(0);
       expect(await own.db.prisma.webhookAttempt.count({ where: { status: 'succeeded' } })).toBe(500);
-    });
-  });
-
-  it('a dispatch reads the log in index order and stops at its batch: nothing sorted, however long the backlog', async () => {
-    await withQuietScratch('webhooks_dispatch_plan', async ({ own, quiet, a }) => {
-      await createHook(a, endpoint().url, ['guest.created'], quiet);
-      const events = (name: string, n: number) =>
-        record(
-          own.db.prisma,
-          a.tenant_id,
-          ...Array.from({ length: n }, (_, i) => ['guest.created', `${name}${i}`] as [EventType, string]),
-        );
-      // Statistics of a short log, then a backlog of two and a half batches.
-      await events('h', 20);
-      while ((await dispatchTenant(own.db.prisma, a.tenant_id)).more) {}
-      await own.db.prisma.$executeRawUnsafe('ANALYZE "Event"');
-      const backlog = await events('b', DISPATCH_BATCH * 2 + DISPATCH_BATCH / 2);
-      const nodes = await planOf(own.db, DISPATCH_SQL, [a.tenant_id, DISPATCH_BATCH, 0, 1, 0, '{}']);
-      // The events: Limit ← an index scan of the log's key, nothing sorted between them.
-      const read = nodes.find((n) => n['Relation Name'] === 'Event');
-      expect(read).toMatchObject({ 'Node Type': 'Index Scan', 'Index Name': 'Event_pkey' });
-      const limit = nodes.find((n) => n['Node Type'] === 'Limit' && n.Plans?.includes(read as PlanNode));
-      expect(limit).toBeDefined();
-      // And it reads what it may, in order: a batch, a batch, the rest.
-      const counts: [number, boolean][] = [];
-      for (let more = true; more; ) {
-        const r = await dispatchTenant(own.db.prisma, a.tenant_id);
-        counts.push([r.queued, r.more]);
-        more = r.more;
-      }
-      expect(counts).toEqual([
-        [DISPATCH_BATCH, true],
-        [DISPATCH_BATCH, true],
-        [DISPATCH_BATCH / 2, false],
-      ]);
-      const queued = await own.db.prisma.webhookDelivery.findMany({
-        where: { eventId: { gte: backlog[0]?.id } },
-        select: { eventId: true },
-        orderBy: { id: 'asc' },
-      });
-      expect(queued.map((d) => d.eventId)).toEqual(backlog.map((e) => e.id));
-    });
-  });
-
-  it('a dispatch claims what the free slots take (oldest first, per endpoint and in all), the rest wait due; the claimed come back ready to send', async () => {
-    await withQuietScratch('webhooks_dispatch_claim', async ({ own, quiet, a }) => {
-      const one = await createHook(a, endpoint().url, ['guest.created'], quiet);
-      const two = await createHook(a, endpoint().url, ['guest.created', 'guest.updated'], quiet);
-      const three = await createHook(a, endpoint().url, ['guest.updated'], quiet);
+      // 500 first attempts of a stream, all failed: queued to retry with the place moved past them.
       const events = await record(
         own.db.prisma,
         a.tenant_id,
-        ...Array.from({ length: 6 }, (_, i) => ['guest.created', `c${i}`] as [EventType, string]),
-        ['guest.updated', 'u0'],
+        ...Array.from({ length: 500 }, (_, i) => ['guest.created', `s${i}`] as [EventType, string]),
       );
-      const ids = events.map((e) => e.id);
-      // 5 slots in all; 3 per endpoint, but `two` has 1 free and `three` none.
-      const before = Date.now();
-      const r = await dispatchTenant(own.db.prisma, a.tenant_id, {
-        total: 5,
-        perEndpoint: 3,
-        free: new Map([
-          [two.id, 1],
-          [three.id, 0],
-        ]),
-        leaseMs: 60_000,
-      });
-      // one's first 3 and two's first: one's 4th does not fit its 3, nor anything of three's.
-      const name = (c: ClaimedDelivery) => (c.webhookId === one.id ? 'one' : 'two');
-      expect(r.claimed.map((c) => `${c.eventId} ${name(c)}`).sort()).toEqual(
-        [`${ids[0]} one`, `${ids[0]} two`, `${ids[1]} one`, `${ids[2]} one`].sort(),
+      const [held] = await claimStreams(own.db.prisma, 1, 60_000, 500);
+      if (!held) throw new Error('no stream held');
+      expect(held.window.events).toHaveLength(500);
+      const first = held.window.events.map(
+        (e): ClaimedDelivery => ({
+          id: null,
+          streamLease: held.lease,
+          tenantId: a.tenant_id,
+          webhookId: hook.id,
+          eventId: e.id,
+          eventType: e.type,
+          attempts: 1,
+          firstAttemptAt: now,
+          url: 'http://unused',
+          secret: 'unused',
+          failingSince: null,
+          occurredAt: e.occurredAt,
+          payloadJson: e.payloadJson,
+        }),
       );
-      expect(r.queued).toBe(6 + 7 + 1);
-      expect([...r.waiting].sort()).toEqual([one.id, two.id, three.id].sort());
-      const first = r.claimed[0];
-      expect(first).toMatchObject({ tenantId: a.tenant_id, eventType: 'guest.created', attempts: 1 });
-      expect(JSON.parse(first?.payloadJson ?? '')).toEqual({ id: 'c0', name: 'Guest c0' });
-      expect(first?.url).toContain(receiver.url);
-      // Written claimed: one attempt counted, leased for 60 s; the others unclaimed. All due now.
-      const rows = await own.db.prisma.webhookDelivery.findMany({
-        select: { id: true, attempts: true, nextAttemptAt: true, claimedUntil: true, firstAttemptAt: true },
-      });
-      const claimedIds = new Set(r.claimed.map((c) => c.id));
-      for (const row of rows) {
-        expect(row.nextAttemptAt?.getTime()).toBeLessThanOrEqual(Date.now());
-        if (claimedIds.has(row.id)) {
-          expect(row.attempts).toBe(1);
-          expect(row.claimedUntil?.getTime()).toBeGreaterThanOrEqual(before + 59_000);
-          expect(row.firstAttemptAt).not.toBeNull();
-        } else {
-          expect([row.attempts, row.claimedUntil, row.firstAttemptAt]).toEqual([0, null, null]);
-        }
+      const place = {
+        webhookId: hook.id,
+        lease: held.lease,
+        lastEventId: events.at(-1)?.id ?? 0n,
+        release: true,
+      };
+      expect(
+        await compared(
+          first.map((c) => made(c, 503)),
+          [place],
+        ),
+      ).toBeLessThan(500);
+      expect(await own.db.prisma.webhookDelivery.count({ where: { status: 'pending' } })).toBe(500);
+      expect(
+        await own.db.prisma.webhookAttempt.count({ where: { status: 'failed', nextRetryAt: { not: null } } }),
+      ).toBe(500);
+    });
+  });
+
+  it('a stream reads the log in index order and stops at its window, however long the backlog; what its endpoint does not subscribe to only moves its place', async () => {
+    await withQuietScratch('webhooks_stream_plan', async ({ own, quiet, a }) => {
+      const hook = await createHook(a, endpoint().url, ['guest.created'], quiet);
+      const events = (n: number, name: string) =>
+        record(
+          own.db.prisma,
+          a.tenant_id,
+          ...Array.from(
+            { length: n },
+            (_, i) => [i % 4 === 3 ? 'guest.updated' : 'guest.created', `${name}${i}`] as [EventType, string],
+          ),
+        );
+      // Statistics of a short log, then a backlog of two and a half windows.
+      await events(20, 'h');
+      await own.db.prisma.$executeRawUnsafe('ANALYZE "Event"');
+      const backlog = await events(250, 'b');
+      const nodes = await planOf(own.db, STREAM_READ_SQL, [hook.id, a.tenant_id, '0', 100]);
+      // The window: Limit ← an index scan of the log's key, nothing sorted between them (the backlog
+      // is not read, only the window).
+      const limit = nodes.find(
+        (n) => n['Node Type'] === 'Limit' && n.Plans?.some((c) => c['Relation Name'] === 'Event'),
+      );
+      expect(limit?.Plans?.map((c) => c['Index Name'])).toEqual(['Event_pkey']);
+      expect(limit?.Plans?.[0]?.['Node Type']).toMatch(/^Index (Only )?Scan$/);
+      // Held, it reads window after window: 100 events each, the subscribed ones returned.
+      const [held] = await claimStreams(own.db.prisma, 10, 60_000, 100);
+      if (!held) throw new Error('no stream held');
+      const windows = [held.window];
+      for (let w = held.window; w.full; ) {
+        w = await readStream(own.db.prisma, held, w.readTo ?? 0n, 100);
+        windows.push(w);
       }
-      // A claim now takes only what waits: not the 4 rows claimed at the dispatch.
-      const claims = await claimDeliveries(own.db.prisma, 100, 60_000, 100);
-      expect(claims.length).toBe(rows.length - 4);
-      expect(claims.some((c) => claimedIds.has(c.id))).toBe(false);
+      // 271 after its place: the endpoint's own creation (not subscribed), the 20, the backlog.
+      expect(windows.map((w) => w.full)).toEqual([true, true, false]);
+      const sent = windows.flatMap((w) => w.events.map((e) => e.id));
+      const subscribed = (
+        await own.db.prisma.event.findMany({
+          where: { tenantId: a.tenant_id, type: 'guest.created', id: { gt: held.lastEventId } },
+          orderBy: { id: 'asc' },
+          select: { id: true },
+        })
+      ).map((e) => e.id);
+      expect(sent).toEqual(subscribed);
+      expect(windows.at(-1)?.readTo).toBe(backlog.at(-1)?.id);
+      expect(windows[0]?.endpoint).toMatchObject({
+        isActive: true,
+        url: expect.stringContaining(receiver.url),
+      });
+    });
+  });
+
+  it('a stream is held by one instance at a time; its first attempts are recorded with its place (a failure queued to retry); a stale hold moves nothing and queues nothing, though its attempt is logged', async () => {
+    await withQuietScratch('webhooks_stream_hold', async ({ own, quiet, a }) => {
+      const prisma = own.db.prisma;
+      const hook = await createHook(a, endpoint().url, ['guest.created'], quiet);
+      const [e1, e2, e3] = (await record(
+        prisma,
+        a.tenant_id,
+        ['guest.created', 'g1'],
+        ['guest.created', 'g2'],
+        ['guest.created', 'g3'],
+      )) as [RecordedEvent, RecordedEvent, RecordedEvent];
+      const [first] = await claimStreams(prisma, 10, 60_000, 100);
+      if (!first) throw new Error('no stream held');
+      expect(first.window.events.map((e) => e.id)).toEqual([e1.id, e2.id, e3.id]);
+      // Held: no other claim gets it.
+      expect(await claimStreams(prisma, 10, 60_000, 100)).toEqual([]);
+      // Its lease runs out; another instance holds it, from the same place.
+      await prisma.webhookStream.update({
+        where: { webhookId: hook.id },
+        data: { leasedUntil: new Date(Date.now() - 1000) },
+      });
+      const [second] = await claimStreams(prisma, 10, 60_000, 100);
+      if (!second) throw new Error('not held again');
+      expect([second.lease, second.lastEventId]).toEqual([first.lease + 1, first.lastEventId]);
+      const made = (lease: number, e: RecordedEvent, statusCode: number): MadeAttempt => {
+        const outcome = statusCode === 204 ? 'succeeded' : statusCode === 503 ? 'retry' : 'failed';
+        return {
+          claim: {
+            id: null,
+            streamLease: lease,
+            tenantId: a.tenant_id,
+            webhookId: hook.id,
+            eventId: e.id,
+            eventType: e.type,
+            attempts: 1,
+            firstAttemptAt: new Date(),
+            url: 'http://unused',
+            secret: 'unused',
+            failingSince: null,
+            occurredAt: e.occurredAt,
+            payloadJson: '{}',
+          },
+          id: newAttemptId(),
+          startedAt: new Date(),
+          finishedAt: new Date(),
+          result: {
+            outcome,
+            statusCode,
+            durationMs: 2,
+            error: statusCode === 204 ? null : `HTTP ${statusCode}`,
+          },
+          status: outcome === 'succeeded' ? 'succeeded' : outcome === 'retry' ? 'pending' : 'failed',
+          retryAt: outcome === 'retry' ? new Date(Date.now() + 60_000) : null,
+        };
+      };
+      const place = (lease: number, release: boolean) => ({
+        webhookId: hook.id,
+        lease,
+        lastEventId: e3.id,
+        release,
+      });
+      // The first holder outlived its lease: its attempt is logged; its place and its failure are not written.
+      expect(
+        await recordAttempts(prisma, [made(first.lease, e1, 503)], [place(first.lease, false)], 60_000),
+      ).toEqual({ written: 0, logged: 1, moved: [], queued: 0 });
+      expect(await prisma.webhookDelivery.count()).toBe(0);
+      // The holder's: delivered, retried (queued, due in a minute), refused (queued, failed); place moved, let go.
+      expect(
+        await recordAttempts(
+          prisma,
+          [made(second.lease, e1, 204), made(second.lease, e2, 503), made(second.lease, e3, 400)],
+          [place(second.lease, true)],
+          60_000,
+        ),
+      ).toEqual({ written: 3, logged: 3, moved: [hook.id], queued: 2 });
+      const rows = await prisma.webhookDelivery.findMany({ orderBy: { eventId: 'asc' } });
+      expect(
+        rows.map((r) => [r.eventId, r.status, r.attempts, r.lastStatusCode, r.nextAttemptAt !== null]),
+      ).toEqual([
+        [e2.id, 'pending', 1, 503, true],
+        [e3.id, 'failed', 1, 400, false],
+      ]);
+      expect(
+        await prisma.webhookStream.findUniqueOrThrow({
+          where: { webhookId: hook.id },
+          select: { lastEventId: true, leasedUntil: true },
+        }),
+      ).toEqual({ lastEventId: e3.id, leasedUntil: null });
+      const list = await quiet.request('GET', `/api/v1/webhooks/${hook.id}/deliveries?per_page=10`, {
+        token: a.token,
+      });
+      expect(
+        list.json.data
+          .map((x: Record<string, unknown>) => [
+            x.event_id,
+            x.status,
+            x.status_code,
+            x.next_retry_at !== null,
+          ])
+          .sort((x: unknown[], y: unknown[]) => String(x).localeCompare(String(y))),
+      ).toEqual(
+        [
+          [Number(e1.id), 'failed', 503, false],
+          [Number(e1.id), 'succeeded', 204, false],
+          [Number(e2.id), 'failed', 503, true],
+          [Number(e3.id), 'failed', 400, false],
+        ].sort((x, y) => String(x).localeCompare(String(y))),
+      );
+      // Let go at its place: nothing to hold until an event comes, then held from there.
+      expect(await claimStreams(prisma, 10, 60_000, 100)).toEqual([]);
+      const [e4] = await record(prisma, a.tenant_id, ['guest.created', 'g4']);
+      const [third] = await claimStreams(prisma, 10, 60_000, 100);
+      expect(third?.window.events.map((e) => e.id)).toEqual([e4?.id]);
     });
   });
 

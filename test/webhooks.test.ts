@@ -344,16 +344,17 @@ describe.concurrent('PUT /webhooks/:id and DELETE /webhooks/:id', () => {
     );
   });
 
-  it('DELETE answers 204 and the endpoint is gone (404 after); its attempts with it; the event stays', async () => {
+  it('DELETE answers 204 and the endpoint is gone (404 after); its attempts and stream with it; the event stays', async () => {
     const a = await tenant();
     const hook = await create(a.token, { url: receiver.url, events: ['*'] });
+    expect(await t.db.prisma.webhookStream.count({ where: { webhookId: hook.id } })).toBe(1);
     expect((await t.request('POST', `${URL}/${hook.id}/test`, { token: a.token })).status).toBe(200);
     const res = await t.request('DELETE', `${URL}/${hook.id}`, { token: a.token });
     expect(res.status).toBe(204);
     expect(res.text).toBe('');
     expect((await t.request('DELETE', `${URL}/${hook.id}`, { token: a.token })).text).toBe(NOT_FOUND);
     expect(await t.db.prisma.webhookAttempt.count({ where: { webhookId: hook.id } })).toBe(0);
-    expect(await t.db.prisma.webhookCursor.count({ where: { tenantId: a.tenant_id } })).toBe(0);
+    expect(await t.db.prisma.webhookStream.count({ where: { webhookId: hook.id } })).toBe(0);
     const events = await t.db.prisma.event.findMany({
       where: { tenantId: a.tenant_id, resourceId: hook.id },
     });

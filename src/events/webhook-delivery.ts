@@ -1,13 +1,20 @@
-// Webhook delivery on one instance: the dispatcher (event log → delivery queue) and the worker
-// (queue → receivers), woken by this process's committed events (`onEventsCommitted`) and by a poll
-// every WEBHOOKS_POLL_MS for what other instances wrote and for retries come due. Every instance of
-// a fleet runs the same loop; the database decides who does what (SKIP LOCKED). Nothing here may
-// stop the server: each failure is logged in a plain sentence and the loop carries on.
+// Webhook delivery on one instance: the endpoints' streams (first attempts, read from the event log:
+// webhook-stream.ts) and the queue (retries and replays: webhook-worker.ts), woken by this process's
+// committed events (`onEventsCommitted`) and by a poll every WEBHOOKS_POLL_MS for what other
+// instances wrote and for retries come due. Every instance of a fleet runs the same loop; the
+// database decides who does what (SKIP LOCKED, leases). Nothing here may stop the server: each
+// failure is logged in a plain sentence and the loop carries on.
 import type { WebhookSettings } from '../config.js';
 import type { Prisma } from '../db/database.js';
 import { onEventsCommitted } from './outbox.js';
-import { type DispatchSlots, dispatchTenant, tenantsBehind } from './webhook-dispatcher.js';
 import { webhookConnections } from './webhook-sender.js';
+import {
+  claimStreams,
+  listStreams,
+  readStream,
+  type StreamEvent,
+  type StreamWindow,
+} from './webhook-stream.js';
 import {
   afterRecorded,
   type ClaimedDelivery,
@@ -16,6 +23,7 @@ import {
   type MadeAttempt,
   makeAttempt,
   recordAttempts,
+  type StreamPlace,
   type WorkerDeps,
   type WorkerLog,
 } from './webhook-worker.js';
@@ -38,6 +46,40 @@ const refill = (slots: number): number => Math.ceil(slots / 4);
 /** Attempts recorded per statement at most, and how long answers gather before a smaller batch. */
 const RECORD_BATCH = 500;
 const RECORD_GATHER_MS = 25;
+
+/** Events read from the log per window of a stream: a few rounds of an endpoint's slots. */
+const windowSize = (perEndpoint: number): number => Math.min(500, Math.max(16, 4 * perEndpoint));
+
+/** A stream this instance holds (webhook-stream.ts): its events read, sent and recorded. */
+interface Stream {
+  readonly webhookId: string;
+  readonly tenantId: string;
+  /** The hold's number (the record's fence). */
+  readonly lease: number;
+  url: string;
+  secret: string;
+  failingSince: Date | null;
+  /** The last event id read (subscribed or not). */
+  readTo: bigint;
+  /** The place recorded. */
+  recordedTo: bigint;
+  /** Read, not sent yet, in id order. */
+  waiting: StreamEvent[];
+  /** Sent and not recorded yet (in flight, or answered and waiting for the record), in id order. */
+  open: bigint[];
+  inFlight: number;
+  reading: boolean;
+  /** The last window reached the end of the log (as far as this instance knows). */
+  caughtUp: boolean;
+  /** Events were committed since the last window was asked for. */
+  woken: boolean;
+  /** The endpoint was found disabled or deleted: nothing more is sent, and the stream is let go. */
+  ended: boolean;
+  /** Its release is in the statement being written. */
+  releasing: boolean;
+  /** When its lease was last renewed (Date.now()). */
+  renewedAt: number;
+}
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -71,85 +113,322 @@ export function startWebhookDelivery(deps: {
     failing = null;
   };
 
-  // ── Dispatcher: tenants with new events → deliveries ──────────────────────────────────────────
-  /** Tenants that have a cursor (a webhook was created there): others need no dispatch. */
-  const known = new Set<string>();
-  const dirty = new Set<string>();
-  let dispatching: Promise<void> | null = null;
+  const running = new Set<Promise<void>>();
+  /** Attempts in flight per endpoint (its stream's and its queue's). */
+  const busy = new Map<string, number>();
+  /** What the queue's claim under way asked for: in all, per endpoint, and for any other endpoint. */
+  let asked: { total: number; of: ReadonlyMap<string, number>; others: number } | null = null;
+  const windowOf = windowSize(settings.concurrencyPerEndpoint);
 
-  async function dispatchDirty(): Promise<void> {
-    while (dirty.size > 0 && !stopped) {
-      const [tenantId] = dirty;
-      if (tenantId === undefined) break;
-      dirty.delete(tenantId);
-      try {
-        for (let more = true; more && !stopped; ) more = await dispatchOnce(tenantId);
-        succeeded();
-      } catch (err) {
-        failed('read the event log', err);
-        // The poll dispatches the tenant again.
-      }
+  // ── Streams: the endpoints' first attempts, straight from the log ───────────────────────────
+  /** The streams this instance holds, by endpoint. */
+  const held = new Map<string, Stream>();
+  /** The active endpoints' streams of each tenant with one (the poll's list, and endpoints created here). */
+  const known = new Map<string, Set<string>>();
+  /** Tenants whose streams a claim should look at (all: the poll's), and the claim under way. */
+  let wanted: Set<string> | 'all' | null = null;
+  let holding: Promise<void> | null = null;
+  /** Windows being read. */
+  const reads = new Set<Promise<void>>();
+  let turn = 0;
+
+  function knowStream(tenantId: string, webhookId: string): void {
+    const set = known.get(tenantId);
+    if (set) set.add(webhookId);
+    else known.set(tenantId, new Set([webhookId]));
+  }
+
+  function wantStreams(tenants: Iterable<string> | 'all'): void {
+    if (stopped) return;
+    if (tenants === 'all' || wanted === 'all') wanted = 'all';
+    else {
+      wanted ??= new Set();
+      for (const t of tenants) wanted.add(t);
     }
+    if (holding) return;
+    holding = holdLoop().finally(() => {
+      holding = null;
+      if (wanted !== null && streamRoom() > 0) wantStreams([]);
+    });
   }
 
   /**
-   * One dispatch of the tenant's new events; while no claim is under way it is the claim (it takes
-   * the free slots, and a claim asked for meanwhile follows it). Resolves to whether more is waiting.
+   * How many more streams to hold now: one per endpoint's worth of slots left free by the attempts
+   * in flight and the events the held streams have read (at least one while any slot is free), so
+   * that instances polling the same log share its streams rather than the first taking them all.
    */
-  async function dispatchOnce(tenantId: string): Promise<boolean> {
-    const slots = claiming === null ? freeSlots() : null;
-    if (slots === null) {
-      const r = await dispatchTenant(prisma, tenantId);
-      queuedFor(r.waiting);
-      return r.more;
-    }
-    let claimed: () => void = () => {};
-    claiming = new Promise<void>((resolve) => {
-      claimed = resolve;
-    });
-    asked = { total: slots.total, of: slots.free, others: slots.perEndpoint };
-    try {
-      const r = await dispatchTenant(prisma, tenantId, slots);
-      for (const c of r.claimed) start(c);
-      queuedFor(r.waiting);
-      return r.more;
-    } finally {
-      asked = null;
-      claiming = null;
-      claimed();
-      if (again) pump();
+  function streamRoom(): number {
+    let free = settings.concurrency - running.size - (asked?.total ?? 0);
+    for (const s of held.values()) free -= Math.min(s.waiting.length, settings.concurrencyPerEndpoint);
+    if (free <= 0) return 0;
+    return Math.max(1, Math.floor(free / settings.concurrencyPerEndpoint));
+  }
+
+  async function holdLoop(): Promise<void> {
+    while (wanted !== null && !stopped) {
+      const room = streamRoom();
+      // No slot free: looked at again as answers free some (start).
+      if (room === 0) return;
+      const want = wanted;
+      const tenants = want === 'all' ? null : [...want];
+      wanted = null;
+      if (tenants?.length === 0) continue;
+      try {
+        const claimed = await claimStreams(prisma, room, settings.leaseMs, windowOf, tenants);
+        succeeded();
+        // As many as there was room for: more may wait.
+        if (claimed.length === room) wantStreams(want);
+        for (const c of claimed) {
+          const stream: Stream = {
+            webhookId: c.webhookId,
+            tenantId: c.tenantId,
+            lease: c.lease,
+            url: '',
+            secret: '',
+            failingSince: null,
+            readTo: c.lastEventId,
+            recordedTo: c.lastEventId,
+            waiting: [],
+            open: [],
+            inFlight: 0,
+            reading: false,
+            caughtUp: false,
+            woken: false,
+            ended: false,
+            releasing: false,
+            renewedAt: Date.now(),
+          };
+          held.set(c.webhookId, stream);
+          took(stream, c.window);
+        }
+      } catch (err) {
+        failed('read the event log', err);
+        // The poll looks again.
+      }
+      serveStreams();
     }
   }
 
-  function dispatch(tenants: Iterable<string>): void {
-    for (const t of tenants) dirty.add(t);
-    if (dispatching || stopped || dirty.size === 0) return;
-    dispatching = dispatchDirty().finally(() => {
-      dispatching = null;
-      // A wake that came while the loop was finishing.
-      if (dirty.size > 0) dispatch([]);
-    });
+  /** A window read: its events wait to be sent; an endpoint disabled or deleted ends the stream. */
+  function took(s: Stream, window: StreamWindow): void {
+    if (window.endpoint === null || !window.endpoint.isActive) {
+      s.ended = true;
+      s.waiting = [];
+    } else {
+      s.url = window.endpoint.url;
+      s.secret = window.endpoint.secret;
+      s.failingSince = window.endpoint.failingSince;
+      s.waiting.push(...window.events);
+    }
+    if (window.readTo !== null && window.readTo > s.readTo) s.readTo = window.readTo;
+    s.caughtUp = !window.full;
+  }
+
+  async function readMore(s: Stream): Promise<void> {
+    s.reading = true;
+    s.woken = false;
+    try {
+      took(s, await readStream(prisma, s, s.readTo, windowOf));
+      succeeded();
+    } catch (err) {
+      failed('read the event log', err);
+      // Read again at the next poll.
+      s.woken = true;
+    } finally {
+      s.reading = false;
+    }
+    serveStreams();
+  }
+
+  /** Free slots for a stream of `endpoint` now: the instance's and the endpoint's, less what a claim asked for. */
+  function slotsFor(s: Stream): number {
+    const total = settings.concurrency - running.size - (asked?.total ?? 0);
+    const reserved = asked ? (asked.of.get(s.webhookId) ?? asked.others) : 0;
+    const endpoint = settings.concurrencyPerEndpoint - (busy.get(s.webhookId) ?? 0) - reserved;
+    return Math.min(total, endpoint);
+  }
+
+  /** Sends what the held streams have read, in turn, within the free slots; reads on as they run low. */
+  function serveStreams(): void {
+    if (stopped) return;
+    const streams = [...held.values()];
+    for (let k = 0; k < streams.length; k++) {
+      const s = streams[(turn + k) % streams.length] as Stream;
+      if (s.releasing || s.ended) continue;
+      for (let n = slotsFor(s); n > 0 && s.waiting.length > 0; n--) {
+        sendFromStream(s, s.waiting.shift() as StreamEvent);
+      }
+      if (!s.reading && s.waiting.length < settings.concurrencyPerEndpoint && (!s.caughtUp || s.woken)) {
+        const read = readMore(s).finally(() => reads.delete(read));
+        reads.add(read);
+      }
+    }
+    turn++;
+    if (placesDue()) startRecording();
+  }
+
+  function sendFromStream(s: Stream, e: StreamEvent): void {
+    s.open.push(e.id);
+    s.inFlight++;
+    start(
+      {
+        id: null,
+        streamLease: s.lease,
+        tenantId: s.tenantId,
+        webhookId: s.webhookId,
+        eventId: e.id,
+        eventType: e.type,
+        attempts: 1,
+        firstAttemptAt: new Date(),
+        url: s.url,
+        secret: s.secret,
+        failingSince: s.failingSince,
+        occurredAt: e.occurredAt,
+        payloadJson: e.payloadJson,
+      },
+      s,
+    );
+  }
+
+  /** Lets a stream go unrecorded (its statement failed): its lease runs out and what it sent comes again. */
+  function forget(s: Stream): void {
+    if (held.get(s.webhookId) === s) held.delete(s.webhookId);
+  }
+
+  /** The stream of a first attempt, while this instance still holds it under the same lease. */
+  function streamOf(claim: ClaimedDelivery): Stream | undefined {
+    if (claim.id !== null) return undefined;
+    const s = held.get(claim.webhookId);
+    return s && s.lease === claim.streamLease ? s : undefined;
+  }
+
+  /**
+   * Where a stream's place can move once the attempts `recorded` are: before its first event sent
+   * and not recorded, or its first not sent, or past all it read.
+   */
+  function placeOf(s: Stream, recorded: ReadonlySet<bigint>): { place: bigint; settled: boolean } {
+    const firstOpen = s.open.find((id) => !recorded.has(id));
+    if (firstOpen !== undefined) return { place: firstOpen - 1n, settled: false };
+    const first = s.waiting[0];
+    return { place: first ? first.id - 1n : s.readTo, settled: true };
+  }
+
+  /** Nothing of it in flight or unrecorded, and nothing more to send now: let it go. */
+  function releasable(s: Stream, settled: boolean): boolean {
+    if (!settled || s.inFlight > 0 || s.reading) return false;
+    if (stopped || s.ended) return true;
+    return s.waiting.length === 0 && s.caughtUp && !s.woken;
+  }
+
+  const renewDue = (s: Stream) => Date.now() - s.renewedAt >= settings.leaseMs / 3;
+
+  function placesDue(): boolean {
+    for (const s of held.values()) {
+      if (s.releasing) continue;
+      const { place, settled } = placeOf(s, new Set());
+      if (place > s.recordedTo || releasable(s, settled) || renewDue(s)) return true;
+    }
+    return false;
+  }
+
+  /** The places a batch records, with the attempts of each stream in it. */
+  function placesFor(
+    batch: readonly MadeAttempt[],
+  ): { stream: Stream; ids: Set<bigint>; place: StreamPlace }[] {
+    const ids = new Map<Stream, Set<bigint>>();
+    for (const a of batch) {
+      const s = streamOf(a.claim);
+      if (!s) continue;
+      let set = ids.get(s);
+      if (!set) {
+        set = new Set();
+        ids.set(s, set);
+      }
+      set.add(a.claim.eventId);
+    }
+    const places: { stream: Stream; ids: Set<bigint>; place: StreamPlace }[] = [];
+    for (const s of held.values()) {
+      if (s.releasing) continue;
+      const recorded = ids.get(s) ?? new Set<bigint>();
+      const { place, settled } = placeOf(s, recorded);
+      const release = releasable(s, settled);
+      if (recorded.size === 0 && place <= s.recordedTo && !release && !renewDue(s)) continue;
+      if (release) s.releasing = true;
+      places.push({
+        stream: s,
+        ids: recorded,
+        place: {
+          webhookId: s.webhookId,
+          lease: s.lease,
+          // biome-ignore lint/complexity/useMathMinMax: bigints (Math.max takes numbers)
+          lastEventId: place > s.recordedTo ? place : s.recordedTo,
+          release,
+        },
+      });
+    }
+    return places;
+  }
+
+  /** After the batch's statement: places recorded, streams let go, lapsed holds forgotten. */
+  function placesRecorded(
+    places: readonly { stream: Stream; ids: Set<bigint>; place: StreamPlace }[],
+    moved: readonly string[],
+  ): void {
+    const stood = new Set(moved);
+    const wake: string[] = [];
+    for (const { stream: s, ids, place } of places) {
+      if (!stood.has(s.webhookId)) {
+        // Another instance holds it now (the lease ran out): it sends on from the recorded place.
+        forget(s);
+        continue;
+      }
+      s.recordedTo = place.lastEventId;
+      s.renewedAt = Date.now();
+      if (ids.size > 0) s.open = s.open.filter((id) => !ids.has(id));
+      if (place.release) {
+        forget(s);
+        // Events committed while it was being let go: hold it again.
+        if (s.woken && !stopped) wake.push(s.tenantId);
+      }
+    }
+    if (wake.length > 0) wantStreams(wake);
   }
 
   const unsubscribe = onEventsCommitted((events) => {
     const tenants = new Set<string>();
     for (const e of events) {
-      // A webhook created on this instance: its tenant has a cursor from now on.
-      if (e.type === 'webhook.created') known.add(e.tenantId);
+      // An endpoint created or enabled on this instance: its tenant's streams are looked at from now on.
+      if (e.type === 'webhook.created' || e.type === 'webhook.updated') {
+        knowStream(e.tenantId, e.resourceId);
+      }
       if (known.has(e.tenantId)) tenants.add(e.tenantId);
     }
-    if (tenants.size > 0) dispatch(tenants);
+    if (tenants.size === 0) return;
+    const unheld: string[] = [];
+    for (const t of tenants) {
+      let all = true;
+      for (const id of known.get(t) ?? []) {
+        const s = held.get(id);
+        if (s && !s.releasing) {
+          s.woken = true;
+        } else {
+          all = false;
+          if (s) s.woken = true;
+        }
+      }
+      if (!all) unheld.push(t);
+    }
+    if (unheld.length > 0) wantStreams(unheld);
+    serveStreams();
   });
 
-  // ── Worker: due deliveries → attempts → recorded in batches ─────────────────────────────────
+  // ── Worker: attempts made, recorded in batches; the queue's due deliveries claimed ─────────────
   // A claim takes at most the free slots (the instance's, and each endpoint's), so what is claimed
   // is sent at once; a slot frees when its answer arrives, and the next claim fills it while the
-  // other attempts are in flight. Answers are recorded by one statement per batch: while one batch
-  // is written the next gathers (and for RECORD_GATHER_MS at least). An answer not recorded yet
-  // holds its claim: should the instance die, it is sent again after its lease (same webhook-id).
-  const running = new Set<Promise<void>>();
-  /** Attempts in flight per endpoint. */
-  const busy = new Map<string, number>();
+  // other attempts are in flight. Answers are recorded by one statement per batch, with the streams'
+  // places: while one batch is written the next gathers (and for RECORD_GATHER_MS at least). An
+  // answer not recorded yet holds its claim: should the instance die, it is sent again after its
+  // lease (same webhook-id).
   let claiming: Promise<void> | null = null;
   let again = false;
   /** The last claim filled the instance's free slots: more may be due, look again as slots free up. */
@@ -158,8 +437,6 @@ export function startWebhookDelivery(deps: {
   let throttled = false;
   /** Endpoints whose free slots the last claims filled: more may be due, look again as theirs free. */
   const fullEndpoints = new Set<string>();
-  /** What the claim under way asked for: in all, per endpoint, and for any other endpoint. */
-  let asked: { total: number; of: ReadonlyMap<string, number>; others: number } | null = null;
 
   /** After an answer from `endpoint`: are enough slots free, beyond what the claim under way takes? */
   function worthClaiming(endpoint: string): boolean {
@@ -184,18 +461,29 @@ export function startWebhookDelivery(deps: {
   let recording: Promise<void> | null = null;
 
   async function recordLoop(): Promise<void> {
-    while (toRecord.length > 0) {
+    while (toRecord.length > 0 || placesDue()) {
       // A moment to gather more: a statement's own cost is about that of dozens of rows.
       if (toRecord.length < RECORD_BATCH && !stopped) await sleep(RECORD_GATHER_MS);
       const batch = toRecord.splice(0, RECORD_BATCH);
+      const places = placesFor(batch);
+      let moved: string[];
       try {
-        await recordAttempts(prisma, batch);
+        moved = (
+          await recordAttempts(
+            prisma,
+            batch,
+            places.map((p) => p.place),
+            settings.leaseMs,
+          )
+        ).moved;
         succeeded();
       } catch (err) {
-        // Unrecorded: each comes due again when its lease ends and is sent again (same webhook-id).
+        // Unrecorded: each comes again when its lease ends (same webhook-id).
         failed('record attempts (they will be made again after their lease)', err);
+        for (const p of places) forget(p.stream);
         continue;
       }
+      placesRecorded(places, moved);
       try {
         await afterRecorded(workerDeps, batch);
       } catch (err) {
@@ -206,11 +494,12 @@ export function startWebhookDelivery(deps: {
         throttled = false;
         pump();
       }
+      serveStreams();
     }
   }
 
   function startRecording(): void {
-    if (recording || toRecord.length === 0) return;
+    if (recording || (toRecord.length === 0 && !placesDue())) return;
     recording = recordLoop().finally(() => {
       recording = null;
       // An answer that came while the loop was finishing.
@@ -223,17 +512,23 @@ export function startWebhookDelivery(deps: {
     startRecording();
   }
 
-  function start(claim: ClaimedDelivery): void {
+  function start(claim: ClaimedDelivery, stream?: Stream): void {
     const endpoint = claim.webhookId;
     busy.set(endpoint, (busy.get(endpoint) ?? 0) + 1);
     const p = makeAttempt(workerDeps, claim)
       .then(record)
-      .catch((err: unknown) => failed('make an attempt (it will be made again after its lease)', err))
+      .catch((err: unknown) => {
+        failed('make an attempt (it will be made again after its lease)', err);
+        if (stream) forget(stream);
+      })
       .finally(() => {
         running.delete(p);
+        if (stream) stream.inFlight--;
         const n = (busy.get(endpoint) ?? 1) - 1;
         if (n > 0) busy.set(endpoint, n);
         else busy.delete(endpoint);
+        serveStreams();
+        if (wanted !== null && !holding) wantStreams([]);
         if (worthClaiming(endpoint)) pump();
       });
     running.add(p);
@@ -244,18 +539,6 @@ export function startWebhookDelivery(deps: {
     const free = new Map<string, number>();
     for (const [endpoint, n] of busy) free.set(endpoint, Math.max(0, settings.concurrencyPerEndpoint - n));
     return free;
-  }
-
-  /**
-   * What a dispatch may claim: the free slots, unless older deliveries may be waiting for them (the
-   * instance's bound cut the last claim, or an endpoint's: 0 for it), or answers pile up unrecorded.
-   */
-  function freeSlots(): DispatchSlots | null {
-    const total = settings.concurrency - running.size;
-    if (backlog || total <= 0 || toRecord.length >= RECORD_BATCH) return null;
-    const free = freeOfBusyEndpoints();
-    for (const endpoint of fullEndpoints) free.set(endpoint, 0);
-    return { total, perEndpoint: settings.concurrencyPerEndpoint, free, leaseMs: settings.leaseMs };
   }
 
   async function claimLoop(): Promise<void> {
@@ -305,20 +588,6 @@ export function startWebhookDelivery(deps: {
     } while (again && !stopped);
   }
 
-  /**
-   * Deliveries were queued for these endpoints: claimed now where one has a free slot; an endpoint
-   * whose slots are all taken is looked at again as its answers come (a claim now would take none
-   * of its rows).
-   */
-  function queuedFor(webhookIds: readonly string[]): void {
-    let free = false;
-    for (const id of webhookIds) {
-      if ((busy.get(id) ?? 0) >= settings.concurrencyPerEndpoint) fullEndpoints.add(id);
-      else free = true;
-    }
-    if (free) pump();
-  }
-
   /** Claims what is due, unless a claim is under way (then it looks again once done). */
   function pump(): void {
     if (stopped) return;
@@ -354,16 +623,25 @@ export function startWebhookDelivery(deps: {
     if (polling || stopped) return;
     polling = true;
     try {
-      const { behind, all } = await tenantsBehind(prisma);
+      const streams = await listStreams(prisma);
       known.clear();
-      for (const t of all) known.add(t);
-      dispatch(behind);
+      let unheld = false;
+      for (const st of streams) {
+        knowStream(st.tenantId, st.webhookId);
+        const s = held.get(st.webhookId);
+        // Written by another instance (no wake here), or a held stream that missed its wake.
+        if (st.behind && s) s.woken = true;
+        if (st.behind && !s) unheld = true;
+      }
+      if (unheld) wantStreams('all');
       succeeded();
     } catch (err) {
       failed('read the event log', err);
     } finally {
       polling = false;
     }
+    // Reads what the wakes asked for, and renews the held streams' leases when due.
+    serveStreams();
     pump();
   }
   const pollTimer = setInterval(() => void poll(), settings.pollMs);
@@ -403,9 +681,12 @@ export function startWebhookDelivery(deps: {
       clearInterval(pollTimer);
       clearInterval(pruneTimer);
       clearTimeout(retryTimer);
-      await Promise.allSettled([dispatching, claiming]);
-      // Attempts already sent are answered within WEBHOOKS_TIMEOUT_MS; their results are recorded.
+      await Promise.allSettled([holding, claiming]);
+      // Attempts already sent are answered within WEBHOOKS_TIMEOUT_MS; their results are recorded,
+      // and the streams let go at the place they reached (the next holder sends on from there).
       await Promise.allSettled([...running]);
+      while (reads.size > 0) await Promise.allSettled([...reads]);
+      startRecording();
       while (recording) await recording;
       await connections.destroy().catch(() => {});
     },

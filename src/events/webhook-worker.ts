@@ -17,9 +17,12 @@ import { nextRetryDelay } from './webhook-retry.js';
 import { openSecret } from './webhook-secret.js';
 import { type AttemptResult, sendWebhook } from './webhook-sender.js';
 
-/** A claimed delivery, with what sending it needs. */
+/** A claimed delivery (or a stream's event: see `id`), with what sending it needs. */
 export interface ClaimedDelivery {
-  id: bigint;
+  /** The queue row; null for a first attempt read from the endpoint's stream (webhook-stream.ts). */
+  id: bigint | null;
+  /** A stream's event: the hold it was read under (RECORD_SQL's fence). */
+  streamLease?: number;
   tenantId: string;
   webhookId: string;
   eventId: bigint;
@@ -116,19 +119,43 @@ export async function claimDeliveries(
 /** No sequential or bitmap scans (see claimDeliveries). */
 export const INDEX_ONLY_PLANS = { enable_seqscan: 'off', enable_bitmapscan: 'off' } as const;
 
-// A batch of attempts, in one statement: each delivery after its attempt, if its claim still holds
-// (same attempt count, still pending): a delivered one leaves the queue (its attempt is its record;
-// a row deleted writes no new version nor index entries), any other takes its new state; a retry of
-// a disabled endpoint's delivery waits unscheduled (null) until it is enabled again. Every attempt
-// made is logged, a stale claim's too, unless its endpoint was deleted meanwhile; its next retry is
-// that of its row if the row took its result. (The log joins only the rows kept: a join of the
-// planner's choosing over all of them was a nested loop, 250 000 comparisons and 21 of 29 ms for a
-// batch of 500 successes.)
+// A batch of attempts, in one statement, with the places of this instance's streams ($2; each moved
+// only while its hold stands: same lease; leased again for $3 ms, or let go). A claimed delivery
+// takes its attempt's result if its claim still holds (same attempt count, still pending): a
+// delivered one leaves the queue (its attempt is its record; a row deleted writes no new version nor
+// index entries), any other takes its new state; a retry of a disabled endpoint's delivery waits
+// unscheduled (null) until it is enabled again. A first attempt from a stream (no row: `id` null)
+// that failed becomes a row, if its hold stands (otherwise the next holder sends it again). Every
+// attempt made is logged, a stale claim's too, unless its endpoint was deleted meanwhile; its next
+// retry is that of its row if the row took its result. (The log joins only the rows kept: a join of
+// the planner's choosing over all of them was a nested loop, 250 000 comparisons and 21 of 29 ms for
+// a batch of 500 successes.)
 export const RECORD_SQL = `WITH r AS (
-  SELECT * FROM json_to_recordset($1::json) AS r("id" bigint, "tenantId" text, "webhookId" text,
-    "eventId" bigint, "eventType" text, "attempts" int, "status" text, "retryAt" timestamptz,
-    "statusCode" int, "error" text, "durationMs" int, "attemptId" text, "outcome" text,
-    "startedAt" timestamptz)
+  SELECT * FROM json_to_recordset($1::json) AS r("id" bigint, "lease" int, "tenantId" text,
+    "webhookId" text, "eventId" bigint, "eventType" text, "attempts" int, "status" text,
+    "retryAt" timestamptz, "statusCode" int, "error" text, "durationMs" int, "attemptId" text,
+    "outcome" text, "startedAt" timestamptz)
+), p AS (
+  SELECT * FROM json_to_recordset($2::json) AS p("webhookId" text, "lease" int, "lastEventId" bigint,
+    "release" boolean)
+), moved AS (
+  UPDATE "WebhookStream" s SET "lastEventId" = greatest(s."lastEventId", p."lastEventId"),
+    "leasedUntil" = CASE WHEN p."release" THEN NULL ELSE now() + $3::int * interval '1 millisecond' END,
+    "updatedAt" = now()
+  FROM p WHERE s."webhookId" = p."webhookId" AND s."lease" = p."lease"
+  RETURNING s."webhookId", s."lease"
+), streamed AS (
+  SELECT r.*, w."isActive" FROM r JOIN moved m ON m."webhookId" = r."webhookId" AND m."lease" = r."lease"
+  JOIN "Webhook" w ON w."id" = r."webhookId"
+  WHERE r."id" IS NULL
+), queued AS (
+  INSERT INTO "WebhookDelivery" ("tenantId", "webhookId", "eventId", "eventType", "status", "attempts",
+    "nextAttemptAt", "firstAttemptAt", "lastAttemptAt", "lastStatusCode", "lastError", "lastDurationMs")
+  SELECT r."tenantId", r."webhookId", r."eventId", r."eventType", r."status", 1,
+    CASE WHEN r."status" = 'pending' AND r."isActive" THEN r."retryAt" END, r."startedAt", r."startedAt",
+    r."statusCode", r."error", r."durationMs"
+  FROM streamed r WHERE r."status" <> 'succeeded'
+  RETURNING 1
 ), delivered AS (
   DELETE FROM "WebhookDelivery" d USING r
   WHERE d."id" = r."id" AND d."attempts" = r."attempts" AND d."status" = 'pending'
@@ -150,11 +177,27 @@ export const RECORD_SQL = `WITH r AS (
     "messageId", "attempt", "status", "statusCode", "durationMs", "error", "nextRetryAt", "createdAt")
   SELECT r."attemptId", r."tenantId", r."webhookId", r."id", r."eventId", r."eventType",
     'evt_' || r."tenantId" || '_' || r."eventId", r."attempts", r."outcome", r."statusCode",
-    r."durationMs", r."error", k."nextAttemptAt", r."startedAt"
+    r."durationMs", r."error",
+    CASE WHEN r."id" IS NOT NULL THEN k."nextAttemptAt"
+      WHEN r."status" = 'pending' AND w."isActive" AND m."webhookId" IS NOT NULL THEN r."retryAt" END,
+    r."startedAt"
   FROM r JOIN "Webhook" w ON w."id" = r."webhookId" LEFT JOIN kept k ON k."id" = r."id"
+  LEFT JOIN moved m ON r."id" IS NULL AND m."webhookId" = r."webhookId" AND m."lease" = r."lease"
   RETURNING 1
 )
-SELECT (SELECT count(*) FROM d)::int AS "written", (SELECT count(*) FROM logged)::int AS "logged"`;
+SELECT (SELECT count(*) FROM d)::int + (SELECT count(*) FROM streamed)::int AS "written",
+  (SELECT count(*) FROM logged)::int AS "logged",
+  (SELECT coalesce(array_agg("webhookId"), '{}') FROM moved) AS "moved",
+  (SELECT count(*) FROM queued)::int AS "queued"`;
+
+/** A stream's place to record (RECORD_SQL's $2): moved only while the hold `lease` stands. */
+export interface StreamPlace {
+  webhookId: string;
+  lease: number;
+  lastEventId: bigint;
+  /** Let the stream go (another instance, or this one later, may hold it). */
+  release: boolean;
+}
 
 /** The delivery's state once an attempt is over. */
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'dead';
@@ -297,24 +340,39 @@ export async function makeAttempt(deps: WorkerDeps, claim: ClaimedDelivery): Pro
 }
 
 /**
- * Records attempts in one statement: resolves to how many deliveries took their result (the others'
- * claims were stale) and how many attempts were logged (all).
+ * Records attempts, and streams' places, in one statement: resolves to how many attempts took their
+ * result (the others' claims or holds were stale), how many were logged (all), the endpoints whose
+ * places moved (their holds stood) and how many failed first attempts were queued to retry.
  */
 export async function recordAttempts(
   prisma: Prisma,
   attempts: readonly MadeAttempt[],
-): Promise<{ written: number; logged: number }> {
-  if (attempts.length === 0) return { written: 0, logged: 0 };
-  const [row] = await rawRowsOf(prisma)<{ written: number; logged: number }>(RECORD_SQL, [
-    recordParameter(attempts),
-  ]);
-  return { written: row?.written ?? 0, logged: row?.logged ?? 0 };
+  places: readonly StreamPlace[] = [],
+  leaseMs = 0,
+): Promise<{ written: number; logged: number; moved: string[]; queued: number }> {
+  if (attempts.length === 0 && places.length === 0) return { written: 0, logged: 0, moved: [], queued: 0 };
+  const [row] = await rawRowsOf(prisma)<{ written: number; logged: number; moved: string[]; queued: number }>(
+    RECORD_SQL,
+    [recordParameter(attempts), placesParameter(places), leaseMs],
+  );
+  return {
+    written: row?.written ?? 0,
+    logged: row?.logged ?? 0,
+    moved: row?.moved ?? [],
+    queued: row?.queued ?? 0,
+  };
+}
+
+/** RECORD_SQL's $2: the places as a JSON array. */
+export function placesParameter(places: readonly StreamPlace[]): string {
+  return JSON.stringify(places.map((p) => ({ ...p, lastEventId: String(p.lastEventId) })));
 }
 
 /** RECORD_SQL's parameter: the attempts as a JSON array of rows. */
 export function recordParameter(attempts: readonly MadeAttempt[]): string {
   const rows = attempts.map((a) => ({
-    id: String(a.claim.id),
+    id: a.claim.id === null ? null : String(a.claim.id),
+    lease: a.claim.streamLease ?? null,
     tenantId: a.claim.tenantId,
     webhookId: a.claim.webhookId,
     eventId: String(a.claim.eventId),
@@ -354,12 +412,6 @@ export async function afterRecorded(deps: WorkerDeps, attempts: readonly MadeAtt
   }
 }
 
-/** One attempt made and recorded on its own (the batch of one). */
-export async function attemptDelivery(deps: WorkerDeps, claim: ClaimedDelivery): Promise<void> {
-  const made = await makeAttempt(deps, claim);
-  await recordAttempts(deps.prisma, [made]);
-  await afterRecorded(deps, [made]);
-}
 /** The endpoint's run of failures: started by a failure, ended by a success, fatal after days or a 410. */
 async function endpointHealth(
   deps: WorkerDeps,

@@ -16,10 +16,10 @@ import {
   writeWithEvents,
 } from '../../events/outbox.js';
 import { hostOf, resolveTarget, TargetRefused } from '../../events/webhook-address.js';
-import { startingPoint } from '../../events/webhook-dispatcher.js';
 import { TEST_EVENT_TYPE, testMessage } from '../../events/webhook-message.js';
 import { newWebhookSecret, openSecret, SecretUnreadable, sealSecret } from '../../events/webhook-secret.js';
 import { sendWebhook } from '../../events/webhook-sender.js';
+import { lastEventIdOf, placeStream } from '../../events/webhook-stream.js';
 import { newAttemptId } from '../../events/webhook-worker.js';
 import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { type ListWhere, listOperation, operation } from '../../operations/operation.js';
@@ -211,7 +211,7 @@ export const createWebhook = operation({
     await assertPublicTarget(ctx.config.webhooks, input.url);
     const secret = newWebhookSecret();
     const row = await writeWithEvents(ctx, async (tx, log) => {
-      const startAfterEventId = await startingPoint(tx, scope.tenantId);
+      const startAfterEventId = await lastEventIdOf(tx, scope.tenantId);
       const created = await tx.webhook.create({
         data: {
           tenantId: scope.tenantId,
@@ -223,6 +223,7 @@ export const createWebhook = operation({
         },
         select: webhookItemSelect,
       });
+      await placeStream(tx, created.id, scope.tenantId, startAfterEventId);
       recordChange(log, webhookEvent('webhook.created', 'webhooks.create', null, created));
       return created;
     });
@@ -243,7 +244,7 @@ export const updateWebhook = operation({
   action: 'webhooks.update',
   find: webhookInScope,
   input: webhookUpdateFields,
-  async run({ ctx, input, found }): Promise<WebhookItemRow> {
+  async run({ ctx, scope, input, found }): Promise<WebhookItemRow> {
     if (input.url !== undefined) await assertPublicTarget(ctx.config.webhooks, input.url);
     return writeWithEvents(ctx, async (tx, log) => {
       const data: PrismaNS.WebhookUpdateInput = {};
@@ -260,6 +261,8 @@ export const updateWebhook = operation({
         await pauseDeliveries(tx, found.id);
       } else if (input.is_active === true && !found.isActive) {
         Object.assign(data, { isActive: true, disabledReason: null, disabledAt: null, failingSince: null });
+        // What was logged while it was disabled comes only with a replay.
+        await placeStream(tx, found.id, scope.tenantId, await lastEventIdOf(tx, scope.tenantId));
         await tx.webhookDelivery.updateMany({
           where: { webhookId: found.id, status: 'pending' },
           data: { nextAttemptAt: now, claimedUntil: null, firstAttemptAt: null, attempts: 0, updatedAt: now },
@@ -281,13 +284,10 @@ export const deleteWebhook = operation({
   action: 'webhooks.delete',
   find: webhookInScope,
   input: {},
-  async run({ ctx, scope, found }): Promise<{ id: string }> {
+  async run({ ctx, found }): Promise<{ id: string }> {
     await writeWithEvents(ctx, async (tx, log) => {
+      // Its stream, queue and attempts go with it (cascade).
       await tx.webhook.delete({ where: { id: found.id } });
-      // The tenant's last endpoint: its log needs no reading any more (a new endpoint starts afresh).
-      if ((await tx.webhook.count({ where: { tenantId: scope.tenantId } })) === 0) {
-        await tx.webhookCursor.deleteMany({ where: { tenantId: scope.tenantId } });
-      }
       recordChange(log, webhookEvent('webhook.deleted', 'webhooks.delete', found, null));
     });
     return { id: found.id };
