@@ -5,11 +5,12 @@
 // would leave them).
 // Prints deliveries/s, the CPU this process spent (the delivery and the receiver) and the CPU of this
 // database's client backends (read from /proc: PostgreSQL on this machine, Linux) per delivery, and the
-// delivery's statements by kind.
+// statements by kind.
 //   npx tsx bench/webhook-delivery.bench.ts   (BENCH_DATABASE_URL, default
 //   postgresql://root@127.0.0.1:5432/bench_webhooks, dropped and created again, so its name must begin
-//   with bench_webhooks; BENCH_EVENTS, default 40000; WEBHOOKS_CONCURRENCY and
-//   WEBHOOKS_CONCURRENCY_PER_ENDPOINT as the server reads them)
+//   with bench_webhooks; BENCH_EVENTS, default 40000; WEBHOOKS_CONCURRENCY,
+//   WEBHOOKS_CONCURRENCY_PER_ENDPOINT and WEBHOOKS_THREAD as the server reads them: the statements
+//   by kind are those of this thread's pool, so delivery's appear with WEBHOOKS_THREAD=false only)
 
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -35,7 +36,7 @@ const config = loadConfig({
   WEBHOOKS_ALLOW_PRIVATE: '1',
   // The measured events are found by the poll (written as another instance would): it looks often.
   WEBHOOKS_POLL_MS: '50',
-  ...pick('WEBHOOKS_CONCURRENCY', 'WEBHOOKS_CONCURRENCY_PER_ENDPOINT'),
+  ...pick('WEBHOOKS_CONCURRENCY', 'WEBHOOKS_CONCURRENCY_PER_ENDPOINT', 'WEBHOOKS_THREAD'),
 });
 const app = await buildApp({ config, db, logger: false });
 const a = await bootstrapTenant(db.prisma, { tenant: `Webhook bench ${Date.now()}` });

@@ -10,6 +10,7 @@ import { publishCommitted } from './events/feed.js';
 import { onEventsCommitted } from './events/outbox.js';
 import { type EventSweeper, startEventSweeper } from './events/sweeper.js';
 import { startWebhookDelivery, type WebhookDeliveryService } from './events/webhook-delivery.js';
+import { DELIVERY_THREAD_POOL, startWebhookDeliveryThread } from './events/webhook-delivery-thread.js';
 import { createFieldGuard } from './graphql/field-rate-limit.js';
 import { createGraphqlHandler } from './graphql/yoga.js';
 import { registerCors } from './http/cors.js';
@@ -245,17 +246,25 @@ export async function buildApp(deps: {
     },
   });
 
-  // Webhook delivery: dispatcher and worker in the background, stopped first by close().
-  const webhooks = config.webhooks.deliver
-    ? startWebhookDelivery({
-        prisma,
-        settings: config.webhooks,
-        log: fastify.log,
-        health: {
-          disable: (webhookId, tenantId, reason) => disableWebhook(prisma, webhookId, tenantId, reason),
-        },
-      })
-    : undefined;
+  // Webhook delivery in the background, stopped first by close(): on a thread of its own on
+  // PostgreSQL; in this one on PGlite (which this thread's one connection owns).
+  const webhooks = !config.webhooks.deliver
+    ? undefined
+    : config.webhooks.thread && db.url
+      ? startWebhookDeliveryThread({
+          databaseUrl: db.url,
+          poolSize: DELIVERY_THREAD_POOL,
+          settings: config.webhooks,
+          log: fastify.log,
+        })
+      : startWebhookDelivery({
+          prisma,
+          settings: config.webhooks,
+          log: fastify.log,
+          health: {
+            disable: (webhookId, tenantId, reason) => disableWebhook(prisma, webhookId, tenantId, reason),
+          },
+        });
 
   mountHealth(fastify, { db, redis });
   mountMedia(fastify, config, prisma);

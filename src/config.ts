@@ -52,8 +52,10 @@ export interface Config {
 }
 
 export interface WebhookSettings {
-  /** This instance dispatches events to webhooks and delivers them (WEBHOOKS_DELIVERY). */
+  /** This instance delivers events to webhooks (WEBHOOKS_DELIVERY). */
   deliver: boolean;
+  /** On PostgreSQL, delivery runs on a worker thread of its own (WEBHOOKS_THREAD). */
+  thread: boolean;
   /** Loopback, private and link-local targets are allowed (WEBHOOKS_ALLOW_PRIVATE; tests). */
   allowPrivate: boolean;
   /** Attempts in flight at once on this instance. */
@@ -313,6 +315,7 @@ function webhookSettings(env: NodeJS.ProcessEnv): WebhookSettings {
   }
   return {
     deliver: bool(env, 'WEBHOOKS_DELIVERY', true),
+    thread: bool(env, 'WEBHOOKS_THREAD', true),
     allowPrivate: bool(env, 'WEBHOOKS_ALLOW_PRIVATE', false),
     concurrency,
     concurrencyPerEndpoint: Math.min(

@@ -5,9 +5,10 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.js';
 
 describe('WEBHOOKS_* settings', () => {
-  it('defaults: delivery on, private targets refused, 256 at once (128 to one endpoint), 5 s per attempt, a 5 s retry base, a 30 s lease', () => {
+  it('defaults: delivery on (on a thread of its own), private targets refused, 256 at once (128 to one endpoint), 5 s per attempt, a 5 s retry base, a 30 s lease', () => {
     expect(loadConfig({}).webhooks).toEqual({
       deliver: true,
+      thread: true,
       allowPrivate: false,
       concurrency: 256,
       concurrencyPerEndpoint: 128,
@@ -25,6 +26,7 @@ describe('WEBHOOKS_* settings', () => {
     const key = 'x'.repeat(40);
     const w = loadConfig({
       WEBHOOKS_DELIVERY: 'false',
+      WEBHOOKS_THREAD: 'false',
       WEBHOOKS_ALLOW_PRIVATE: '1',
       WEBHOOKS_CONCURRENCY: '2',
       WEBHOOKS_CONCURRENCY_PER_ENDPOINT: '1',
@@ -37,6 +39,7 @@ describe('WEBHOOKS_* settings', () => {
     }).webhooks;
     expect(w).toMatchObject({
       deliver: false,
+      thread: false,
       allowPrivate: true,
       concurrency: 2,
       concurrencyPerEndpoint: 1,

@@ -10,9 +10,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database, Prisma } from '../src/db/database.js';
 import type { EventType } from '../src/events/event-types.js';
-import { announceEvents, type RecordedEvent, recordEvents, systemActor } from '../src/events/outbox.js';
+import {
+  announceEvents,
+  onEventsCommitted,
+  type RecordedEvent,
+  recordEvents,
+  systemActor,
+} from '../src/events/outbox.js';
 import { startWebhookDelivery } from '../src/events/webhook-delivery.js';
-import { claimStreams, readStream, STREAM_READ_SQL } from '../src/events/webhook-stream.js';
+import { claimStreams, readStream, STREAM_CLAIM_SQL, STREAM_READ_SQL } from '../src/events/webhook-stream.js';
 import {
   CLAIM_SQL,
   type ClaimedDelivery,
@@ -1065,6 +1071,61 @@ describe('claims, shutdown and failures', () => {
     expect(infos).toEqual([]);
   });
 });
+
+describe.skipIf(!process.env.TEST_DATABASE_URL)(
+  'the delivery thread (PostgreSQL; skipped without TEST_DATABASE_URL)',
+  () => {
+    /** Delivery's statements seen on the app's own pool while a 410 answer is delivered, and the events announced here. */
+    async function deliverA410(thread: 'true' | 'false'): Promise<{ onPool: number; announced: string[] }> {
+      const own = await scratchDatabase(`webhooks_thread_${thread}`);
+      const seen: string[] = [];
+      const stopWatching = own.db.onQuery((sql) => seen.push(sql));
+      const announced: string[] = [];
+      const stopListening = onEventsCommitted((events) => {
+        for (const e of events) if (e.type === 'webhook.disabled') announced.push(e.resourceId);
+      });
+      try {
+        const app = await startApp({ ...DELIVERY, WEBHOOKS_THREAD: thread }, { db: own.db });
+        try {
+          const a = await newTenant(own.db.prisma);
+          const ep = endpoint(() => 410);
+          const hook = await createHook(a, ep.url, ['guest.created'], app);
+          await record(own.db.prisma, a.tenant_id, ['guest.created', 'g1']);
+          await receiver.waitFor(() => at(ep.path).length >= 1);
+          await until('disabled and recorded', async () => {
+            const w = await own.db.prisma.webhook.findUniqueOrThrow({ where: { id: hook.id } });
+            return (
+              !w.isActive &&
+              (await own.db.prisma.webhookAttempt.count({ where: { webhookId: hook.id } })) === 1
+            );
+          });
+          await until('announced', async () => announced.includes(hook.id));
+        } finally {
+          await app.close();
+        }
+        return {
+          onPool: seen.filter((sql) =>
+            [STREAM_CLAIM_SQL, STREAM_READ_SQL, RECORD_SQL, CLAIM_SQL].includes(sql),
+          ).length,
+          announced,
+        };
+      } finally {
+        stopListening();
+        stopWatching();
+        await own.drop();
+      }
+    }
+
+    it('delivers from a thread of its own: the API’s pool runs none of delivery’s statements, and an endpoint the thread disables is announced here (WEBHOOKS_THREAD=false: the same on the API’s pool)', async () => {
+      const threaded = await deliverA410('true');
+      expect(threaded.onPool).toBe(0);
+      expect(threaded.announced).toHaveLength(1);
+      const inline = await deliverA410('false');
+      expect(inline.onPool).toBeGreaterThan(0);
+      expect(inline.announced).toHaveLength(1);
+    });
+  },
+);
 
 interface PlanNode {
   'Node Type': string;

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, openDatabase } from '../src/db/database.js';
 import type { EventType } from '../src/events/event-types.js';
 import { type RecordedEvent, recordEvents, systemActor } from '../src/events/outbox.js';
+import { DELIVERY_APPLICATION_NAME } from '../src/events/webhook-delivery-thread.js';
 import type { BootstrapResult } from '../src/modules/tenants/bootstrap.service.js';
 import { newTenant } from './helpers/fixtures.js';
 import { type Child, freePort, killAll, killGroup, startServer, waitUntilUp } from './helpers/processes.js';
@@ -165,6 +166,20 @@ describe.skipIf(!PG_URL)(
 
     it('two instances delivering at once make each attempt once', async () => {
       third = await start();
+      // Both instances' delivery threads connected (each names its connections with its process id).
+      await expect
+        .poll(
+          async () =>
+            (
+              await prisma().$queryRawUnsafe<{ n: number }[]>(
+                `SELECT count(DISTINCT application_name)::int AS n FROM pg_stat_activity
+                 WHERE datname = current_database() AND application_name LIKE $1`,
+                `${DELIVERY_APPLICATION_NAME} %`,
+              )
+            )[0]?.n,
+          { timeout: 30_000 },
+        )
+        .toBe(2);
       // A second endpoint: an endpoint's stream is sent by one instance at a time, so each instance
       // can hold one endpoint's while the other holds the other's.
       const res = await fetch(`${third.base}/api/v1/webhooks`, {

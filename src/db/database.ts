@@ -46,6 +46,8 @@ function setLocal(settings: PlannerSettings): string {
 export interface Database {
   prisma: PrismaClient;
   kind: 'pglite' | 'postgresql';
+  /** The PostgreSQL URL it was opened with (another thread opens its own pool there); none on PGlite. */
+  url?: string;
   /**
    * Calls `listener` for every SQL statement once it has answered (a failed one is not reported),
    * with how long it took: tests that pin statement counts, and the statement-duration metric.
@@ -96,6 +98,8 @@ export interface DatabaseOptions {
   statementTimeoutMs?: number;
   /** Longest wait for a pooled connection (pg's `connectionTimeoutMillis`). */
   connectTimeoutMs?: number;
+  /** PostgreSQL's `application_name` of the pool's connections (seen in `pg_stat_activity`). */
+  applicationName?: string;
 }
 
 export const DEFAULT_POOL = { poolSize: 10, statementTimeoutMs: 10_000, connectTimeoutMs: 5_000 } as const;
@@ -250,6 +254,7 @@ async function openPostgres(url: string, migrate: boolean, opts: DatabaseOptions
     connectionString: url,
     max: opts.poolSize ?? DEFAULT_POOL.poolSize,
     ...timeouts(statementTimeoutMs, connectTimeoutMs),
+    ...(opts.applicationName ? { application_name: opts.applicationName } : {}),
   });
   const prisma = new PrismaClient({
     adapter: new PrismaPg(pool),
@@ -299,6 +304,7 @@ async function openPostgres(url: string, migrate: boolean, opts: DatabaseOptions
   return {
     prisma,
     kind: 'postgresql',
+    url,
     onQuery,
     rows,
     async ping() {

@@ -6,7 +6,7 @@
 // failure is logged in a plain sentence and the loop carries on.
 import type { WebhookSettings } from '../config.js';
 import type { Prisma } from '../db/database.js';
-import { onEventsCommitted } from './outbox.js';
+import { onEventsCommitted, type RecordedEvent } from './outbox.js';
 import { webhookConnections } from './webhook-sender.js';
 import {
   claimStreams,
@@ -28,9 +28,33 @@ import {
   type WorkerLog,
 } from './webhook-worker.js';
 
+/** What a committed event tells delivery: the tenant to look at, and an endpoint created or changed. */
+export interface Wake {
+  tenantId: string;
+  type: string;
+  resourceId: string;
+}
+
+/** The wakes of committed events: one per tenant, and each `webhook.*` event's. */
+export function wakesOf(events: readonly RecordedEvent[]): Wake[] {
+  const tenants = new Set<string>();
+  const wakes: Wake[] = [];
+  for (const e of events) {
+    if (e.type.startsWith('webhook.'))
+      wakes.push({ tenantId: e.tenantId, type: e.type, resourceId: e.resourceId });
+    else if (!tenants.has(e.tenantId)) {
+      tenants.add(e.tenantId);
+      wakes.push({ tenantId: e.tenantId, type: e.type, resourceId: e.resourceId });
+    }
+  }
+  return wakes;
+}
+
 export interface WebhookDeliveryService {
   /** Looks for work now (tests; the poll does it every WEBHOOKS_POLL_MS). */
   poke(): void;
+  /** Events were committed (by this thread's writes, or told by another thread): look at their tenants. */
+  wake(wakes: readonly Wake[]): void;
   /** Attempts running now. */
   inFlight(): number;
   /** Stops looking for work, lets the attempts in flight finish (each within WEBHOOKS_TIMEOUT_MS) and records them. */
@@ -92,6 +116,8 @@ export function startWebhookDelivery(deps: {
   settings: WebhookSettings;
   log: WorkerLog;
   health: EndpointHealth;
+  /** Told the attempts in flight whenever their number changes (a delivery thread's counter). */
+  inFlight?: (n: number) => void;
 }): WebhookDeliveryService {
   const { prisma, settings, log } = deps;
   const connections = webhookConnections({
@@ -394,14 +420,12 @@ export function startWebhookDelivery(deps: {
     if (wake.length > 0) wantStreams(wake);
   }
 
-  const unsubscribe = onEventsCommitted((events) => {
+  function wake(wakes: readonly Wake[]): void {
     const tenants = new Set<string>();
-    for (const e of events) {
-      // An endpoint created or enabled on this instance: its tenant's streams are looked at from now on.
-      if (e.type === 'webhook.created' || e.type === 'webhook.updated') {
-        knowStream(e.tenantId, e.resourceId);
-      }
-      if (known.has(e.tenantId)) tenants.add(e.tenantId);
+    for (const w of wakes) {
+      // An endpoint created or enabled: its tenant's streams are looked at from now on.
+      if (w.type === 'webhook.created' || w.type === 'webhook.updated') knowStream(w.tenantId, w.resourceId);
+      if (known.has(w.tenantId)) tenants.add(w.tenantId);
     }
     if (tenants.size === 0) return;
     const unheld: string[] = [];
@@ -409,18 +433,16 @@ export function startWebhookDelivery(deps: {
       let all = true;
       for (const id of known.get(t) ?? []) {
         const s = held.get(id);
-        if (s && !s.releasing) {
-          s.woken = true;
-        } else {
-          all = false;
-          if (s) s.woken = true;
-        }
+        if (s) s.woken = true;
+        if (!s || s.releasing) all = false;
       }
       if (!all) unheld.push(t);
     }
     if (unheld.length > 0) wantStreams(unheld);
     serveStreams();
-  });
+  }
+
+  const unsubscribe = onEventsCommitted((events) => wake(wakesOf(events)));
 
   // ── Worker: attempts made, recorded in batches; the queue's due deliveries claimed ─────────────
   // A claim takes at most the free slots (the instance's, and each endpoint's), so what is claimed
@@ -523,6 +545,7 @@ export function startWebhookDelivery(deps: {
       })
       .finally(() => {
         running.delete(p);
+        deps.inFlight?.(running.size);
         if (stream) stream.inFlight--;
         const n = (busy.get(endpoint) ?? 1) - 1;
         if (n > 0) busy.set(endpoint, n);
@@ -532,6 +555,7 @@ export function startWebhookDelivery(deps: {
         if (worthClaiming(endpoint)) pump();
       });
     running.add(p);
+    deps.inFlight?.(running.size);
   }
 
   /** Free slots of the endpoints with attempts in flight (any other has all of its own). */
@@ -673,6 +697,7 @@ export function startWebhookDelivery(deps: {
 
   return {
     poke: () => void poll(),
+    wake,
     inFlight: () => running.size,
     async stop() {
       if (stopped) return;

@@ -1,0 +1,188 @@
+// Webhook delivery on a thread of its own (on PostgreSQL): the same loop as webhook-delivery.ts, run
+// by a worker thread with its own connections, so the API's event loop never waits behind delivery
+// work (building, signing, sending and recording thousands of attempts a second) and delivery uses
+// another core. The main thread tells it of the events its requests commit (which tenants to look
+// at); it tells the main thread of the events it writes itself (an endpoint it disables), and what
+// to log. On PGlite, which one connection in this thread owns, delivery runs in the main thread.
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
+import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import type { WebhookSettings } from '../config.js';
+import { openDatabase } from '../db/database.js';
+import { disableWebhook } from '../modules/webhooks/webhooks.service.js';
+import { announceEvents, onEventsCommitted, type RecordedEvent } from './outbox.js';
+import { startWebhookDelivery, type Wake, type WebhookDeliveryService, wakesOf } from './webhook-delivery.js';
+import type { WorkerLog } from './webhook-worker.js';
+
+interface ThreadData {
+  webhookDeliveryThread: true;
+  databaseUrl: string;
+  poolSize: number;
+  settings: WebhookSettings;
+  /** Attempts in flight, kept by the thread (inFlight() reads it without a round trip). */
+  inFlight: Int32Array;
+}
+
+type ToThread = { wake: readonly Wake[] } | { poke: true } | { stop: true };
+type FromThread =
+  | { ready: true }
+  | { log: { level: 'warn' | 'info' | 'debug'; obj: object; msg: string } }
+  | { events: RecordedEvent[] }
+  | { stopped: true };
+
+/** How the thread's connections name themselves (`pg_stat_activity.application_name`), with the process id. */
+export const DELIVERY_APPLICATION_NAME = 'webhook-delivery';
+
+/** The thread's connections: a claim, a window's read and a record at once, and the poll. */
+export const DELIVERY_THREAD_POOL = 4;
+
+// The thread's first code: it loads this module's TypeScript as the main thread does (tsx), whether
+// this process was started with tsx's loader or not (a worker's entry, unlike its imports, would not
+// go through the loader the process was started with).
+const TSX_API = (() => {
+  // Its ES module entry, as its package declares it (its CommonJS one loads the hooks from a wrong path).
+  const require = createRequire(import.meta.url);
+  const manifest = require.resolve('tsx/package.json');
+  const { exports } = require(manifest) as { exports: Record<string, { import: { default: string } }> };
+  const entry = exports['./esm/api']?.import.default ?? './dist/esm/api/index.mjs';
+  return new URL(entry, pathToFileURL(manifest)).href;
+})();
+const THREAD_ENTRY = `import(${JSON.stringify(TSX_API)}).then((tsx) => {
+  (tsx.register ?? tsx.default.register)();
+  return import(${JSON.stringify(import.meta.url)});
+});`;
+
+/** A thread that ended unasked is started again after this long, doubled after each failure in a row (to a minute). */
+const RESTART_MS = 1000;
+const RESTART_MAX_MS = 60_000;
+
+/** Errors made plain data for the message (an Error's own fields do not cross a thread). */
+function plain(obj: object): object {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(obj))
+    out[k] = v instanceof Error ? { message: v.message, stack: v.stack } : v;
+  return out;
+}
+
+/**
+ * Starts delivery on a worker thread connected to `databaseUrl` (a pool of `poolSize`): logs go to
+ * `log`, events the thread writes are announced in this thread. Resolves at once; the thread starts
+ * in the background and is started again should it end unasked.
+ */
+export function startWebhookDeliveryThread(opts: {
+  databaseUrl: string;
+  poolSize: number;
+  settings: WebhookSettings;
+  log: WorkerLog;
+}): WebhookDeliveryService {
+  const inFlight = new Int32Array(new SharedArrayBuffer(4));
+  let stopping: Promise<void> | null = null;
+  let worker: Worker | null = null;
+  let restart: NodeJS.Timeout | undefined;
+  let delay = RESTART_MS;
+
+  function spawn(): void {
+    const data: ThreadData = {
+      webhookDeliveryThread: true,
+      databaseUrl: opts.databaseUrl,
+      poolSize: opts.poolSize,
+      settings: opts.settings,
+      inFlight,
+    };
+    const w = new Worker(THREAD_ENTRY, { eval: true, workerData: data, execArgv: [] });
+    w.on('message', (m: FromThread) => {
+      if ('ready' in m) delay = RESTART_MS;
+      else if ('log' in m) opts.log[m.log.level](m.log.obj, m.log.msg);
+      else if ('events' in m) announceEvents(m.events);
+    });
+    w.on('error', (err) =>
+      opts.log.warn({ err }, `Webhook delivery: its thread failed (${err.message}); starting it again`),
+    );
+    w.on('exit', () => {
+      if (worker !== w) return;
+      worker = null;
+      Atomics.store(inFlight, 0, 0);
+      if (stopping) return;
+      restart = setTimeout(spawn, delay);
+      restart.unref();
+      delay = Math.min(delay * 2, RESTART_MAX_MS);
+    });
+    worker = w;
+  }
+  spawn();
+
+  const post = (m: ToThread) => worker?.postMessage(m);
+  const unsubscribe = onEventsCommitted((events) => {
+    if (!stopping) post({ wake: wakesOf(events) });
+  });
+
+  return {
+    poke: () => post({ poke: true }),
+    wake: (wakes) => post({ wake: wakes }),
+    inFlight: () => Atomics.load(inFlight, 0),
+    stop() {
+      stopping ??= (async () => {
+        unsubscribe();
+        clearTimeout(restart);
+        const w = worker;
+        if (!w) return;
+        const stopped = new Promise<void>((resolve) => {
+          w.on('message', (m: FromThread) => {
+            if ('stopped' in m) resolve();
+          });
+          w.once('exit', () => resolve());
+        });
+        w.postMessage({ stop: true } satisfies ToThread);
+        // Its attempts in flight end within their timeout, then it records them; a thread stuck
+        // beyond that (a database that never answers) is ended.
+        const bound = setTimeout(() => void w.terminate(), 2 * opts.settings.timeoutMs + 10_000);
+        await stopped;
+        clearTimeout(bound);
+        await w.terminate();
+      })();
+      return stopping;
+    },
+  };
+}
+
+// ── In the thread ───────────────────────────────────────────────────────────────────────────────
+if (!isMainThread && parentPort && (workerData as ThreadData | undefined)?.webhookDeliveryThread) {
+  const port = parentPort;
+  const data = workerData as ThreadData;
+  const send = (m: FromThread) => port.postMessage(m);
+  const say =
+    (level: 'warn' | 'info' | 'debug') =>
+    (obj: object, msg: string): void =>
+      send({ log: { level, obj: plain(obj), msg } });
+  // A Buffer arrives as a plain Uint8Array.
+  const key = data.settings.secretsKey;
+  const settings: WebhookSettings = { ...data.settings, secretsKey: key ? Buffer.from(key) : undefined };
+  const db = await openDatabase({
+    url: data.databaseUrl,
+    poolSize: data.poolSize,
+    migrate: false,
+    applicationName: `${DELIVERY_APPLICATION_NAME} ${process.pid}`,
+  });
+  // The events this thread writes (an endpoint disabled): announced in the main thread too.
+  onEventsCommitted((events) => send({ events: [...events] }));
+  const service = startWebhookDelivery({
+    prisma: db.prisma,
+    settings,
+    log: { warn: say('warn'), info: say('info'), debug: say('debug') },
+    health: {
+      disable: (webhookId, tenantId, reason) => disableWebhook(db.prisma, webhookId, tenantId, reason),
+    },
+    inFlight: (n) => Atomics.store(data.inFlight, 0, n),
+  });
+  port.on('message', (m: ToThread) => {
+    if ('wake' in m) service.wake(m.wake);
+    else if ('poke' in m) service.poke();
+    else if ('stop' in m) {
+      void service
+        .stop()
+        .then(() => db.close())
+        .finally(() => send({ stopped: true }));
+    }
+  });
+  send({ ready: true });
+}
