@@ -66,7 +66,7 @@ export interface WebhookSettings {
   timeoutMs: number;
   /** The first retry's delay; the whole schedule (and its 24 h window) scales with it. */
   retryBaseMs: number;
-  /** How long a claimed attempt is reserved for its instance; then another may take it over. */
+  /** How long a claimed attempt, or a held stream (renewed as it records), is reserved for its instance; then another may take it over. */
   leaseMs: number;
   /** How often the instance looks for events written elsewhere and for retries come due. */
   pollMs: number;
