@@ -18,6 +18,7 @@ import {
   systemActor,
 } from '../src/events/outbox.js';
 import { startWebhookDelivery } from '../src/events/webhook-delivery.js';
+import { startWebhookDeliveryThread } from '../src/events/webhook-delivery-thread.js';
 import { claimStreams, readStream, STREAM_CLAIM_SQL, STREAM_READ_SQL } from '../src/events/webhook-stream.js';
 import {
   CLAIM_SQL,
@@ -1040,6 +1041,23 @@ describe('claims, shutdown and failures', () => {
     } finally {
       await own.drop();
     }
+  });
+
+  it('a delivery thread whose database does not answer warns once, in a plain sentence, through this thread; stop() still resolves', async () => {
+    const warnings: string[] = [];
+    const delivery = startWebhookDeliveryThread({
+      // Nothing listens on port 1.
+      databaseUrl: 'postgresql://root@127.0.0.1:1/none',
+      poolSize: 1,
+      settings: { ...t.config.webhooks, pollMs: 50 },
+      log: { warn: (_o, msg) => warnings.push(msg), info: () => {}, debug: () => {} },
+    });
+    await until('a warning', async () => warnings.length > 0, 30_000);
+    await sleep(300);
+    await delivery.stop();
+    expect(warnings).toEqual([
+      "Webhook delivery: could not read the event log (Can't reach database server at 127.0.0.1:1); trying again",
+    ]);
   });
 
   it('a failing database never stops the loop: one plain warning per outage, and stop() still resolves', async () => {

@@ -9,6 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import type { WebhookSettings } from '../config.js';
 import { openDatabase } from '../db/database.js';
+import { plainReason } from '../db/plain-reason.js';
 import { disableWebhook } from '../modules/webhooks/webhooks.service.js';
 import { announceEvents, onEventsCommitted, type RecordedEvent } from './outbox.js';
 import { startWebhookDelivery, type Wake, type WebhookDeliveryService, wakesOf } from './webhook-delivery.js';
@@ -96,7 +97,7 @@ export function startWebhookDeliveryThread(opts: {
       else if ('events' in m) announceEvents(m.events);
     });
     w.on('error', (err) =>
-      opts.log.warn({ err }, `Webhook delivery: its thread failed (${err.message}); starting it again`),
+      opts.log.warn({ err }, `Webhook delivery: its thread failed (${plainReason(err)}); starting it again`),
     );
     w.on('exit', () => {
       if (worker !== w) return;

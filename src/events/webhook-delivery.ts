@@ -6,6 +6,7 @@
 // failure is logged in a plain sentence and the loop carries on.
 import type { WebhookSettings } from '../config.js';
 import type { Prisma } from '../db/database.js';
+import { plainReason } from '../db/plain-reason.js';
 import { onEventsCommitted, type RecordedEvent } from './outbox.js';
 import { webhookConnections } from './webhook-sender.js';
 import {
@@ -130,7 +131,7 @@ export function startWebhookDelivery(deps: {
   // One line when the database starts failing the loop, one when it answers again.
   let failing: string | null = null;
   const failed = (what: string, err: unknown) => {
-    const why = err instanceof Error ? err.message.split('\n')[0] : String(err);
+    const why = plainReason(err);
     if (failing === null) log.warn({ err }, `Webhook delivery: could not ${what} (${why}); trying again`);
     failing = what;
   };
