@@ -23,7 +23,7 @@ import { mountMetrics } from './metrics/endpoint.js';
 import { createMetrics, type Metrics } from './metrics/metrics.js';
 import { publishPresence } from './modules/presence/presence.pubsub.js';
 import { type RetentionSweeper, startRetentionSweeper } from './modules/retention/retention.sweeper.js';
-import { disableWebhook } from './modules/webhooks/webhooks.service.js';
+import { endpointHealth } from './modules/webhooks/webhooks.service.js';
 import { createRateLimiter, type RateLimiter } from './rate-limit/rate-limiter.js';
 import { type AppPubSub, createAppPubSub } from './redis/pubsub.js';
 import { connectRedis } from './redis/redis.js';
@@ -256,14 +256,13 @@ export async function buildApp(deps: {
           poolSize: DELIVERY_THREAD_POOL,
           settings: config.webhooks,
           log: fastify.log,
+          debug: fastify.log.level === 'debug' || fastify.log.level === 'trace',
         })
       : startWebhookDelivery({
           prisma,
           settings: config.webhooks,
           log: fastify.log,
-          health: {
-            disable: (webhookId, tenantId, reason) => disableWebhook(prisma, webhookId, tenantId, reason),
-          },
+          health: endpointHealth(prisma),
         });
 
   mountHealth(fastify, { db, redis });

@@ -10,7 +10,7 @@ import { isMainThread, parentPort, Worker, workerData } from 'node:worker_thread
 import type { WebhookSettings } from '../config.js';
 import { openDatabase } from '../db/database.js';
 import { plainReason } from '../db/plain-reason.js';
-import { disableWebhook } from '../modules/webhooks/webhooks.service.js';
+import { endpointHealth } from '../modules/webhooks/webhooks.service.js';
 import { announceEvents, onEventsCommitted, type RecordedEvent } from './outbox.js';
 import { startWebhookDelivery, type Wake, type WebhookDeliveryService, wakesOf } from './webhook-delivery.js';
 import type { WorkerLog } from './webhook-worker.js';
@@ -20,6 +20,8 @@ interface ThreadData {
   databaseUrl: string;
   poolSize: number;
   settings: WebhookSettings;
+  /** Debug lines are logged (otherwise the thread does not send them). */
+  debug: boolean;
   /** Attempts in flight, kept by the thread (inFlight() reads it without a round trip). */
   inFlight: Int32Array;
 }
@@ -37,21 +39,25 @@ export const DELIVERY_APPLICATION_NAME = 'webhook-delivery';
 /** The thread's connections: a claim, a window's read and a record at once, and the poll. */
 export const DELIVERY_THREAD_POOL = 4;
 
-// The thread's first code: it loads this module's TypeScript as the main thread does (tsx), whether
-// this process was started with tsx's loader or not (a worker's entry, unlike its imports, would not
-// go through the loader the process was started with).
-const TSX_API = (() => {
-  // Its ES module entry, as its package declares it (its CommonJS one loads the hooks from a wrong path).
+/**
+ * The thread's first code: it loads this module's TypeScript as the main thread does (tsx), whether
+ * this process was started with tsx's loader or not (a worker's entry, unlike its imports, would not
+ * go through the loader the process was started with).
+ */
+function threadEntry(): string {
+  // tsx's ES module API, as its package declares it (its CommonJS one loads the hooks from a wrong path).
   const require = createRequire(import.meta.url);
   const manifest = require.resolve('tsx/package.json');
   const { exports } = require(manifest) as { exports: Record<string, { import: { default: string } }> };
-  const entry = exports['./esm/api']?.import.default ?? './dist/esm/api/index.mjs';
-  return new URL(entry, pathToFileURL(manifest)).href;
-})();
-const THREAD_ENTRY = `import(${JSON.stringify(TSX_API)}).then((tsx) => {
+  const api = new URL(
+    exports['./esm/api']?.import.default ?? './dist/esm/api/index.mjs',
+    pathToFileURL(manifest),
+  );
+  return `import(${JSON.stringify(api.href)}).then((tsx) => {
   (tsx.register ?? tsx.default.register)();
   return import(${JSON.stringify(import.meta.url)});
 });`;
+}
 
 /** A thread that ended unasked is started again after this long, doubled after each failure in a row (to a minute). */
 const RESTART_MS = 1000;
@@ -75,12 +81,15 @@ export function startWebhookDeliveryThread(opts: {
   poolSize: number;
   settings: WebhookSettings;
   log: WorkerLog;
+  /** `log` keeps debug lines (one per failed attempt): otherwise the thread does not send them. */
+  debug?: boolean;
 }): WebhookDeliveryService {
   const inFlight = new Int32Array(new SharedArrayBuffer(4));
   let stopping: Promise<void> | null = null;
   let worker: Worker | null = null;
   let restart: NodeJS.Timeout | undefined;
   let delay = RESTART_MS;
+  const entry = threadEntry();
 
   function spawn(): void {
     const data: ThreadData = {
@@ -88,9 +97,10 @@ export function startWebhookDeliveryThread(opts: {
       databaseUrl: opts.databaseUrl,
       poolSize: opts.poolSize,
       settings: opts.settings,
+      debug: opts.debug ?? false,
       inFlight,
     };
-    const w = new Worker(THREAD_ENTRY, { eval: true, workerData: data, execArgv: [] });
+    const w = new Worker(entry, { eval: true, workerData: data, execArgv: [] });
     w.on('message', (m: FromThread) => {
       if ('ready' in m) delay = RESTART_MS;
       else if ('log' in m) opts.log[m.log.level](m.log.obj, m.log.msg);
@@ -169,10 +179,8 @@ if (!isMainThread && parentPort && (workerData as ThreadData | undefined)?.webho
   const service = startWebhookDelivery({
     prisma: db.prisma,
     settings,
-    log: { warn: say('warn'), info: say('info'), debug: say('debug') },
-    health: {
-      disable: (webhookId, tenantId, reason) => disableWebhook(db.prisma, webhookId, tenantId, reason),
-    },
+    log: { warn: say('warn'), info: say('info'), debug: data.debug ? say('debug') : () => {} },
+    health: endpointHealth(db.prisma),
     inFlight: (n) => Atomics.store(data.inFlight, 0, n),
   });
   port.on('message', (m: ToThread) => {

@@ -185,10 +185,11 @@ export function startWebhookDelivery(deps: {
    * that instances polling the same log share its streams rather than the first taking them all.
    */
   function streamRoom(): number {
-    let free = settings.concurrency - running.size - (asked?.total ?? 0);
-    for (const s of held.values()) free -= Math.min(s.waiting.length, settings.concurrencyPerEndpoint);
+    const per = settings.concurrencyPerEndpoint;
+    let free = freeInAll();
+    for (const s of held.values()) free -= Math.min(s.waiting.length, per);
     if (free <= 0) return 0;
-    return Math.max(1, Math.floor(free / settings.concurrencyPerEndpoint));
+    return Math.max(1, Math.floor(free / per));
   }
 
   async function holdLoop(): Promise<void> {
@@ -267,12 +268,13 @@ export function startWebhookDelivery(deps: {
     serveStreams();
   }
 
-  /** Free slots for a stream of `endpoint` now: the instance's and the endpoint's, less what a claim asked for. */
-  function slotsFor(s: Stream): number {
-    const total = settings.concurrency - running.size - (asked?.total ?? 0);
-    const reserved = asked ? (asked.of.get(s.webhookId) ?? asked.others) : 0;
-    const endpoint = settings.concurrencyPerEndpoint - (busy.get(s.webhookId) ?? 0) - reserved;
-    return Math.min(total, endpoint);
+  /** The instance's free slots now, less what the queue's claim under way asked for. */
+  const freeInAll = (): number => settings.concurrency - running.size - (asked?.total ?? 0);
+
+  /** An endpoint's free slots now, less what the queue's claim under way asked for it. */
+  function freeAt(endpoint: string): number {
+    const reserved = asked ? (asked.of.get(endpoint) ?? asked.others) : 0;
+    return settings.concurrencyPerEndpoint - (busy.get(endpoint) ?? 0) - reserved;
   }
 
   /** Sends what the held streams have read, in turn, within the free slots; reads on as they run low. */
@@ -282,7 +284,7 @@ export function startWebhookDelivery(deps: {
     for (let k = 0; k < streams.length; k++) {
       const s = streams[(turn + k) % streams.length] as Stream;
       if (s.releasing || s.ended) continue;
-      for (let n = slotsFor(s); n > 0 && s.waiting.length > 0; n--) {
+      for (let n = Math.min(freeInAll(), freeAt(s.webhookId)); n > 0 && s.waiting.length > 0; n--) {
         sendFromStream(s, s.waiting.shift() as StreamEvent);
       }
       if (!s.reading && s.waiting.length < settings.concurrencyPerEndpoint && (!s.caughtUp || s.woken)) {
@@ -349,19 +351,35 @@ export function startWebhookDelivery(deps: {
 
   const renewDue = (s: Stream) => Date.now() - s.renewedAt >= settings.leaseMs / 3;
 
+  /**
+   * The place to record for a held stream once the attempts `recorded` are, if there is one: it
+   * moves, the stream can be let go, or its lease is due for renewal (or attempts of it are recorded).
+   */
+  function placeToRecord(s: Stream, recorded: ReadonlySet<bigint>): StreamPlace | null {
+    if (s.releasing) return null;
+    const { place, settled } = placeOf(s, recorded);
+    const release = releasable(s, settled);
+    if (recorded.size === 0 && place <= s.recordedTo && !release && !renewDue(s)) return null;
+    return {
+      webhookId: s.webhookId,
+      lease: s.lease,
+      // biome-ignore lint/complexity/useMathMinMax: bigints (Math.max takes numbers)
+      lastEventId: place > s.recordedTo ? place : s.recordedTo,
+      release,
+    };
+  }
+
+  const NONE_RECORDED: ReadonlySet<bigint> = new Set();
+
   function placesDue(): boolean {
-    for (const s of held.values()) {
-      if (s.releasing) continue;
-      const { place, settled } = placeOf(s, new Set());
-      if (place > s.recordedTo || releasable(s, settled) || renewDue(s)) return true;
-    }
+    for (const s of held.values()) if (placeToRecord(s, NONE_RECORDED)) return true;
     return false;
   }
 
-  /** The places a batch records, with the attempts of each stream in it. */
+  /** The places a batch records (streams let go are marked so), with the attempts of each stream in it. */
   function placesFor(
     batch: readonly MadeAttempt[],
-  ): { stream: Stream; ids: Set<bigint>; place: StreamPlace }[] {
+  ): { stream: Stream; ids: ReadonlySet<bigint>; place: StreamPlace }[] {
     const ids = new Map<Stream, Set<bigint>>();
     for (const a of batch) {
       const s = streamOf(a.claim);
@@ -373,32 +391,20 @@ export function startWebhookDelivery(deps: {
       }
       set.add(a.claim.eventId);
     }
-    const places: { stream: Stream; ids: Set<bigint>; place: StreamPlace }[] = [];
+    const places: { stream: Stream; ids: ReadonlySet<bigint>; place: StreamPlace }[] = [];
     for (const s of held.values()) {
-      if (s.releasing) continue;
-      const recorded = ids.get(s) ?? new Set<bigint>();
-      const { place, settled } = placeOf(s, recorded);
-      const release = releasable(s, settled);
-      if (recorded.size === 0 && place <= s.recordedTo && !release && !renewDue(s)) continue;
-      if (release) s.releasing = true;
-      places.push({
-        stream: s,
-        ids: recorded,
-        place: {
-          webhookId: s.webhookId,
-          lease: s.lease,
-          // biome-ignore lint/complexity/useMathMinMax: bigints (Math.max takes numbers)
-          lastEventId: place > s.recordedTo ? place : s.recordedTo,
-          release,
-        },
-      });
+      const recorded = ids.get(s) ?? NONE_RECORDED;
+      const place = placeToRecord(s, recorded);
+      if (!place) continue;
+      if (place.release) s.releasing = true;
+      places.push({ stream: s, ids: recorded, place });
     }
     return places;
   }
 
   /** After the batch's statement: places recorded, streams let go, lapsed holds forgotten. */
   function placesRecorded(
-    places: readonly { stream: Stream; ids: Set<bigint>; place: StreamPlace }[],
+    places: readonly { stream: Stream; ids: ReadonlySet<bigint>; place: StreamPlace }[],
     moved: readonly string[],
   ): void {
     const stood = new Set(moved);
@@ -463,12 +469,8 @@ export function startWebhookDelivery(deps: {
 
   /** After an answer from `endpoint`: are enough slots free, beyond what the claim under way takes? */
   function worthClaiming(endpoint: string): boolean {
-    const free = settings.concurrency - running.size - (asked?.total ?? 0);
-    if (backlog && free >= refill(settings.concurrency)) return true;
-    if (!fullEndpoints.has(endpoint)) return false;
-    const reserved = asked ? (asked.of.get(endpoint) ?? asked.others) : 0;
-    const freeHere = settings.concurrencyPerEndpoint - (busy.get(endpoint) ?? 0) - reserved;
-    return freeHere >= refill(settings.concurrencyPerEndpoint);
+    if (backlog && freeInAll() >= refill(settings.concurrency)) return true;
+    return fullEndpoints.has(endpoint) && freeAt(endpoint) >= refill(settings.concurrencyPerEndpoint);
   }
 
   const workerDeps: WorkerDeps = {

@@ -39,17 +39,6 @@ export interface ClaimedDelivery {
   payloadJson: string | null;
 }
 
-/** What a claim returns of each row `d` it claimed (the dispatch's claims too). */
-export const CLAIMED_COLUMNS =
-  'd."id", d."tenantId", d."webhookId", d."eventId", d."eventType", d."attempts", d."firstAttemptAt"';
-
-/** The claimed rows of `claimed` (CLAIMED_COLUMNS) with what sending them needs: a ClaimedDelivery each. */
-export const readyToSend = (claimed: string): string => `SELECT c."id", c."tenantId", c."webhookId",
-  c."eventId", c."eventType", c."attempts", c."firstAttemptAt",
-  w."url", w."secret", w."failingSince", e."occurredAt", e."payload"::text AS "payloadJson"
-FROM ${claimed} c JOIN "Webhook" w ON w."id" = c."webhookId"
-LEFT JOIN "Event" e ON e."tenantId" = c."tenantId" AND e."id" = c."eventId"`;
-
 // Each endpoint with deliveries due and a free slot gives its oldest due rows, up to its free slots
 // ($4: free slots of the endpoints with attempts in flight, as JSON; any other: $3), locked; of
 // those, the oldest $1 are claimed. The endpoints are found by stepping through the index on
@@ -88,9 +77,12 @@ export const CLAIM_SQL = `WITH RECURSIVE endpoints AS (
     "firstAttemptAt" = coalesce(d."firstAttemptAt", now()),
     "lastAttemptAt" = now()
   FROM picked WHERE d."id" = picked."id"
-  RETURNING ${CLAIMED_COLUMNS}
+  RETURNING d."id", d."tenantId", d."webhookId", d."eventId", d."eventType", d."attempts", d."firstAttemptAt"
 )
-${readyToSend('claimed')}
+SELECT c."id", c."tenantId", c."webhookId", c."eventId", c."eventType", c."attempts", c."firstAttemptAt",
+  w."url", w."secret", w."failingSince", e."occurredAt", e."payload"::text AS "payloadJson"
+FROM claimed c JOIN "Webhook" w ON w."id" = c."webhookId"
+LEFT JOIN "Event" e ON e."tenantId" = c."tenantId" AND e."id" = c."eventId"
 ORDER BY c."eventId"`;
 
 /**

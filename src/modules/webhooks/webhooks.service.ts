@@ -20,7 +20,7 @@ import { TEST_EVENT_TYPE, testMessage } from '../../events/webhook-message.js';
 import { newWebhookSecret, openSecret, SecretUnreadable, sealSecret } from '../../events/webhook-secret.js';
 import { sendWebhook } from '../../events/webhook-sender.js';
 import { lastEventIdOf, placeStream } from '../../events/webhook-stream.js';
-import { newAttemptId } from '../../events/webhook-worker.js';
+import { type EndpointHealth, newAttemptId } from '../../events/webhook-worker.js';
 import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { type ListWhere, listOperation, operation } from '../../operations/operation.js';
 import { ValidationError } from '../../validation/validator.js';
@@ -418,3 +418,8 @@ export async function disableWebhook(
     recordChange(log, webhookEvent('webhook.disabled', 'webhooks.update', before, after));
   });
 }
+
+/** The worker's writes to an endpoint's state (EndpointHealth), on `prisma`. */
+export const endpointHealth = (prisma: Prisma): EndpointHealth => ({
+  disable: (webhookId, tenantId, reason) => disableWebhook(prisma, webhookId, tenantId, reason),
+});
