@@ -181,13 +181,14 @@ export function startWebhookDelivery(deps: {
 
   /**
    * How many more streams to hold now: one per endpoint's worth of slots left free by the attempts
-   * in flight and the events the held streams have read (at least one while any slot is free), so
-   * that instances polling the same log share its streams rather than the first taking them all.
+   * in flight and what the held streams have still to send (an endpoint's worth for one with more to
+   * read, whose next window may be on its way), at least one while any slot is free, so that
+   * instances polling the same log share its streams rather than the first taking them all.
    */
   function streamRoom(): number {
     const per = settings.concurrencyPerEndpoint;
     let free = freeInAll();
-    for (const s of held.values()) free -= Math.min(s.waiting.length, per);
+    for (const s of held.values()) free -= s.caughtUp ? Math.min(s.waiting.length, per) : per;
     if (free <= 0) return 0;
     return Math.max(1, Math.floor(free / per));
   }
