@@ -191,31 +191,21 @@ export async function listStreams(
   );
 }
 
-/** The tenant's last event id now (in the caller's transaction): where a stream starts or resumes. */
-export async function lastEventIdOf(tx: Pick<Prisma, '$queryRawUnsafe'>, tenantId: string): Promise<bigint> {
-  const rows = await tx.$queryRawUnsafe<{ lastId: bigint }[]>(
-    `SELECT coalesce((SELECT "lastId" FROM "EventSequence" WHERE "tenantId" = $1), 0) AS "lastId"`,
-    tenantId,
-  );
-  return BigInt(rows[0]?.lastId ?? 0);
-}
-
 /**
  * The endpoint's stream starts (a new endpoint) or resumes (one enabled again) after the tenant's
- * last event now: what was logged while it was disabled comes only with a replay.
+ * last event now (in the caller's transaction): what was logged while it was disabled comes only with a replay.
  */
 export async function placeStream(
   tx: Pick<Prisma, '$executeRawUnsafe'>,
   webhookId: string,
   tenantId: string,
-  lastEventId: bigint,
 ): Promise<void> {
   await tx.$executeRawUnsafe(
-    `INSERT INTO "WebhookStream" ("webhookId", "tenantId", "lastEventId") VALUES ($1, $2, $3)
+    `INSERT INTO "WebhookStream" ("webhookId", "tenantId", "lastEventId")
+     SELECT $1, $2, coalesce((SELECT "lastId" FROM "EventSequence" WHERE "tenantId" = $2), 0)
      ON CONFLICT ("webhookId") DO UPDATE SET "lastEventId" = excluded."lastEventId",
        "leasedUntil" = NULL, "lease" = "WebhookStream"."lease" + 1, "updatedAt" = now()`,
     webhookId,
     tenantId,
-    lastEventId,
   );
 }

@@ -19,7 +19,7 @@ import { hostOf, resolveTarget, TargetRefused } from '../../events/webhook-addre
 import { TEST_EVENT_TYPE, testMessage } from '../../events/webhook-message.js';
 import { newWebhookSecret, openSecret, SecretUnreadable, sealSecret } from '../../events/webhook-secret.js';
 import { sendWebhook } from '../../events/webhook-sender.js';
-import { lastEventIdOf, placeStream } from '../../events/webhook-stream.js';
+import { placeStream } from '../../events/webhook-stream.js';
 import { type EndpointHealth, newAttemptId } from '../../events/webhook-worker.js';
 import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { type ListWhere, listOperation, operation } from '../../operations/operation.js';
@@ -211,7 +211,6 @@ export const createWebhook = operation({
     await assertPublicTarget(ctx.config.webhooks, input.url);
     const secret = newWebhookSecret();
     const row = await writeWithEvents(ctx, async (tx, log) => {
-      const startAfterEventId = await lastEventIdOf(tx, scope.tenantId);
       const created = await tx.webhook.create({
         data: {
           tenantId: scope.tenantId,
@@ -219,11 +218,10 @@ export const createWebhook = operation({
           events: input.events,
           description: input.description ?? null,
           secret: sealSecret(secret, ctx.config.webhooks.secretsKey),
-          startAfterEventId,
         },
         select: webhookItemSelect,
       });
-      await placeStream(tx, created.id, scope.tenantId, startAfterEventId);
+      await placeStream(tx, created.id, scope.tenantId);
       recordChange(log, webhookEvent('webhook.created', 'webhooks.create', null, created));
       return created;
     });
@@ -262,7 +260,7 @@ export const updateWebhook = operation({
       } else if (input.is_active === true && !found.isActive) {
         Object.assign(data, { isActive: true, disabledReason: null, disabledAt: null, failingSince: null });
         // What was logged while it was disabled comes only with a replay.
-        await placeStream(tx, found.id, scope.tenantId, await lastEventIdOf(tx, scope.tenantId));
+        await placeStream(tx, found.id, scope.tenantId);
         await tx.webhookDelivery.updateMany({
           where: { webhookId: found.id, status: 'pending' },
           data: { nextAttemptAt: now, claimedUntil: null, firstAttemptAt: null, attempts: 0, updatedAt: now },
