@@ -1,9 +1,12 @@
 // Presence at venue scale, on PostgreSQL: ingest throughput (events per second, through the REST
 // ingest) and active-sessions latency with 50 000 present devices (p50/p99 over 50 requests); then
 // the moves again with one webhook endpoint subscribed to every event (a receiver answering 204, in
-// a process of its own) and without it (disabled), in the order with, without, without, with (so a
-// drift from round to round weighs on both sides alike), and the delivery lag from an event's time
-// to its arrival at the receiver. Each round starts from a vacuumed database and a checkpoint, as
+// a process of its own) and without it (disabled), in pairs of rounds ordered with, without, without,
+// with, … (so a drift from round to round weighs on both sides alike; BENCH_PAIRS, default 4, each
+// round moving BENCH_MOVED devices, default half), and the delivery lag from an event's time to its
+// arrival at the receiver. Then, per moved device, the CPU and the wait for a CPU of each part: this
+// process's main thread and its other threads (delivery's among them), PostgreSQL's backends for the
+// API and for delivery, the receiver. Each round starts from a vacuumed database and a checkpoint, as
 // autovacuum would leave it on a production server (it is off on this machine): without that,
 // rounds with no endpoint at all slowed by 10–15 % each (bench/RESULTS.md, 2026-11-27).
 //   npx tsx bench/presence.bench.ts        (BENCH_DATABASE_URL, default postgresql://root@127.0.0.1:5432/bench_presence, created afresh)
@@ -12,10 +15,16 @@ import pg from 'pg';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/database.js';
+import { DELIVERY_APPLICATION_NAME } from '../src/events/webhook-delivery-thread.js';
 import { bootstrapTenant, issueToken } from '../src/modules/tenants/bootstrap.service.js';
+import { type CpuWait, sampleThreads, spentBetween, type ThreadSample } from './cpu-wait.js';
 import { startReceiverProcess } from './webhook-receiver.js';
 
 const DEVICES = Number(process.env.BENCH_DEVICES ?? 50_000);
+/** Rounds with and without the endpoint: this many pairs (with, without; then without, with; …), */
+const PAIRS = Number(process.env.BENCH_PAIRS ?? 4);
+/** each moving this many of the devices. */
+const MOVED = Math.min(DEVICES, Number(process.env.BENCH_MOVED ?? DEVICES / 2));
 const REQUESTS = 50;
 const BATCH = 1000;
 
@@ -62,15 +71,15 @@ for (let b = 0; b < 2; b++) {
 const mac = (i: number) =>
   (0x020000000000 + i).toString(16).toUpperCase().padStart(12, '0').match(/.{2}/g)?.join(':') as string;
 
-async function ingestRound(round: number): Promise<number> {
+async function ingestRound(round: number, devices = DEVICES): Promise<number> {
   // Dead rows of the rounds before cleaned and statistics fresh, as autovacuum keeps them; and a
   // checkpoint, so that no round pays for one another did not.
   await prisma.$executeRawUnsafe('VACUUM (ANALYZE)');
   await prisma.$executeRawUnsafe('CHECKPOINT');
   const started = performance.now();
-  for (let from = 0; from < DEVICES; from += BATCH) {
+  for (let from = 0; from < devices; from += BATCH) {
     const seenAt = new Date().toISOString();
-    const events = Array.from({ length: Math.min(BATCH, DEVICES - from) }, (_, k) => {
+    const events = Array.from({ length: Math.min(BATCH, devices - from) }, (_, k) => {
       const i = from + k;
       return {
         event_id: `bench-${round}-${i}`,
@@ -91,7 +100,7 @@ async function ingestRound(round: number): Promise<number> {
     });
     if (res.statusCode !== 200) throw new Error(`ingest failed: ${res.statusCode} ${res.body.slice(0, 300)}`);
   }
-  return (DEVICES / (performance.now() - started)) * 1000;
+  return (devices / (performance.now() - started)) * 1000;
 }
 
 const firstRound = await ingestRound(0);
@@ -160,15 +169,67 @@ async function endpointActive(active: boolean): Promise<void> {
   if (res.statusCode !== 200) throw new Error(`webhook not changed: ${res.body}`);
 }
 
-// Two pairs of rounds, with the endpoint and without it (disabled): with, without, without, with.
-const withRounds: number[] = [];
-const withoutRounds: number[] = [];
-let round = 2;
-for (const active of [true, false, false, true]) {
-  await endpointActive(active);
-  (active ? withRounds : withoutRounds).push(await ingestRound(round++));
-  if (active) await drained();
+/** The threads a round's time is told by: this process's, the receiver's, the database's backends. */
+interface Threads {
+  sample: ThreadSample;
+  deliveryBackends: Set<number>;
+  otherBackends: Set<number>;
 }
+async function threads(): Promise<Threads> {
+  const rows = await prisma.$queryRawUnsafe<{ pid: number; delivery: boolean }[]>(
+    `SELECT pid, coalesce(application_name, '') LIKE $1 AS delivery
+       FROM pg_stat_activity WHERE datname = current_database()`,
+    `${DELIVERY_APPLICATION_NAME}%`,
+  );
+  const deliveryBackends = new Set(rows.filter((r) => r.delivery).map((r) => r.pid));
+  const otherBackends = new Set(rows.filter((r) => !r.delivery).map((r) => r.pid));
+  return {
+    sample: sampleThreads([process.pid, receiver.pid, ...deliveryBackends, ...otherBackends]),
+    deliveryBackends,
+    otherBackends,
+  };
+}
+const PARTS = {
+  'main thread': (pid: number, tid: number) => pid === process.pid && tid === process.pid,
+  'other threads': (pid: number, tid: number) => pid === process.pid && tid !== process.pid,
+  'PostgreSQL, API': (pid: number, _: number, t: Threads) => t.otherBackends.has(pid),
+  'PostgreSQL, delivery': (pid: number, _: number, t: Threads) => t.deliveryBackends.has(pid),
+  receiver: (pid: number) => pid === receiver.pid,
+} satisfies Record<string, (pid: number, tid: number, t: Threads) => boolean>;
+type Part = keyof typeof PARTS;
+interface Round {
+  active: boolean;
+  rate: number;
+  parts: Record<Part, CpuWait>;
+}
+
+// Pairs of rounds with the endpoint and without it (disabled), in the order with, without, without,
+// with, … (so a drift weighs on both sides alike), each moving MOVED devices.
+const rounds: Round[] = [];
+let round = 2;
+for (let pair = 0; pair < PAIRS; pair++) {
+  for (const active of pair % 2 === 0 ? [true, false] : [false, true]) {
+    await endpointActive(active);
+    const before = await threads();
+    const rate = await ingestRound(round++, MOVED);
+    const after = await threads();
+    const seen: Threads = {
+      sample: after.sample,
+      deliveryBackends: new Set([...before.deliveryBackends, ...after.deliveryBackends]),
+      otherBackends: new Set([...before.otherBackends, ...after.otherBackends]),
+    };
+    const parts = {} as Record<Part, CpuWait>;
+    for (const [name, chosen] of Object.entries(PARTS) as [
+      Part,
+      (p: number, t: number, s: Threads) => boolean,
+    ][])
+      parts[name] = spentBetween(before.sample, after.sample, (p, t) => chosen(p, t, seen));
+    rounds.push({ active, rate, parts });
+    if (active) await drained();
+  }
+}
+const withRounds = rounds.filter((r) => r.active).map((r) => r.rate);
+const withoutRounds = rounds.filter((r) => !r.active).map((r) => r.rate);
 const lags = (await receiver.stats()).lags;
 await receiver.close();
 lags.sort((x, y) => x - y);
@@ -197,10 +258,10 @@ const table = [
     `${withoutRounds.map((r) => `${Math.round(r)}`).join(', ')} events/s`,
   ],
   [
-    'with the endpoint ÷ without, both pairs',
+    `with the endpoint ÷ without, ${PAIRS} pairs of ${MOVED} moves`,
     `${((sum(withRounds) / sum(withoutRounds)) * 100).toFixed(0)} %`,
   ],
-  ['webhook deliveries of the two rounds', String(lags.length)],
+  ['webhook deliveries in the rounds with the endpoint', String(lags.length)],
   ...(lags.length > 0
     ? [
         ['webhook delivery lag (event time → receiver) p50', ms(lagAt(0.5))],
@@ -210,6 +271,28 @@ const table = [
 ];
 const width = Math.max(...table.map((r) => (r[0] as string).length));
 for (const [k, v] of table) console.log(`${(k as string).padEnd(width)}  ${v}`);
+
+// Per moved device, each part's CPU and its wait for a CPU (µs), averaged over the rounds of each kind.
+const perDevice = (ns: number) => (ns / 1000 / MOVED).toFixed(0);
+const parts = Object.keys(PARTS) as Part[];
+const rows = [['rounds', 'events/s', ...parts]];
+for (const active of [true, false]) {
+  const of = rounds.filter((r) => r.active === active);
+  const mean = (f: (r: Round) => number) => sum(of.map(f)) / of.length;
+  rows.push([
+    active ? 'with the endpoint' : 'without',
+    mean((r) => r.rate).toFixed(0),
+    ...parts.map(
+      (p) => `${perDevice(mean((r) => r.parts[p].cpuNs))} / ${perDevice(mean((r) => r.parts[p].waitNs))}`,
+    ),
+  ]);
+}
+console.log('\nper moved device, µs on a CPU / µs waiting for one (Linux schedstat)');
+const widths = (rows[0] as string[]).map((_, i) => Math.max(...rows.map((r) => (r[i] as string).length)));
+for (const r of rows)
+  console.log(
+    r.map((c, i) => (i === 0 ? c.padEnd(widths[i] as number) : c.padStart(widths[i] as number))).join('  '),
+  );
 
 await app.close();
 await db.close();

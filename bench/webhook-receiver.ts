@@ -15,6 +15,8 @@ export interface ReceiverStats {
 
 export interface ReceiverProcess {
   url: string;
+  /** Its process id (for its CPU). */
+  pid: number;
   stats(): Promise<ReceiverStats>;
   close(): Promise<void>;
 }
@@ -39,6 +41,7 @@ export async function startReceiverProcess(): Promise<ReceiverProcess> {
   if (!('listening' in ready)) throw new Error('the receiver did not start');
   return {
     url: `http://127.0.0.1:${ready.listening}/`,
+    pid: child.pid as number,
     async stats() {
       const answer = next();
       child.send('stats');
