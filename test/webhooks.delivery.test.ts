@@ -3,7 +3,8 @@
 // the `standardwebhooks` package), each with its `webhook-id`; retries (500 three times, then the
 // fourth attempt), no retry for a 4xx, 410 and days of failures disable the endpoint (its waiting
 // deliveries pause and resume when it is enabled again), the 24 h window, replay of exactly the range
-// asked, bounded concurrency, a claim whose instance died comes due again after its lease, shutdown
+// asked, bounded concurrency, a claim whose instance died comes due again after its lease (attempts
+// the database failed to record: as soon as it records again), shutdown
 // lets the attempt in flight finish, and a failing database never stops the loop.
 // A database of its own (see scratchDatabase): delivery workers of other test files never meet these
 // deliveries, nor these workers theirs.
@@ -549,6 +550,49 @@ describe('claims, shutdown and failures', () => {
       } finally {
         await worker.close();
         await quiet.close();
+      }
+    } finally {
+      await own.drop();
+    }
+  });
+
+  it('attempts the database failed to record are sent again as soon as it records again, not a lease later: the same webhook-id, a second apart, then recorded once', async () => {
+    const own = await scratchDatabase('webhooks_unrecorded');
+    try {
+      // A lease far longer than the test: a stream waiting for it would not come back in time.
+      const worker = await startApp({ ...DELIVERY, WEBHOOKS_LEASE_MS: '120000' }, { db: own.db });
+      try {
+        const a = await newTenant(own.db.prisma);
+        const ep = endpoint();
+        await createHook(a, ep.url, ['guest.created'], worker);
+        // The attempt log refuses every row: the statement recording the attempts fails whole.
+        await own.db.prisma.$executeRawUnsafe(
+          `ALTER TABLE "WebhookAttempt" ADD CONSTRAINT "refuse_all" CHECK (false) NOT VALID`,
+        );
+        const [event] = await record(own.db.prisma, a.tenant_id, ['guest.created', 'g1']);
+        // Sent, unrecorded, taken back a second later and sent again (still unrecorded).
+        await receiver.waitFor(() => at(ep.path).length >= 2, 10_000);
+        await own.db.prisma.$executeRawUnsafe(`ALTER TABLE "WebhookAttempt" DROP CONSTRAINT "refuse_all"`);
+        const [first, second] = at(ep.path) as [Received, Received];
+        expect(second.at - first.at).toBeGreaterThanOrEqual(900);
+        expect(second.at - first.at).toBeLessThan(10_000);
+        // Recorded once the database takes the rows: the place moves past the event, one attempt logged.
+        await until('the place recorded', async () => {
+          const stream = await own.db.prisma.webhookStream.findFirst({ where: { tenantId: a.tenant_id } });
+          return stream?.lastEventId === event?.id;
+        });
+        const copies = at(ep.path).length;
+        expect(copies).toBeGreaterThanOrEqual(2);
+        expect(new Set(at(ep.path).map((r) => r.id))).toEqual(
+          new Set([messageId(a.tenant_id, event?.id ?? 0n)]),
+        );
+        const logged = await own.db.prisma.webhookAttempt.findMany({ where: { tenantId: a.tenant_id } });
+        expect(logged.map((x) => [x.eventId, x.status])).toEqual([[event?.id, 'succeeded']]);
+        // Nothing more is sent once it is recorded.
+        await sleep(1500);
+        expect(at(ep.path)).toHaveLength(copies);
+      } finally {
+        await worker.close();
       }
     } finally {
       await own.drop();

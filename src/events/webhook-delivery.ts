@@ -104,9 +104,14 @@ interface Stream {
   releasing: boolean;
   /** When its lease was last renewed (Date.now()). */
   renewedAt: number;
+  /** Its statements that failed in a row (it was let go and taken back that many times). */
+  failures: number;
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** A stream let go unrecorded is taken back after this long, doubled for each failure in a row (see letGoUnrecorded). */
+const TAKE_BACK_MS = 1_000;
 
 /** History older than WEBHOOKS_HISTORY_DAYS is deleted this often, in batches. */
 const PRUNE_EVERY_MS = 3_600_000;
@@ -150,6 +155,12 @@ export function startWebhookDelivery(deps: {
   // ── Streams: the endpoints' first attempts, straight from the log ───────────────────────────
   /** The streams this instance holds, by endpoint. */
   const held = new Map<string, Stream>();
+  /**
+   * Streams let go unrecorded (a statement failed), by endpoint: their lease, when it runs out, and
+   * from when a claim takes them back (while no other instance has held them since), so that a
+   * database failing for a moment delays them by that moment, not by a lease.
+   */
+  const letGo = new Map<string, { lease: number; until: number; from: number; failures: number }>();
   /** The active endpoints' streams of each tenant with one (the poll's list, and endpoints created here). */
   const known = new Map<string, Set<string>>();
   /** Tenants whose streams a claim should look at (all: the poll's), and the claim under way. */
@@ -203,11 +214,18 @@ export function startWebhookDelivery(deps: {
       wanted = null;
       if (tenants?.length === 0) continue;
       try {
-        const claimed = await claimStreams(prisma, room, settings.leaseMs, windowOf, tenants);
+        const now = Date.now();
+        for (const [id, l] of letGo) if (l.until <= now) letGo.delete(id);
+        const takeBack = [...letGo]
+          .filter(([, l]) => l.from <= now)
+          .map(([webhookId, l]) => ({ webhookId, lease: l.lease }));
+        const claimed = await claimStreams(prisma, room, settings.leaseMs, windowOf, tenants, takeBack);
         succeeded();
         // As many as there was room for: more may wait.
         if (claimed.length === room) wantStreams(want);
         for (const c of claimed) {
+          const failures = letGo.get(c.webhookId)?.failures ?? 0;
+          letGo.delete(c.webhookId);
           const stream: Stream = {
             webhookId: c.webhookId,
             tenantId: c.tenantId,
@@ -226,6 +244,7 @@ export function startWebhookDelivery(deps: {
             ended: false,
             releasing: false,
             renewedAt: Date.now(),
+            failures,
           };
           held.set(c.webhookId, stream);
           took(stream, c.window);
@@ -320,9 +339,26 @@ export function startWebhookDelivery(deps: {
     );
   }
 
-  /** Lets a stream go unrecorded (its statement failed): its lease runs out and what it sent comes again. */
+  /** Lets a stream go (released, or held by another instance now). */
   function forget(s: Stream): void {
     if (held.get(s.webhookId) === s) held.delete(s.webhookId);
+  }
+
+  /**
+   * Lets a stream go unrecorded (a statement failed): what it sent after its recorded place comes
+   * again (same webhook-id) once a claim holds it again, at the next one that succeeds.
+   */
+  function letGoUnrecorded(s: Stream): void {
+    if (held.get(s.webhookId) !== s) return;
+    held.delete(s.webhookId);
+    // Each failure in a row doubles the wait: what it sent is sent again each time.
+    const failures = s.failures + 1;
+    letGo.set(s.webhookId, {
+      lease: s.lease,
+      until: s.renewedAt + settings.leaseMs,
+      from: Date.now() + TAKE_BACK_MS * 2 ** Math.min(failures - 1, 16),
+      failures,
+    });
   }
 
   /** The stream of a first attempt, while this instance still holds it under the same lease. */
@@ -418,6 +454,7 @@ export function startWebhookDelivery(deps: {
       }
       s.recordedTo = place.lastEventId;
       s.renewedAt = Date.now();
+      s.failures = 0;
       if (ids.size > 0) s.open = s.open.filter((id) => !ids.has(id));
       if (place.release) {
         forget(s);
@@ -504,9 +541,9 @@ export function startWebhookDelivery(deps: {
         ).moved;
         succeeded();
       } catch (err) {
-        // Unrecorded: each comes again when its lease ends (same webhook-id).
-        failed('record attempts (they will be made again after their lease)', err);
-        for (const p of places) forget(p.stream);
+        // Unrecorded: each comes again once its stream is held again (same webhook-id).
+        failed('record attempts (they will be made again)', err);
+        for (const p of places) letGoUnrecorded(p.stream);
         continue;
       }
       placesRecorded(places, moved);
@@ -544,8 +581,8 @@ export function startWebhookDelivery(deps: {
     const p = makeAttempt(workerDeps, claim)
       .then(record)
       .catch((err: unknown) => {
-        failed('make an attempt (it will be made again after its lease)', err);
-        if (stream) forget(stream);
+        failed('make an attempt (it will be made again)', err);
+        if (stream) letGoUnrecorded(stream);
       })
       .finally(() => {
         running.delete(p);

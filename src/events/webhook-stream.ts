@@ -81,12 +81,14 @@ interface WindowRow {
   payloadJson: string | null;
 }
 
-// Streams with events after their place, not held (or their lease ran out), of an active endpoint
-// (of the tenants $3, or all): up to $1 of them are held for $2 ms, each with its first window ($4).
+// Streams with events after their place, not held (or their lease ran out, or the claiming instance
+// let them go unrecorded under the lease it names in $5/$6), of an active endpoint (of the tenants
+// $3, or all): up to $1 of them are held for $2 ms, each with its first window ($4).
 export const STREAM_CLAIM_SQL = `WITH free AS (
   SELECT s."webhookId" FROM "WebhookStream" s
   JOIN "EventSequence" q ON q."tenantId" = s."tenantId" AND q."lastId" > s."lastEventId"
-  WHERE (s."leasedUntil" IS NULL OR s."leasedUntil" <= now())
+  WHERE (s."leasedUntil" IS NULL OR s."leasedUntil" <= now()
+      OR (s."webhookId", s."lease") IN (SELECT * FROM unnest($5::text[], $6::int[])))
     AND ($3::text[] IS NULL OR s."tenantId" = ANY($3::text[]))
     AND (SELECT w."isActive" FROM "Webhook" w WHERE w."id" = s."webhookId")
   LIMIT $1
@@ -131,9 +133,17 @@ function windowFrom(rows: readonly WindowRow[], scan: number): StreamWindow {
   };
 }
 
+/** A stream this instance held and let go unrecorded (a statement failed), under the lease it held. */
+export interface LetGoStream {
+  webhookId: string;
+  lease: number;
+}
+
 /**
  * Holds up to `limit` streams with events waiting (of `tenants`, or all) for `leaseMs`, each with
- * its first window of `scan` events at most.
+ * its first window of `scan` events at most. The streams `letGo` are held again at once if no other
+ * instance held them since (their lease number unchanged), not only once their lease runs out: a
+ * database that failed the instance's statements for a moment delays delivery by that moment only.
  */
 export async function claimStreams(
   prisma: Prisma,
@@ -141,12 +151,18 @@ export async function claimStreams(
   leaseMs: number,
   scan: number,
   tenants: readonly string[] | null = null,
+  letGo: readonly LetGoStream[] = [],
 ): Promise<HeldStream[]> {
   // Index walks only (as a claim's, see claimDeliveries): the log's statistics, gathered while it
   // was short, would otherwise have it read and sort a tenant's whole backlog.
   const rows = await rawRowsOf(prisma)<
     WindowRow & { webhookId: string; tenantId: string; lastEventId: bigint; lease: number }
-  >(STREAM_CLAIM_SQL, [limit, leaseMs, tenants, scan], undefined, INDEX_ONLY_PLANS);
+  >(
+    STREAM_CLAIM_SQL,
+    [limit, leaseMs, tenants, scan, letGo.map((l) => l.webhookId), letGo.map((l) => l.lease)],
+    undefined,
+    INDEX_ONLY_PLANS,
+  );
   const held: HeldStream[] = [];
   for (let i = 0; i < rows.length; ) {
     const first = rows[i] as (typeof rows)[number];
