@@ -4,11 +4,12 @@
 // until the receiver has them all, after 4 000 others delivered and the tables analysed (as autovacuum
 // would leave them).
 // Prints deliveries/s, the CPU this process spent (the delivery and the receiver) and the CPU of this
-// database's client backends (read from /proc: PostgreSQL on this machine, Linux) per delivery, and the
-// statements by kind.
+// database's client backends (read from /proc: PostgreSQL on this machine, Linux) per delivery, the
+// WAL written per delivery (timed from a checkpoint), and the statements by kind. BENCH_HISTORY
+// attempts logged before (default 0), spread over 30 days, stand for a month of history.
 //   npx tsx bench/webhook-delivery.bench.ts   (BENCH_DATABASE_URL, default
 //   postgresql://root@127.0.0.1:5432/bench_webhooks, dropped and created again, so its name must begin
-//   with bench_webhooks; BENCH_EVENTS, default 40000; WEBHOOKS_CONCURRENCY,
+//   with bench_webhooks; BENCH_EVENTS, default 40000; BENCH_HISTORY; WEBHOOKS_CONCURRENCY,
 //   WEBHOOKS_CONCURRENCY_PER_ENDPOINT and WEBHOOKS_THREAD as the server reads them: the statements
 //   by kind are those of this thread's pool, so delivery's appear with WEBHOOKS_THREAD=false only)
 
@@ -20,9 +21,12 @@ import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/database.js';
 import { recordEvents, systemActor } from '../src/events/outbox.js';
+import { newAttemptId } from '../src/events/webhook-worker.js';
 import { bootstrapTenant } from '../src/modules/tenants/bootstrap.service.js';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 40_000);
+/** Attempts logged before, over the last 30 days (a month of history, as the endpoint's would be). */
+const HISTORY = Number(process.env.BENCH_HISTORY ?? 0);
 /** Events delivered (and the tables analysed) before the measured ones. */
 const WARM_UP_EVENTS = 4_000;
 const url = process.env.BENCH_DATABASE_URL ?? 'postgresql://root@127.0.0.1:5432/bench_webhooks';
@@ -105,6 +109,7 @@ async function logEvents(type: 'guest.created' | 'guest.updated', n: number): Pr
 // the record's join).
 await logEvents('guest.updated', WARM_UP_EVENTS);
 await warm;
+if (HISTORY > 0) await logHistory(HISTORY);
 await db.prisma.$executeRawUnsafe('VACUUM (ANALYZE)');
 // The measured events are written while another connection locks the endpoint's stream (once the
 // worker has let it go after the warm-up: a claim skips a locked one), so that none is sent before
@@ -124,6 +129,9 @@ for (;;) {
 }
 await logEvents('guest.created', EVENTS);
 
+// After a checkpoint, as most of the time: a page's first change after one writes it whole to the WAL.
+await db.prisma.$executeRawUnsafe('CHECKPOINT');
+const [wal0] = await db.rows<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn', []);
 const statements = new Map<string, { n: number; ms: number }>();
 db.onQuery((sql, ms) => {
   const kind = sql.replace(/\s+/g, ' ').trim().slice(0, 60);
@@ -141,6 +149,10 @@ await done;
 const seconds = (performance.now() - started) / 1000;
 const cpu = process.cpuUsage(cpu0);
 const pgSeconds = (await backendsCpu()) - pg0;
+const [walBytes] = await db.rows<{ bytes: string }>(
+  'SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), $1::pg_lsn)::text AS bytes',
+  [wal0?.lsn],
+);
 const nodeSeconds = (cpu.user + cpu.system) / 1e6;
 
 const us = (s: number) => `${Math.round((s / EVENTS) * 1e6)} µs`;
@@ -149,6 +161,10 @@ console.log(`deliveries                                    ${EVENTS} in ${second
 console.log(`deliveries/s                                  ${Math.round(EVENTS / seconds)}`);
 console.log(`this process's CPU per delivery (+ receiver)  ${us(nodeSeconds)}`);
 console.log(`PostgreSQL backends' CPU per delivery         ${us(pgSeconds)}`);
+console.log(
+  `WAL per delivery                              ${Math.round(Number(walBytes?.bytes) / EVENTS)} bytes`,
+);
+if (HISTORY > 0) console.log(`attempts logged before (30 days)              ${HISTORY}`);
 console.log(`\nstatements  total ms  kind`);
 for (const [kind, s] of [...statements].sort((x, y) => y[1].ms - x[1].ms).slice(0, 6)) {
   console.log(`${String(s.n).padStart(10)}  ${s.ms.toFixed(0).padStart(8)}  ${kind}`);
@@ -168,6 +184,30 @@ function pick(...names: string[]): Record<string, string> {
 }
 
 /** CPU seconds (user + system) of this database's client backends, from /proc (0 where unreadable). */
+/** `n` attempts of the endpoint, logged over the last 30 days, with ids as the code makes them. */
+async function logHistory(n: number): Promise<void> {
+  const webhookId = (JSON.parse(hook.body) as { data: { id: string } }).data.id;
+  const now = Date.now();
+  const CHUNK = 50_000;
+  for (let from = 0; from < n; from += CHUNK) {
+    const count = Math.min(CHUNK, n - from);
+    const times = Array.from(
+      { length: count },
+      (_, k) => now - 30 * 86_400_000 + ((from + k) / n) * 30 * 86_400_000,
+    );
+    await db.prisma.$executeRawUnsafe(
+      `INSERT INTO "WebhookAttempt" ("id", "tenantId", "webhookId", "eventId", "eventType", "messageId",
+         "attempt", "status", "statusCode", "durationMs", "createdAt")
+       SELECT h.id, $1, $2, 0, 'guest.updated', 'evt_history', 1, 'succeeded', 204, 3, to_timestamp(h.t / 1000.0)
+       FROM unnest($3::text[], $4::float8[]) AS h(id, t)`,
+      a.tenant_id,
+      webhookId,
+      times.map((t) => newAttemptId(t)),
+      times,
+    );
+  }
+}
+
 async function backendsCpu(): Promise<number> {
   const rows = await db.rows<{ pid: number }>(
     `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend'`,

@@ -18,7 +18,7 @@ import {
   recordEvents,
   systemActor,
 } from '../src/events/outbox.js';
-import { startWebhookDelivery } from '../src/events/webhook-delivery.js';
+import { pruneHistory, startWebhookDelivery } from '../src/events/webhook-delivery.js';
 import { startWebhookDeliveryThread } from '../src/events/webhook-delivery-thread.js';
 import { claimStreams, readStream, STREAM_CLAIM_SQL, STREAM_READ_SQL } from '../src/events/webhook-stream.js';
 import {
@@ -597,6 +597,67 @@ describe('claims, shutdown and failures', () => {
     } finally {
       await own.drop();
     }
+  });
+
+  it('the history is pruned: attempts logged before the cutoff, of every endpoint (in batches of 5 000), and deliveries over since before it; pending ones and newer rows stay', async () => {
+    await withQuietScratch('webhooks_prune', async ({ own, quiet, a }) => {
+      const prisma = own.db.prisma;
+      const one = await createHook(a, endpoint().url, ['guest.created'], quiet);
+      const two = await createHook(a, endpoint().url, ['guest.created'], quiet);
+      const cutoff = new Date(Date.now() - 30 * 86_400_000);
+      const before = new Date(cutoff.getTime() - 1);
+      const after = new Date(cutoff.getTime() + 60_000);
+      const attempt = (webhookId: string, createdAt: Date, n: number) => ({
+        id: newAttemptId(createdAt.getTime()),
+        tenantId: a.tenant_id,
+        webhookId,
+        eventId: BigInt(n),
+        eventType: 'guest.created',
+        messageId: messageId(a.tenant_id, BigInt(n)),
+        attempt: 1,
+        status: 'succeeded',
+        statusCode: 204,
+        durationMs: 3,
+        createdAt,
+      });
+      await prisma.webhookAttempt.createMany({
+        data: [
+          ...Array.from({ length: 5_002 }, (_, i) => attempt(one.id, before, i + 1)),
+          attempt(one.id, after, 9_001),
+          attempt(one.id, after, 9_002),
+          attempt(two.id, before, 9_003),
+          attempt(two.id, after, 9_004),
+        ],
+      });
+      const delivery = (eventId: number, status: string, updatedAt: Date) => ({
+        tenantId: a.tenant_id,
+        webhookId: two.id,
+        eventId: BigInt(eventId),
+        eventType: 'guest.created',
+        status,
+        updatedAt,
+      });
+      await prisma.webhookDelivery.createMany({
+        data: [
+          delivery(1, 'succeeded', before),
+          delivery(2, 'dead', before),
+          delivery(3, 'pending', before),
+          delivery(4, 'failed', after),
+        ],
+      });
+      await pruneHistory(prisma, cutoff);
+      const attempts = await prisma.webhookAttempt.findMany({ orderBy: { eventId: 'asc' } });
+      expect(attempts.map((x) => [x.webhookId, x.eventId])).toEqual([
+        [one.id, 9_001n],
+        [one.id, 9_002n],
+        [two.id, 9_004n],
+      ]);
+      const deliveries = await prisma.webhookDelivery.findMany({ orderBy: { eventId: 'asc' } });
+      expect(deliveries.map((d) => [d.eventId, d.status])).toEqual([
+        [3n, 'pending'],
+        [4n, 'failed'],
+      ]);
+    });
   });
 
   it('a batch of attempts is recorded in one statement; a stale claim\u2019s result is not written, though its attempt is logged', async () => {

@@ -117,6 +117,29 @@ const TAKE_BACK_MS = 1_000;
 const PRUNE_EVERY_MS = 3_600_000;
 const PRUNE_BATCH = 5_000;
 
+/**
+ * Deletes the attempts logged before `cutoff`, and the deliveries over (delivered, failed for good or
+ * given up) since before it, in batches until none is left or `stop()` says so. The attempts go
+ * endpoint by endpoint, through the index the list of an endpoint's attempts reads.
+ */
+export async function pruneHistory(
+  prisma: Prisma,
+  cutoff: Date,
+  stop: () => boolean = () => false,
+): Promise<void> {
+  for (const sql of [
+    `DELETE FROM "WebhookAttempt" WHERE "id" IN (
+       SELECT a."id" FROM "Webhook" w CROSS JOIN LATERAL (
+         SELECT x."id" FROM "WebhookAttempt" x WHERE x."webhookId" = w."id" AND x."createdAt" < $1
+         LIMIT ${PRUNE_BATCH}) a
+       LIMIT ${PRUNE_BATCH})`,
+    `DELETE FROM "WebhookDelivery" WHERE "id" IN (
+       SELECT "id" FROM "WebhookDelivery" WHERE "updatedAt" < $1 AND "status" <> 'pending' LIMIT ${PRUNE_BATCH})`,
+  ]) {
+    while (!stop() && (await prisma.$executeRawUnsafe(sql, cutoff)) === PRUNE_BATCH) {}
+  }
+}
+
 export function startWebhookDelivery(deps: {
   prisma: Prisma;
   settings: WebhookSettings;
@@ -718,14 +741,7 @@ export function startWebhookDelivery(deps: {
     lastPrune = Date.now();
     const cutoff = new Date(Date.now() - settings.historyDays * 86_400_000);
     try {
-      for (const sql of [
-        `DELETE FROM "WebhookAttempt" WHERE "id" IN (
-           SELECT "id" FROM "WebhookAttempt" WHERE "createdAt" < $1 LIMIT ${PRUNE_BATCH})`,
-        `DELETE FROM "WebhookDelivery" WHERE "id" IN (
-           SELECT "id" FROM "WebhookDelivery" WHERE "updatedAt" < $1 AND "status" <> 'pending' LIMIT ${PRUNE_BATCH})`,
-      ]) {
-        while (!stopped && (await prisma.$executeRawUnsafe(sql, cutoff)) === PRUNE_BATCH) {}
-      }
+      await pruneHistory(prisma, cutoff, () => stopped);
     } catch (err) {
       failed('delete old delivery history', err);
     }
