@@ -169,13 +169,13 @@ async function endpointActive(active: boolean): Promise<void> {
   if (res.statusCode !== 200) throw new Error(`webhook not changed: ${res.body}`);
 }
 
-/** The threads a round's time is told by: this process's, the receiver's, the database's backends. */
-interface Threads {
-  sample: ThreadSample;
+/** The database's backends of this database, delivery's and the others. */
+interface Backends {
   deliveryBackends: Set<number>;
   otherBackends: Set<number>;
 }
-async function threads(): Promise<Threads> {
+/** The threads a round's time is told by: this process's, the receiver's, the database's backends. */
+async function threads(): Promise<Backends & { sample: ThreadSample }> {
   const rows = await prisma.$queryRawUnsafe<{ pid: number; delivery: boolean }[]>(
     `SELECT pid, coalesce(application_name, '') LIKE $1 AS delivery
        FROM pg_stat_activity WHERE datname = current_database()`,
@@ -189,13 +189,14 @@ async function threads(): Promise<Threads> {
     otherBackends,
   };
 }
+type Chosen = (pid: number, tid: number, backends: Backends) => boolean;
 const PARTS = {
-  'main thread': (pid: number, tid: number) => pid === process.pid && tid === process.pid,
-  'other threads': (pid: number, tid: number) => pid === process.pid && tid !== process.pid,
-  'PostgreSQL, API': (pid: number, _: number, t: Threads) => t.otherBackends.has(pid),
-  'PostgreSQL, delivery': (pid: number, _: number, t: Threads) => t.deliveryBackends.has(pid),
-  receiver: (pid: number) => pid === receiver.pid,
-} satisfies Record<string, (pid: number, tid: number, t: Threads) => boolean>;
+  'main thread': (pid, tid) => pid === process.pid && tid === process.pid,
+  'other threads': (pid, tid) => pid === process.pid && tid !== process.pid,
+  'PostgreSQL, API': (pid, _, b) => b.otherBackends.has(pid),
+  'PostgreSQL, delivery': (pid, _, b) => b.deliveryBackends.has(pid),
+  receiver: (pid) => pid === receiver.pid,
+} satisfies Record<string, Chosen>;
 type Part = keyof typeof PARTS;
 interface Round {
   active: boolean;
@@ -213,16 +214,13 @@ for (let pair = 0; pair < PAIRS; pair++) {
     const before = await threads();
     const rate = await ingestRound(round++, MOVED);
     const after = await threads();
-    const seen: Threads = {
-      sample: after.sample,
+    // A backend seen at either end of the round.
+    const seen: Backends = {
       deliveryBackends: new Set([...before.deliveryBackends, ...after.deliveryBackends]),
       otherBackends: new Set([...before.otherBackends, ...after.otherBackends]),
     };
     const parts = {} as Record<Part, CpuWait>;
-    for (const [name, chosen] of Object.entries(PARTS) as [
-      Part,
-      (p: number, t: number, s: Threads) => boolean,
-    ][])
+    for (const [name, chosen] of Object.entries(PARTS) as [Part, Chosen][])
       parts[name] = spentBetween(before.sample, after.sample, (p, t) => chosen(p, t, seen));
     rounds.push({ active, rate, parts });
     if (active) await drained();

@@ -76,6 +76,7 @@ const hook = await app.fastify.inject({
   }),
 });
 if (hook.statusCode !== 201) throw new Error(`webhook not created: ${hook.body}`);
+const webhookId = (JSON.parse(hook.body) as { data: { id: string } }).data.id;
 
 /** `n` events of `type`, 1000 a transaction, not announced in this process: the next poll finds them. */
 async function logEvents(type: 'guest.created' | 'guest.updated', n: number): Promise<void> {
@@ -114,7 +115,6 @@ await db.prisma.$executeRawUnsafe('VACUUM (ANALYZE)');
 // The measured events are written while another connection locks the endpoint's stream (once the
 // worker has let it go after the warm-up: a claim skips a locked one), so that none is sent before
 // the timing starts.
-const webhookId = (JSON.parse(hook.body) as { data: { id: string } }).data.id;
 const holder = new pg.Client({ connectionString: url });
 await holder.connect();
 for (;;) {
@@ -183,10 +183,8 @@ function pick(...names: string[]): Record<string, string> {
   return out;
 }
 
-/** CPU seconds (user + system) of this database's client backends, from /proc (0 where unreadable). */
 /** `n` attempts of the endpoint, logged over the last 30 days, with ids as the code makes them. */
 async function logHistory(n: number): Promise<void> {
-  const webhookId = (JSON.parse(hook.body) as { data: { id: string } }).data.id;
   const now = Date.now();
   const CHUNK = 50_000;
   for (let from = 0; from < n; from += CHUNK) {
@@ -208,6 +206,7 @@ async function logHistory(n: number): Promise<void> {
   }
 }
 
+/** CPU seconds (user + system) of this database's client backends, from /proc (0 where unreadable). */
 async function backendsCpu(): Promise<number> {
   const rows = await db.rows<{ pid: number }>(
     `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend'`,

@@ -179,6 +179,23 @@ async function queued(
 }
 
 const messageId = (tenantId: string, id: bigint) => `evt_${tenantId}_${id}`;
+
+/** An attempt of `claim` answered `statusCode` now: 204 succeeded, anything else to retry in a minute. */
+function answered(claim: ClaimedDelivery, statusCode: number): MadeAttempt {
+  const now = new Date();
+  return {
+    claim,
+    id: newAttemptId(),
+    startedAt: now,
+    finishedAt: now,
+    result:
+      statusCode === 204
+        ? { outcome: 'succeeded', statusCode, durationMs: 3, error: null }
+        : { outcome: 'retry', statusCode, durationMs: 3, error: `HTTP ${statusCode}` },
+    status: statusCode === 204 ? 'succeeded' : 'pending',
+    retryAt: statusCode === 204 ? null : new Date(now.getTime() + 60_000),
+  };
+}
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function until<T>(
@@ -678,29 +695,28 @@ describe('claims, shutdown and failures', () => {
       const fresh = await claimDeliveries(own.db.prisma, 10, 60_000);
       expect(stale.map((c) => [c.eventId, c.attempts])).toEqual(events.map((e) => [e.id, 1]));
       expect(fresh.map((c) => [c.eventId, c.attempts])).toEqual(events.map((e) => [e.id, 2]));
-      const made = (claim: ClaimedDelivery, statusCode: number): MadeAttempt => ({
-        claim,
-        id: newAttemptId(),
-        startedAt: new Date(),
-        finishedAt: new Date(),
-        result:
-          statusCode === 204
-            ? { outcome: 'succeeded', statusCode, durationMs: 3, error: null }
-            : { outcome: 'retry', statusCode, durationMs: 4, error: `HTTP ${statusCode}` },
-        status: statusCode === 204 ? 'succeeded' : 'pending',
-        retryAt: statusCode === 204 ? null : new Date(Date.now() + 60_000),
-      });
       const [s1, s2, s3] = stale as [ClaimedDelivery, ClaimedDelivery, ClaimedDelivery];
       const [f1, f2, f3] = fresh as [ClaimedDelivery, ClaimedDelivery, ClaimedDelivery];
       // The stale claim of the first answers 500 in the same batch as the fresh ones (204, and
       // 500 for the third): only the fresh claims' results are written.
       expect(
-        await recordAttempts(own.db.prisma, [made(s1, 500), made(f1, 204), made(f2, 204), made(f3, 503)]),
+        await recordAttempts(own.db.prisma, [
+          answered(s1, 500),
+          answered(f1, 204),
+          answered(f2, 204),
+          answered(f3, 503),
+        ]),
       ).toEqual({ written: 3, logged: 4, moved: [], queued: 0 });
       // A stale result after the fresh one was written: nothing written (not pending any more).
-      expect(await recordAttempts(own.db.prisma, [made(s2, 500)])).toMatchObject({ written: 0, logged: 1 });
+      expect(await recordAttempts(own.db.prisma, [answered(s2, 500)])).toMatchObject({
+        written: 0,
+        logged: 1,
+      });
       // A stale result while the fresh claim is still out: nothing written (the attempt count moved on).
-      expect(await recordAttempts(own.db.prisma, [made(s3, 204)])).toMatchObject({ written: 0, logged: 1 });
+      expect(await recordAttempts(own.db.prisma, [answered(s3, 204)])).toMatchObject({
+        written: 0,
+        logged: 1,
+      });
       // The two delivered left the queue; the third waits for its retry.
       const rows = await own.db.prisma.webhookDelivery.findMany({ orderBy: { eventId: 'asc' } });
       expect(
@@ -830,19 +846,6 @@ describe('claims, shutdown and failures', () => {
       const claims = await claimDeliveries(own.db.prisma, 500, 60_000, 500);
       expect(claims).toHaveLength(500);
       await own.db.prisma.$executeRawUnsafe('ANALYZE');
-      const now = new Date();
-      const made = (claim: ClaimedDelivery, statusCode: number): MadeAttempt => ({
-        claim,
-        id: newAttemptId(),
-        startedAt: now,
-        finishedAt: now,
-        result:
-          statusCode === 204
-            ? { outcome: 'succeeded', statusCode, durationMs: 3, error: null }
-            : { outcome: 'retry', statusCode, durationMs: 3, error: `HTTP ${statusCode}` },
-        status: statusCode === 204 ? 'succeeded' : 'pending',
-        retryAt: statusCode === 204 ? null : new Date(now.getTime() + 60_000),
-      });
       /** Join comparisons of the statement as the worker runs it (the same connection settings). */
       const compared = async (attempts: MadeAttempt[], places: StreamPlace[]) => {
         const [analysed] = await own.db.rows<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(
@@ -858,7 +861,7 @@ describe('claims, shutdown and failures', () => {
       // filter for 500 successes.
       expect(
         await compared(
-          claims.map((c) => made(c, 204)),
+          claims.map((c) => answered(c, 204)),
           [],
         ),
       ).toBeLessThan(500);
@@ -882,7 +885,7 @@ describe('claims, shutdown and failures', () => {
           eventId: e.id,
           eventType: e.type,
           attempts: 1,
-          firstAttemptAt: now,
+          firstAttemptAt: new Date(),
           url: 'http://unused',
           secret: 'unused',
           failingSince: null,
@@ -898,7 +901,7 @@ describe('claims, shutdown and failures', () => {
       };
       expect(
         await compared(
-          first.map((c) => made(c, 503)),
+          first.map((c) => answered(c, 503)),
           [place],
         ),
       ).toBeLessThan(500);
