@@ -9,7 +9,6 @@ import { openDatabase } from '../src/db/database.js';
 import { freePort } from './helpers/processes.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
-const TSX = path.join(ROOT, 'node_modules/.bin/tsx');
 
 interface Run {
   code: number | null;
@@ -18,8 +17,8 @@ interface Run {
   stderr: string;
 }
 
-// Every child runs in a process group of its own (tsx starts node under itself), so afterAll can
-// kill the whole group whatever state a failed test left it in.
+// Every child runs as `npm run admin` and `npm start` run it (node with tsx's loader), in a process
+// group of its own, so afterAll can kill the whole group whatever state a failed test left it in.
 const children = new Set<ChildProcess>();
 function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
@@ -39,7 +38,12 @@ function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 }
 
 function start(script: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
-  const child = spawn(TSX, [script, ...args], { cwd: ROOT, env, detached: true, stdio: 'pipe' });
+  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+    cwd: ROOT,
+    env,
+    detached: true,
+    stdio: 'pipe',
+  });
   children.add(child);
   child.on('exit', () => children.delete(child));
   return child;

@@ -15,7 +15,6 @@ import { addDevice, addGuest, addSession, newTenant, randomMac } from './helpers
 import { scratchDatabase } from './helpers/scratch-database.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
-const TSX = path.join(ROOT, 'node_modules/.bin/tsx');
 const DAY = 86_400_000;
 const ago = (days: number): Date => new Date(Date.now() - days * DAY);
 
@@ -33,7 +32,12 @@ function admin(env: { dataDir: string; databaseUrl?: string }, ...args: string[]
   delete childEnv.DATABASE_URL;
   delete childEnv.REDIS_URL;
   if (env.databaseUrl) childEnv.DATABASE_URL = env.databaseUrl;
-  const child = spawn(TSX, ['src/cli/admin.ts', ...args], { cwd: ROOT, env: childEnv, stdio: 'pipe' });
+  // As `npm run admin` runs it.
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/admin.ts', ...args], {
+    cwd: ROOT,
+    env: childEnv,
+    stdio: 'pipe',
+  });
   children.add(child);
   let stdout = '';
   let stderr = '';

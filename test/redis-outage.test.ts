@@ -20,7 +20,6 @@ import {
 import { type Subscriber, subscribe } from './helpers/sse.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
-const TSX = path.join(ROOT, 'node_modules/.bin/tsx');
 const BUDGET = 100_000;
 
 if (!hasRedisServer) console.warn('redis-outage.test.ts skipped: redis-server is not installed');
@@ -34,8 +33,13 @@ interface Server {
 }
 
 function startServer(name: string, env: NodeJS.ProcessEnv, port: number): Server {
-  // A process group of its own (tsx runs node under itself), so afterAll can stop the whole group.
-  const child = spawn(TSX, ['src/server.ts'], { cwd: ROOT, env, detached: true, stdio: 'pipe' });
+  // As `npm start` runs it, in a process group of its own, so afterAll can stop the whole group.
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    cwd: ROOT,
+    env,
+    detached: true,
+    stdio: 'pipe',
+  });
   let out = '';
   child.stdout?.on('data', (d: Buffer) => {
     out += d.toString();

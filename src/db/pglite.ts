@@ -2,6 +2,8 @@
 // (`CREATE EXTENSION pg_trgm` fails on a PGlite that was not given it).
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+// Before any wasm is compiled (the CLI does not import the app).
+import '../v8-tuning.js';
 
 /** An embedded database in `dataDir`, or in memory without one. */
 export function newPglite(dataDir?: string): PGlite {

@@ -6,7 +6,6 @@ import { createServer } from 'node:net';
 import path from 'node:path';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const TSX = path.join(ROOT, 'node_modules/.bin/tsx');
 
 export interface Run {
   code: number | null;
@@ -40,18 +39,20 @@ export function killAll(): void {
   for (const child of children) killGroup(child, 'SIGKILL');
 }
 
-/** The server as `npm start` runs it (its command, without npm in between: a supervisor signals that process). */
-export function startServer(env: NodeJS.ProcessEnv): Child {
+/** The command of an npm script (`node …` with this node, else a binary of node_modules), without npm in between. */
+function npmScript(name: 'start' | 'admin', extra: string[]): [string, string[]] {
   const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
-    scripts: { start: string };
+    scripts: Record<string, string>;
   };
-  const [command = '', ...args] = pkg.scripts.start.split(' ');
-  return run(
+  const [command = '', ...args] = (pkg.scripts[name] ?? '').split(' ');
+  return [
     command === 'node' ? process.execPath : path.join(ROOT, 'node_modules/.bin', command),
-    args,
-    env,
-  );
+    [...args, ...extra],
+  ];
 }
+
+/** The server as `npm start` runs it (without npm in between: a supervisor signals that process). */
+export const startServer = (env: NodeJS.ProcessEnv): Child => run(...npmScript('start', []), env);
 
 /** A node process running `script` (an ES module; tsx loads the TypeScript it imports). */
 export const startScript = (script: string, env: NodeJS.ProcessEnv): Child =>
@@ -59,7 +60,7 @@ export const startScript = (script: string, env: NodeJS.ProcessEnv): Child =>
 
 /** `npm run admin -- …`. */
 export const startAdmin = (args: string[], env: NodeJS.ProcessEnv): Child =>
-  run(TSX, ['src/cli/admin.ts', ...args], env);
+  run(...npmScript('admin', args), env);
 
 function run(command: string, args: string[], env: NodeJS.ProcessEnv): Child {
   const child = spawn(command, args, { cwd: ROOT, env, detached: true, stdio: 'pipe' });
