@@ -3,11 +3,14 @@
 import { parseArgs } from 'node:util';
 import { tokenScopeNames } from '../auth/permissions.js';
 import { ConfigError, databaseOptions, loadConfig } from '../config.js';
-import { type Database, DatabaseLockedError, openDatabase } from '../db/database.js';
+import type { Database } from '../db/database.js';
+import { DatabaseLockedError } from '../db/pglite-lock.js';
 import type { apiTokenItem } from '../modules/api-tokens/api-tokens.serializer.js';
 
 // Each command imports what it needs when it runs (a command never loads another's modules, nor the
 // server's): `token issue` starts in about half the time it took when every command was imported.
+// The database's modules (Prisma's client, the drivers) load once the arguments are checked, so a
+// usage error answers at once.
 
 const USAGE = `Usage: npm run --silent admin -- <command> [options]
 
@@ -447,6 +450,7 @@ async function main(): Promise<number> {
     if (command === 'import guests') await importOptions(values);
     if (!(command === 'simulate' && overHttp(values))) {
       const config = loadConfig();
+      const { openDatabase } = await import('../db/database.js');
       // Maintenance commands (seeding) may run long statements: no statement timeout here.
       db = await openDatabase({ ...databaseOptions(config), statementTimeoutMs: 0 });
     }
