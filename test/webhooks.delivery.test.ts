@@ -4,7 +4,8 @@
 // fourth attempt), no retry for a 4xx, 410 and days of failures disable the endpoint (its waiting
 // deliveries pause and resume when it is enabled again), the 24 h window, replay of exactly the range
 // asked, bounded concurrency, a claim whose instance died comes due again after its lease (attempts
-// the database failed to record: as soon as it records again), shutdown
+// the database failed to record: as soon as it records again; the streams of a delivery thread that
+// failed: as soon as the next thread claims), shutdown
 // lets the attempt in flight finish, and a failing database never stops the loop.
 // A database of its own (see scratchDatabase): delivery workers of other test files never meet these
 // deliveries, nor these workers theirs.
@@ -18,7 +19,7 @@ import {
   recordEvents,
   systemActor,
 } from '../src/events/outbox.js';
-import { pruneHistory, startWebhookDelivery } from '../src/events/webhook-delivery.js';
+import { pruneHistory, startWebhookDelivery, type Wake } from '../src/events/webhook-delivery.js';
 import { startWebhookDeliveryThread } from '../src/events/webhook-delivery-thread.js';
 import { claimStreams, readStream, STREAM_CLAIM_SQL, STREAM_READ_SQL } from '../src/events/webhook-stream.js';
 import {
@@ -1249,6 +1250,47 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
       const inline = await deliverA410('false');
       expect(inline.onPool).toBeGreaterThan(0);
       expect(inline.announced).toHaveLength(1);
+    });
+
+    it('a thread that fails mid-attempt is started again and takes back the streams it held at once, not a lease later: the same webhook-id, then recorded once', async () => {
+      const own = await scratchDatabase('webhooks_thread_crash');
+      // The API only: the thread below is the one delivering.
+      const app = await startApp({ ...DELIVERY, WEBHOOKS_DELIVERY: 'false' }, { db: own.db });
+      const warnings: string[] = [];
+      const delivery = startWebhookDeliveryThread({
+        databaseUrl: own.url as string,
+        poolSize: 2,
+        // A lease far longer than the test: a stream waiting for it would not come back in time.
+        settings: { ...app.config.webhooks, deliver: true, pollMs: 50, leaseMs: 120_000 },
+        log: { warn: (_o, msg) => warnings.push(msg), info: () => {}, debug: () => {} },
+      });
+      try {
+        const a = await newTenant(own.db.prisma);
+        // The first request is held unanswered: the thread ends while it is in flight.
+        const ep = endpoint((_r, n) => (n === 0 ? 'hold' : 204));
+        await createHook(a, ep.url, ['guest.created'], app);
+        const [event] = await record(own.db.prisma, a.tenant_id, ['guest.created', 'g1']);
+        await receiver.waitFor(() => at(ep.path).length >= 1, 10_000);
+        // A message the thread cannot handle fails it, as a bug in it would.
+        const failedAt = Date.now();
+        delivery.wake(null as unknown as Wake[]);
+        await receiver.waitFor(() => at(ep.path).length >= 2, 10_000);
+        expect(Date.now() - failedAt).toBeLessThan(10_000);
+        expect(warnings.some((w) => w.startsWith('Webhook delivery: its thread failed'))).toBe(true);
+        expect(new Set(at(ep.path).map((r) => r.id))).toEqual(
+          new Set([messageId(a.tenant_id, event?.id ?? 0n)]),
+        );
+        await until('the place recorded', async () => {
+          const stream = await own.db.prisma.webhookStream.findFirst({ where: { tenantId: a.tenant_id } });
+          return stream?.lastEventId === event?.id;
+        });
+        const logged = await own.db.prisma.webhookAttempt.findMany({ where: { tenantId: a.tenant_id } });
+        expect(logged.map((x) => [x.eventId, x.status])).toEqual([[event?.id, 'succeeded']]);
+      } finally {
+        await delivery.stop();
+        await app.close();
+        await own.drop();
+      }
     });
   },
 );

@@ -2,8 +2,10 @@
 // by a worker thread with its own connections, so the API's event loop never waits behind delivery
 // work (building, signing, sending and recording thousands of attempts a second) and delivery uses
 // another core. The main thread tells it of the events its requests commit (which tenants to look
-// at); it tells the main thread of the events it writes itself (an endpoint it disables), and what
-// to log. On PGlite, which one connection in this thread owns, delivery runs in the main thread.
+// at); it tells the main thread of the events it writes itself (an endpoint it disables), what to
+// log, and the streams it holds (a thread started after one that ended unasked takes them back at
+// once, not a lease later). On PGlite, which one connection in this thread owns, delivery runs in
+// the main thread.
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
@@ -13,6 +15,7 @@ import { plainReason } from '../db/plain-reason.js';
 import { endpointHealth } from '../modules/webhooks/webhooks.service.js';
 import { announceEvents, onEventsCommitted, type RecordedEvent } from './outbox.js';
 import { startWebhookDelivery, type Wake, type WebhookDeliveryService, wakesOf } from './webhook-delivery.js';
+import type { LetGoStream } from './webhook-stream.js';
 import type { WorkerLog } from './webhook-worker.js';
 
 interface ThreadData {
@@ -24,6 +27,8 @@ interface ThreadData {
   debug: boolean;
   /** Attempts in flight, kept by the thread (inFlight() reads it without a round trip). */
   inFlight: Int32Array;
+  /** The streams the thread before this one held when it ended (none at the first start). */
+  takeBack: LetGoStream[];
 }
 
 type ToThread = { wake: readonly Wake[] } | { poke: true } | { stop: true };
@@ -31,6 +36,7 @@ type FromThread =
   | { ready: true }
   | { log: { level: 'warn' | 'info' | 'debug'; obj: object; msg: string } }
   | { events: RecordedEvent[] }
+  | { holding: LetGoStream[] }
   | { stopped: true };
 
 /** How the thread's connections name themselves (`pg_stat_activity.application_name`), with the process id. */
@@ -85,6 +91,12 @@ export function startWebhookDeliveryThread(opts: {
   debug?: boolean;
 }): WebhookDeliveryService {
   const inFlight = new Int32Array(new SharedArrayBuffer(4));
+  /**
+   * The streams the thread holds, by endpoint, under their latest lease: should it end unasked, the
+   * next thread takes them back at its first claim instead of waiting out their leases (a stream it
+   * let go since is simply claimed as any other).
+   */
+  const holds = new Map<string, number>();
   let stopping: Promise<void> | null = null;
   let worker: Worker | null = null;
   let restart: NodeJS.Timeout | undefined;
@@ -99,12 +111,14 @@ export function startWebhookDeliveryThread(opts: {
       settings: opts.settings,
       debug: opts.debug ?? false,
       inFlight,
+      takeBack: [...holds].map(([webhookId, lease]) => ({ webhookId, lease })),
     };
     const w = new Worker(entry, { eval: true, workerData: data, execArgv: [] });
     w.on('message', (m: FromThread) => {
       if ('ready' in m) delay = RESTART_MS;
       else if ('log' in m) opts.log[m.log.level](m.log.obj, m.log.msg);
       else if ('events' in m) announceEvents(m.events);
+      else if ('holding' in m) for (const h of m.holding) holds.set(h.webhookId, h.lease);
     });
     w.on('error', (err) =>
       opts.log.warn({ err }, `Webhook delivery: its thread failed (${plainReason(err)}); starting it again`),
@@ -182,6 +196,8 @@ if (!isMainThread && parentPort && (workerData as ThreadData | undefined)?.webho
     log: { warn: say('warn'), info: say('info'), debug: data.debug ? say('debug') : () => {} },
     health: endpointHealth(db.prisma),
     inFlight: (n) => Atomics.store(data.inFlight, 0, n),
+    holding: (streams) => send({ holding: [...streams] }),
+    takeBack: data.takeBack,
   });
   port.on('message', (m: ToThread) => {
     if ('wake' in m) service.wake(m.wake);

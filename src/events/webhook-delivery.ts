@@ -11,6 +11,7 @@ import { onEventsCommitted, type RecordedEvent } from './outbox.js';
 import { webhookConnections } from './webhook-sender.js';
 import {
   claimStreams,
+  type LetGoStream,
   listStreams,
   readStream,
   type StreamEvent,
@@ -147,6 +148,10 @@ export function startWebhookDelivery(deps: {
   health: EndpointHealth;
   /** Told the attempts in flight whenever their number changes (a delivery thread's counter). */
   inFlight?: (n: number) => void;
+  /** Told each stream this instance holds, with its lease, when a claim takes it (a delivery thread's report). */
+  holding?: (streams: readonly LetGoStream[]) => void;
+  /** Streams a delivery thread that ended held: taken back at the first claim (while no other instance held them since). */
+  takeBack?: readonly LetGoStream[];
 }): WebhookDeliveryService {
   const { prisma, settings, log } = deps;
   const connections = webhookConnections({
@@ -184,6 +189,8 @@ export function startWebhookDelivery(deps: {
    * database failing for a moment delays them by that moment, not by a lease.
    */
   const letGo = new Map<string, { lease: number; until: number; from: number; failures: number }>();
+  for (const h of deps.takeBack ?? [])
+    letGo.set(h.webhookId, { lease: h.lease, until: Date.now() + settings.leaseMs, from: 0, failures: 0 });
   /** The active endpoints' streams of each tenant with one (the poll's list, and endpoints created here). */
   const known = new Map<string, Set<string>>();
   /** Tenants whose streams a claim should look at (all: the poll's), and the claim under way. */
@@ -244,6 +251,8 @@ export function startWebhookDelivery(deps: {
           .map(([webhookId, l]) => ({ webhookId, lease: l.lease }));
         const claimed = await claimStreams(prisma, room, settings.leaseMs, windowOf, tenants, takeBack);
         succeeded();
+        if (claimed.length > 0)
+          deps.holding?.(claimed.map((c) => ({ webhookId: c.webhookId, lease: c.lease })));
         // As many as there was room for: more may wait.
         if (claimed.length === room) wantStreams(want);
         for (const c of claimed) {

@@ -133,7 +133,10 @@ function windowFrom(rows: readonly WindowRow[], scan: number): StreamWindow {
   };
 }
 
-/** A stream this instance held and let go unrecorded (a statement failed), under the lease it held. */
+/**
+ * A stream under the lease it was held by: one this instance let go unrecorded (a statement failed),
+ * or one a delivery thread that ended held (webhook-delivery-thread.ts).
+ */
 export interface LetGoStream {
   webhookId: string;
   lease: number;
