@@ -45,6 +45,8 @@ export interface Config {
   retentionSweepSeconds: number;
   /** Days the event log keeps an event (EVENT_RETENTION_DAYS). */
   eventRetentionDays: number;
+  /** Days the audit log keeps an entry (AUDIT_RETENTION_DAYS); unset: for good. */
+  auditRetentionDays: number | undefined;
   /** Seconds between two passes of the event sweeper (EVENT_SWEEP_SECONDS; 0: none). */
   eventSweepSeconds: number;
   /** Webhook delivery (src/events/webhook-*.ts) and the targets webhooks may name. */
@@ -283,6 +285,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     guestImportMaxBytes: int(env, 'GUEST_IMPORT_MAX_MB', 20, 1, 1024) * 1024 * 1024,
     retentionSweepSeconds: int(env, 'RETENTION_SWEEP_SECONDS', 3600, 0, 604_800),
     eventRetentionDays: int(env, 'EVENT_RETENTION_DAYS', 30, 1, 3650),
+    auditRetentionDays: env.AUDIT_RETENTION_DAYS ? int(env, 'AUDIT_RETENTION_DAYS', 0, 1, 36_500) : undefined,
     eventSweepSeconds: int(env, 'EVENT_SWEEP_SECONDS', 60, 0, 86_400),
     webhooks: webhookSettings(env),
   };

@@ -1,9 +1,9 @@
 // The event sweeper (src/events/sweeper.ts): devices not detected for ACTIVE_WINDOW_SECONDS leave
-// their zone and location by timeout (src/modules/ingest/ingest.timeouts.ts), and the event log keeps
-// EVENT_RETENTION_DAYS. The functions are run per tenant here: a whole pass would also sweep the
+// their zone and location by timeout (src/modules/ingest/ingest.timeouts.ts), the event log keeps
+// EVENT_RETENTION_DAYS and the audit log AUDIT_RETENTION_DAYS. The functions are run per tenant here: a whole pass would also sweep the
 // other test files' tenants, which run meanwhile.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pruneEvents } from '../src/events/sweeper.js';
+import { pruneAuditLog, pruneEvents } from '../src/events/sweeper.js';
 import { closeTimedOutVisits } from '../src/modules/ingest/ingest.timeouts.js';
 import { issueToken } from '../src/modules/tenants/bootstrap.service.js';
 import { startApp, type TestApp } from './helpers/app.js';
@@ -133,6 +133,29 @@ describe.concurrent('event retention', () => {
     // The ids go on from the sequence.
     await detect('AA:BB:CC:30:00:06', ago(5));
     expect((await eventsOf(a.tenant_id)).map((e) => e.id)).toEqual([4, 5, 6, 7]);
+  });
+
+  it('deletes the audit entries older than the cutoff, of that tenant only; the newer stay', async () => {
+    const [a, b] = [await newTenant(prisma()), await newTenant(prisma())];
+    const write = async (tenant: typeof a, name: string) => {
+      const res = await t.request('POST', '/api/v1/locations', { token: tenant.token, body: { name } });
+      expect(res.status, res.text).toBe(201);
+    };
+    for (const name of ['Old 1', 'Old 2', 'New']) await write(a, name);
+    await write(b, 'Old');
+    const entries = (tenantId: string) =>
+      prisma().auditLog.findMany({ where: { tenantId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+    const [old1, old2, recent] = await entries(a.tenant_id);
+    // The first two of tenant a's entries, and tenant b's, are 400 days old.
+    const aged = [old1?.id, old2?.id, ...(await entries(b.tenant_id)).map((e) => e.id)] as string[];
+    await prisma()
+      .$executeRaw`UPDATE "AuditLog" SET "createdAt" = now() - interval '400 days' WHERE "id" = ANY(${aged})`;
+    const cutoff = new Date(Date.now() - 365 * DAY * 1000);
+    expect(await pruneAuditLog(t.db, a.tenant_id, cutoff)).toBe(2);
+    expect((await entries(a.tenant_id)).map((e) => e.id)).toEqual([recent?.id]);
+    expect(await pruneAuditLog(t.db, a.tenant_id, cutoff)).toBe(0);
+    // Tenant b's old entry waits for its own tenant's turn.
+    expect(await entries(b.tenant_id)).toHaveLength(1);
   });
 
   it('the sweeper runs one pass at a time', async () => {

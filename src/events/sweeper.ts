@@ -3,7 +3,8 @@
 //   1. leave by timeout: each tenant's devices not detected for ACTIVE_WINDOW_SECONDS leave their
 //      zone and location (src/modules/ingest/ingest.timeouts.ts);
 //   2. the event log's retention: events older than EVENT_RETENTION_DAYS are deleted, a bounded
-//      batch per statement.
+//      batch per statement;
+//   3. the audit log's, when AUDIT_RETENTION_DAYS is set: older entries are deleted the same way.
 // Passes never overlap within a process; closing stops a pass between two batches.
 
 import type { Config } from '../config.js';
@@ -31,7 +32,7 @@ interface Log {
 
 export type EventSweepOutcome =
   | { swept: false }
-  | { swept: true; visitsClosed: number; eventsDeleted: number; failures: number };
+  | { swept: true; visitsClosed: number; eventsDeleted: number; auditDeleted: number; failures: number };
 
 export interface EventSweeper {
   /** One pass now: `{ swept: false }` when another instance (or a pass of this process) runs one. */
@@ -68,9 +69,31 @@ export async function pruneEvents(
   }
 }
 
+/**
+ * Deletes the tenant's audit entries older than `cutoff`, oldest first, `EVENT_PRUNE_BATCH` a
+ * statement, along the `(tenantId, createdAt, id)` index (the audit log's own order).
+ */
+export async function pruneAuditLog(
+  db: Pick<Database, 'prisma'>,
+  tenantId: string,
+  cutoff: Date,
+  signal?: AbortSignal,
+): Promise<number> {
+  let deleted = 0;
+  for (;;) {
+    if (signal?.aborted) return deleted;
+    const n = await db.prisma.$executeRaw`
+      DELETE FROM "AuditLog" WHERE "id" IN (
+        SELECT "id" FROM "AuditLog" WHERE "tenantId" = ${tenantId} AND "createdAt" < ${cutoff}
+        ORDER BY "createdAt", "id" LIMIT ${EVENT_PRUNE_BATCH})`;
+    deleted += n;
+    if (n < EVENT_PRUNE_BATCH) return deleted;
+  }
+}
+
 export function startEventSweeper(deps: {
   db: Database;
-  config: Pick<Config, 'activeWindowSeconds' | 'eventRetentionDays'>;
+  config: Pick<Config, 'activeWindowSeconds' | 'eventRetentionDays' | 'auditRetentionDays'>;
   log: Log;
   /** Between passes; 0: no periodic passes (sweep() still runs one). */
   intervalMs: number;
@@ -90,10 +113,15 @@ export function startEventSweeper(deps: {
       ? new Date(Math.min(lastCutoff.getTime() - Math.max(intervalMs, 60_000), cutoff.getTime()))
       : new Date(cutoff.getTime() - LOOKBACK_MS);
     const eventCutoff = new Date(now.getTime() - config.eventRetentionDays * 86_400_000);
+    const auditCutoff =
+      config.auditRetentionDays === undefined
+        ? null
+        : new Date(now.getTime() - config.auditRetentionDays * 86_400_000);
     const held = await db.tryExclusive(EVENT_SWEEP_LOCK_KEY, async () => {
       const tenants = await db.prisma.tenant.findMany({ select: { id: true }, orderBy: { id: 'asc' } });
       let visitsClosed = 0;
       let eventsDeleted = 0;
+      let auditDeleted = 0;
       let failures = 0;
       for (const { id } of tenants) {
         if (signal.aborted) break;
@@ -107,12 +135,13 @@ export function startEventSweeper(deps: {
             onLeft && ((left, eventId) => onLeft(id, left, eventId)),
           );
           eventsDeleted += await pruneEvents(db, id, eventCutoff, signal);
+          if (auditCutoff) auditDeleted += await pruneAuditLog(db, id, auditCutoff, signal);
         } catch (err) {
           failures++;
           log.warn({ err, tenantId: id }, 'events: the sweep failed for a tenant (the next pass retries)');
         }
       }
-      return { visitsClosed, eventsDeleted, failures };
+      return { visitsClosed, eventsDeleted, auditDeleted, failures };
     });
     if (!held.acquired) {
       log.debug({}, 'events: another instance is sweeping; skipped');
@@ -122,7 +151,7 @@ export function startEventSweeper(deps: {
     }
     if (held.value.failures === 0) lastCutoff = cutoff;
     const v = held.value;
-    if (v.visitsClosed > 0 || v.eventsDeleted > 0 || v.failures > 0)
+    if (v.visitsClosed > 0 || v.eventsDeleted > 0 || v.auditDeleted > 0 || v.failures > 0)
       log.info({ ...v, ms: Date.now() - started }, 'events: sweep done');
     return { swept: true, ...v };
   };

@@ -1,4 +1,4 @@
-// SHUTDOWN_TIMEOUT_SECONDS read and checked like the other settings.
+// SHUTDOWN_TIMEOUT_SECONDS and AUDIT_RETENTION_DAYS read and checked like the other settings.
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 
@@ -14,6 +14,21 @@ describe('SHUTDOWN_TIMEOUT_SECONDS', () => {
     expect(() => loadConfig({ SHUTDOWN_TIMEOUT_SECONDS: raw })).toThrow(ConfigError);
     expect(() => loadConfig({ SHUTDOWN_TIMEOUT_SECONDS: raw })).toThrow(
       `SHUTDOWN_TIMEOUT_SECONDS must be an integer from 1 to 3600; got "${raw}".`,
+    );
+  });
+});
+
+describe('AUDIT_RETENTION_DAYS', () => {
+  it('unset or empty keeps entries for good; takes 1 to 36500', () => {
+    expect(loadConfig({}).auditRetentionDays).toBeUndefined();
+    expect(loadConfig({ AUDIT_RETENTION_DAYS: '' }).auditRetentionDays).toBeUndefined();
+    expect(loadConfig({ AUDIT_RETENTION_DAYS: '1' }).auditRetentionDays).toBe(1);
+    expect(loadConfig({ AUDIT_RETENTION_DAYS: '36500' }).auditRetentionDays).toBe(36_500);
+  });
+
+  it.each(['0', '36501', '1.5', 'forever'])('refuses %j with a plain message', (raw) => {
+    expect(() => loadConfig({ AUDIT_RETENTION_DAYS: raw })).toThrow(
+      `AUDIT_RETENTION_DAYS must be an integer from 1 to 36500; got "${raw}".`,
     );
   });
 });
