@@ -9,7 +9,9 @@
 // API and for delivery, the receiver. Each round starts from a vacuumed database and a checkpoint, as
 // autovacuum would leave it on a production server (it is off on this machine): without that,
 // rounds with no endpoint at all slowed by 10–15 % each (bench/RESULTS.md, 2026-11-27).
-//   npx tsx bench/presence.bench.ts        (BENCH_DATABASE_URL, default postgresql://root@127.0.0.1:5432/bench_presence, created afresh)
+//   npx tsx bench/presence.bench.ts        (BENCH_DATABASE_URL, default postgresql://root@127.0.0.1:5432/bench_presence, created afresh;
+//   BENCH_DEVICES, BENCH_PAIRS, BENCH_MOVED; WEBHOOKS_CONCURRENCY, WEBHOOKS_CONCURRENCY_PER_ENDPOINT and
+//   WEBHOOKS_THREAD as the server reads them). Also the last section of `npm run bench`.
 
 import pg from 'pg';
 import { buildApp } from '../src/app.js';
@@ -40,6 +42,7 @@ const config = loadConfig({
   // The webhook rows: delivery runs in this process, to a receiver on loopback.
   WEBHOOKS_DELIVERY: 'true',
   WEBHOOKS_ALLOW_PRIVATE: '1',
+  ...pick('WEBHOOKS_CONCURRENCY', 'WEBHOOKS_CONCURRENCY_PER_ENDPOINT', 'WEBHOOKS_THREAD'),
 });
 const app = await buildApp({ config, db, logger: false });
 const prisma = db.prisma;
@@ -308,4 +311,14 @@ async function freshDatabase(target: string): Promise<void> {
   } finally {
     await client.end();
   }
+}
+
+/** The named settings of this process's environment that are set. */
+function pick(...names: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const n of names) {
+    const v = process.env[n];
+    if (v) out[n] = v;
+  }
+  return out;
 }

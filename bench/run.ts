@@ -4,14 +4,19 @@
 //
 //   npm run bench -- [--tenants 10] [--guests 100000] [--devices 300000] [--sessions 1000000]
 //                    [--present 50000] [--pglite-guests 5000] [--duration 5] [--connections 10]
-//                    [--only pg|pglite] [--rows guests,graphql] [--out file.md]
+//                    [--only pg|pglite|presence] [--rows guests,graphql] [--out file.md]
+//   (presence: bench/presence.bench.ts in a process of its own: the ingest with one webhook endpoint
+//   subscribed and without it, and the delivery lag; its database is BENCH_PRESENCE_DATABASE_URL,
+//   default postgresql://root@127.0.0.1:5432/bench_presence, dropped and created afresh)
 //   npm run bench -- --instances 1,2 [--duration 5] [--connections 10]: the guest page and the
 //                    dashboard against 1, then 2 server processes on PostgreSQL + Redis (bench/fleet.ts)
 //   BENCH_DATABASE_URL (default postgresql://root@127.0.0.1:5432/bench, created if absent; the
 //   database is the benchmark's: a dataset of other sizes in it is dropped and regenerated).
+import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { get } from 'node:http';
 import os from 'node:os';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { buildApp } from '../src/app.js';
@@ -625,6 +630,9 @@ async function prepare(bench: BenchDatabase, sizes: Sizes, name: string): Promis
 
 const out: string[] = [];
 const only = flags.only;
+if (only !== undefined && !['pg', 'pglite', 'presence'].includes(only)) {
+  throw new Error(`--only must be pg, pglite or presence; got "${only}"`);
+}
 
 const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://root@127.0.0.1:5432/bench';
 const pgSizes = (): Sizes => ({
@@ -741,6 +749,31 @@ if (!instances && (!only || only === 'pglite')) {
   } finally {
     await bench.close();
   }
+}
+
+// The presence ingest with one webhook endpoint and without it: a process of its own (its CPU
+// figures are its own threads', and nothing of the rows above stays in memory beside it).
+if (!instances && (!only || only === 'presence') && !flags.rows) {
+  log('[presence] ingest with and without one webhook endpoint (bench/presence.bench.ts)');
+  const env = { ...process.env };
+  env.BENCH_DATABASE_URL =
+    process.env.BENCH_PRESENCE_DATABASE_URL ?? 'postgresql://root@127.0.0.1:5432/bench_presence';
+  const run = spawnSync(process.execPath, ['--import', 'tsx', 'bench/presence.bench.ts'], {
+    cwd: path.resolve(import.meta.dirname, '..'),
+    env,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  if (run.status !== 0) throw new Error(`bench/presence.bench.ts failed (exit ${run.status ?? run.signal})`);
+  out.push(
+    '## Presence ingest, with one webhook endpoint and without it (PostgreSQL)',
+    '',
+    '```text',
+    run.stdout.trimEnd(),
+    '```',
+    '',
+  );
 }
 
 const report = ['## Machine', '', machine(), '', ...out].join('\n');
