@@ -277,6 +277,12 @@ async function openPostgres(url: string, migrate: boolean, opts: DatabaseOptions
     if (!settings) return (await timed(sql, () => pool.query(query))).rows as T[];
     return timed(sql, async () => {
       const client = await pool.connect();
+      // A connection lost while checked out fails the query in flight, which reports it; its client
+      // also emits 'error', which pg-pool listens to only while the client is idle: unheard, it
+      // would be thrown and end the process.
+      const lost = (): void => {};
+      client.on('error', lost);
+      let broken: Error | undefined;
       try {
         // One round trip for BEGIN and the settings (the simple protocol takes several statements).
         await client.query(`BEGIN; ${setLocal(settings)}`);
@@ -284,10 +290,14 @@ async function openPostgres(url: string, migrate: boolean, opts: DatabaseOptions
         await client.query('COMMIT');
         return result.rows as T[];
       } catch (err) {
-        await client.query('ROLLBACK').catch(() => {});
+        await client.query('ROLLBACK').catch((e: Error) => {
+          broken = e;
+        });
         throw err;
       } finally {
-        client.release();
+        client.removeListener('error', lost);
+        // A connection that cannot roll back is closed, not handed to the next query.
+        client.release(broken);
       }
     });
   };
