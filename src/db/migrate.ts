@@ -83,6 +83,9 @@ export async function applyMigrations(db: SqlRunner, migrations = readMigrations
 /** Migrates a PostgreSQL server under Prisma's advisory lock (safe with several instances starting). */
 export async function migrateDatabaseUrl(url: string): Promise<string[]> {
   const client = new pg.Client({ connectionString: url });
+  // A connection lost mid-migration fails the statement in flight, which reports it (unheard, the
+  // client's 'error' event would be thrown as an uncaught exception).
+  client.on('error', () => {});
   await client.connect();
   try {
     await client.query('SELECT pg_advisory_lock($1)', [PRISMA_ADVISORY_LOCK]);
