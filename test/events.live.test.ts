@@ -3,6 +3,7 @@
 // reconnecting client resends) with exactly what was missed, then live events, with no gap and no
 // duplicate, on one instance and across two sharing Redis. Real HTTP, bounded in time.
 import type { AddressInfo } from 'node:net';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventType } from '../src/events/event-types.js';
 import { recordEvents, systemActor, writeWithEvents } from '../src/events/outbox.js';
@@ -10,6 +11,7 @@ import { pruneEvents } from '../src/events/sweeper.js';
 import { issueToken } from '../src/modules/tenants/bootstrap.service.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { addUser, newTenant } from './helpers/fixtures.js';
+import { startAdmin } from './helpers/processes.js';
 import { type Frame, type Subscriber, subscribeTo } from './helpers/sse.js';
 
 const EVENTS = `subscription Events($after: ID, $types: [String!]) {
@@ -384,3 +386,57 @@ describe.skipIf(!process.env.REDIS_URL)('the events subscription across two inst
     }
   });
 });
+
+describe.skipIf(!process.env.REDIS_URL || !process.env.TEST_DATABASE_URL)(
+  "the admin CLI's events, published through Redis as a server's (skipped without REDIS_URL and TEST_DATABASE_URL)",
+  () => {
+    const cliEnv = (redisUrl: string): NodeJS.ProcessEnv => {
+      const env: NodeJS.ProcessEnv = {
+        ...process.env,
+        DATABASE_URL: process.env.TEST_DATABASE_URL,
+        REDIS_URL: redisUrl,
+      };
+      delete env.DATA_DIR;
+      return env;
+    };
+
+    it('token issue publishes its event on the tenant’s channel; with Redis away the command still succeeds', async () => {
+      const t = await startApp();
+      const a = await newTenant(t.db.prisma);
+      await t.close();
+      const listener = new Redis(process.env.REDIS_URL ?? '');
+      const heard: string[] = [];
+      listener.on('message', (_channel: string, message: string) => heard.push(message));
+      try {
+        await listener.subscribe(`eventsCommitted:${a.tenant_id}`);
+        const run = await startAdmin(
+          ['token', 'issue', '--user', a.user_id, '--json'],
+          cliEnv(process.env.REDIS_URL ?? ''),
+        ).exited(100_000);
+        expect(run.code, run.stderr).toBe(0);
+        for (const deadline = Date.now() + 5000; heard.length === 0 && Date.now() < deadline; )
+          await new Promise((r) => setTimeout(r, 50));
+        const notice = JSON.parse(heard[0] ?? '{}') as {
+          lastId: string;
+          events: { id: string; type: string; actorType: string }[];
+        };
+        expect(notice.lastId).toBe('1');
+        expect(notice.events.map((e) => [e.id, e.type, e.actorType])).toEqual([
+          ['1', 'api_token.created', 'system'],
+        ]);
+
+        // Nothing listens on port 1: the notice is dropped, the token is issued all the same.
+        const away = await startAdmin(
+          ['token', 'issue', '--user', a.user_id, '--json'],
+          cliEnv('redis://127.0.0.1:1'),
+        ).exited(100_000);
+        expect(away.code, away.stderr).toBe(0);
+        expect(JSON.parse(away.stdout).token).toMatch(/^[A-Za-z0-9_-]{32,}$/);
+        expect(away.stderr).toBe('');
+        expect(heard).toHaveLength(1);
+      } finally {
+        listener.disconnect();
+      }
+    });
+  },
+);

@@ -445,11 +445,17 @@ async function main(): Promise<number> {
     return fail(`import guests takes one FILE; got ${got}.\n\n${USAGE}`, 2);
   }
   let db: Database | undefined;
+  let live: { close(): Promise<void> } | undefined;
   try {
     // `simulate --url` talks to a running server: the database (maybe its embedded one) is not opened.
     if (command === 'import guests') await importOptions(values);
     if (!(command === 'simulate' && overHttp(values))) {
       const config = loadConfig();
+      if (config.redisUrl) {
+        // The servers' live readers hear of this command's events at once, as of their own writes.
+        const { publishEventsThroughRedis } = await import('./live-events.js');
+        live = publishEventsThroughRedis(config.redisUrl);
+      }
       const { openDatabase } = await import('../db/database.js');
       // Maintenance commands (seeding) may run long statements: no statement timeout here.
       db = await openDatabase({ ...databaseOptions(config), statementTimeoutMs: 0 });
@@ -464,6 +470,7 @@ async function main(): Promise<number> {
     return fail(`unexpected failure: ${(err as Error).stack ?? String(err)}`, 1);
   } finally {
     await db?.close();
+    await live?.close();
   }
 }
 

@@ -5,8 +5,8 @@
 // table. Ids count 1, 2, 3… per tenant and become visible in commit order (src/events/outbox.ts), so
 // "the events after id N" is exact: nothing is missed, nothing comes twice, whichever instance wrote,
 // and however notices from several instances interleave. The table stays the truth: a notice lost
-// (Redis away, a write by a process without the app, as the admin CLI) is found by the next notice's
-// gap or by the reader's poll.
+// (Redis away, a write by a process that does not publish: the admin CLI does, src/cli/live-events.ts)
+// is found by the next notice's gap or by the reader's poll.
 import { Repeater } from 'graphql-yoga';
 import type { Prisma } from '../db/database.js';
 import type { AppPubSub } from '../redis/pubsub.js';
