@@ -119,13 +119,10 @@ describe.skipIf(!PG_URL)(
       ).map((a) => [a.eventId, a.status, a.attempt]);
 
     /** Answers 204 from now on, counting what it answered. */
-    const answerAll = (delayMs = 0) =>
+    const answerAll = () =>
       receiver.setPolicy((r: Received) => {
         answered.set(r.id, (answered.get(r.id) ?? 0) + 1);
-        if (delayMs === 0) return 204;
-        // Held, then answered: the receiver is slow, so instances overlap.
-        setTimeout(() => receiver.release(204), delayMs);
-        return 'hold';
+        return 204;
       });
 
     it('SIGKILL of the delivering instance mid-batch loses nothing: the interrupted attempts come again with the same webhook-id', async () => {
@@ -191,7 +188,17 @@ describe.skipIf(!PG_URL)(
       const other = ((await res.json()) as { data: { id: string } }).data;
       const before = receiver.received.length;
       answered.clear();
-      answerAll(40);
+      // Every request is held until both endpoints' first have arrived: the instance that took one
+      // stream has its 3 slots held and cannot take the other, so the other instance must (a poll
+      // every 100 ms), and both send at once. Then all are answered.
+      const paths = new Set<string>();
+      receiver.setPolicy((r: Received) => {
+        answered.set(r.id, (answered.get(r.id) ?? 0) + 1);
+        if (paths.size === 2) return 204;
+        paths.add(r.path);
+        if (paths.size === 2) setImmediate(() => receiver.release(204));
+        return 'hold';
+      });
       const events: RecordedEvent[] = [];
       for (let batch = 0; batch < 6; batch++) {
         events.push(
