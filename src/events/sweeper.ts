@@ -40,6 +40,20 @@ export interface EventSweeper {
   close(): Promise<void>;
 }
 
+/** Runs `deleteBatch` until it deletes fewer than EVENT_PRUNE_BATCH rows or `signal` aborts; the rows deleted. */
+async function inBatches(
+  signal: AbortSignal | undefined,
+  deleteBatch: () => Promise<number>,
+): Promise<number> {
+  let deleted = 0;
+  while (!signal?.aborted) {
+    const n = await deleteBatch();
+    deleted += n;
+    if (n < EVENT_PRUNE_BATCH) break;
+  }
+  return deleted;
+}
+
 /**
  * Deletes the tenant's events older than `cutoff`, oldest ids first, `EVENT_PRUNE_BATCH` a statement.
  * Ids follow commit order and times follow ids closely, so a batch that meets a newer event ends
@@ -51,10 +65,8 @@ export async function pruneEvents(
   cutoff: Date,
   signal?: AbortSignal,
 ): Promise<number> {
-  let deleted = 0;
-  for (;;) {
-    if (signal?.aborted) return deleted;
-    const [row] = await db.prisma.$queryRaw<{ deleted: number; old: number }[]>`
+  return inBatches(signal, async () => {
+    const [row] = await db.prisma.$queryRaw<{ deleted: number }[]>`
       WITH oldest AS (
         SELECT "id", "occurredAt" FROM "Event" WHERE "tenantId" = ${tenantId} ORDER BY "id" LIMIT ${EVENT_PRUNE_BATCH}
       ), gone AS (
@@ -63,10 +75,8 @@ export async function pruneEvents(
         RETURNING 1
       )
       SELECT (SELECT count(*) FROM gone)::int AS "deleted"`;
-    const n = row?.deleted ?? 0;
-    deleted += n;
-    if (n < EVENT_PRUNE_BATCH) return deleted;
-  }
+    return row?.deleted ?? 0;
+  });
 }
 
 /**
@@ -79,16 +89,13 @@ export async function pruneAuditLog(
   cutoff: Date,
   signal?: AbortSignal,
 ): Promise<number> {
-  let deleted = 0;
-  for (;;) {
-    if (signal?.aborted) return deleted;
-    const n = await db.prisma.$executeRaw`
+  return inBatches(
+    signal,
+    () => db.prisma.$executeRaw`
       DELETE FROM "AuditLog" WHERE "id" IN (
         SELECT "id" FROM "AuditLog" WHERE "tenantId" = ${tenantId} AND "createdAt" < ${cutoff}
-        ORDER BY "createdAt", "id" LIMIT ${EVENT_PRUNE_BATCH})`;
-    deleted += n;
-    if (n < EVENT_PRUNE_BATCH) return deleted;
-  }
+        ORDER BY "createdAt", "id" LIMIT ${EVENT_PRUNE_BATCH})`,
+  );
 }
 
 export function startEventSweeper(deps: {
