@@ -21,6 +21,7 @@ import { DELIVERY_APPLICATION_NAME } from '../src/events/webhook-delivery-thread
 import { bootstrapTenant, issueToken } from '../src/modules/tenants/bootstrap.service.js';
 import { type CpuWait, sampleThreads, spentBetween, type ThreadSample } from './cpu-wait.js';
 import { startReceiverProcess } from './webhook-receiver.js';
+import { webhookSettingsFromEnv } from './webhook-settings.js';
 
 const DEVICES = Number(process.env.BENCH_DEVICES ?? 50_000);
 /** Rounds with and without the endpoint: this many pairs (with, without; then without, with; …), */
@@ -42,7 +43,7 @@ const config = loadConfig({
   // The webhook rows: delivery runs in this process, to a receiver on loopback.
   WEBHOOKS_DELIVERY: 'true',
   WEBHOOKS_ALLOW_PRIVATE: '1',
-  ...pick('WEBHOOKS_CONCURRENCY', 'WEBHOOKS_CONCURRENCY_PER_ENDPOINT', 'WEBHOOKS_THREAD'),
+  ...webhookSettingsFromEnv(),
 });
 const app = await buildApp({ config, db, logger: false });
 const prisma = db.prisma;
@@ -311,14 +312,4 @@ async function freshDatabase(target: string): Promise<void> {
   } finally {
     await client.end();
   }
-}
-
-/** The named settings of this process's environment that are set. */
-function pick(...names: string[]): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const n of names) {
-    const v = process.env[n];
-    if (v) out[n] = v;
-  }
-  return out;
 }

@@ -23,6 +23,7 @@ import { openDatabase } from '../src/db/database.js';
 import { recordEvents, systemActor } from '../src/events/outbox.js';
 import { newAttemptId } from '../src/events/webhook-worker.js';
 import { bootstrapTenant } from '../src/modules/tenants/bootstrap.service.js';
+import { webhookSettingsFromEnv } from './webhook-settings.js';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 40_000);
 /** Attempts logged before, over the last 30 days (a month of history, as the endpoint's would be). */
@@ -40,7 +41,7 @@ const config = loadConfig({
   WEBHOOKS_ALLOW_PRIVATE: '1',
   // The measured events are found by the poll (written as another instance would): it looks often.
   WEBHOOKS_POLL_MS: '50',
-  ...pick('WEBHOOKS_CONCURRENCY', 'WEBHOOKS_CONCURRENCY_PER_ENDPOINT', 'WEBHOOKS_THREAD'),
+  ...webhookSettingsFromEnv(),
 });
 const app = await buildApp({ config, db, logger: false });
 const a = await bootstrapTenant(db.prisma, { tenant: `Webhook bench ${Date.now()}` });
@@ -173,15 +174,6 @@ for (const [kind, s] of [...statements].sort((x, y) => y[1].ms - x[1].ms).slice(
 receiver.close();
 await app.close();
 await db.close();
-
-function pick(...names: string[]): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const n of names) {
-    const v = process.env[n];
-    if (v) out[n] = v;
-  }
-  return out;
-}
 
 /** `n` attempts of the endpoint, logged over the last 30 days, with ids as the code makes them. */
 async function logHistory(n: number): Promise<void> {
