@@ -190,13 +190,22 @@ describe.skipIf(!PG_URL)(
       answered.clear();
       // Every request is held until both endpoints' first have arrived: the instance that took one
       // stream has its 3 slots held and cannot take the other, so the other instance must (a poll
-      // every 100 ms), and both send at once. Then all are answered.
+      // every 100 ms), and both send at once. Then all are answered; after 1.5 s at the latest, within
+      // the attempts' 2 s limit, so that a slow machine never turns a held attempt into a retry.
       const paths = new Set<string>();
+      const releaseAll = () => {
+        paths.add('released');
+        receiver.release(204);
+      };
+      const fallback = setTimeout(releaseAll, 1500);
       receiver.setPolicy((r: Received) => {
         answered.set(r.id, (answered.get(r.id) ?? 0) + 1);
-        if (paths.size === 2) return 204;
+        if (paths.has('released')) return 204;
         paths.add(r.path);
-        if (paths.size === 2) setImmediate(() => receiver.release(204));
+        if (paths.size === 2) {
+          clearTimeout(fallback);
+          setImmediate(releaseAll);
+        }
         return 'hold';
       });
       const events: RecordedEvent[] = [];
