@@ -103,6 +103,10 @@ interface Stream {
   ended: boolean;
   /** Its release is in the statement being written. */
   releasing: boolean;
+  /** Since when it has had events to send and none in flight, for want of a free slot here (null: it has not). */
+  starvedSince: number | null;
+  /** Let go for another instance to send: it went a poll without a free slot here. */
+  yielding: boolean;
   /** When its lease was last renewed (Date.now()). */
   renewedAt: number;
   /** Its statements that failed in a row (it was let go and taken back that many times). */
@@ -275,6 +279,8 @@ export function startWebhookDelivery(deps: {
             woken: false,
             ended: false,
             releasing: false,
+            starvedSince: null,
+            yielding: false,
             renewedAt: Date.now(),
             failures,
           };
@@ -335,10 +341,16 @@ export function startWebhookDelivery(deps: {
     const streams = [...held.values()];
     for (let k = 0; k < streams.length; k++) {
       const s = streams[(turn + k) % streams.length] as Stream;
-      if (s.releasing || s.ended) continue;
+      if (s.releasing || s.ended || s.yielding) continue;
       for (let n = Math.min(freeInAll(), freeAt(s.webhookId)); n > 0 && s.waiting.length > 0; n--) {
         sendFromStream(s, s.waiting.shift() as StreamEvent);
       }
+      // Held here with no slot to send it by (this instance's slots taken by other endpoints): after
+      // a poll of that, it is let go, for an instance with free slots to take (this one's claims
+      // take no stream while it has none free).
+      if (s.waiting.length === 0 || s.inFlight > 0) s.starvedSince = null;
+      else if (s.starvedSince === null) s.starvedSince = Date.now();
+      else if (Date.now() - s.starvedSince >= settings.pollMs) s.yielding = true;
       if (!s.reading && s.waiting.length < settings.concurrencyPerEndpoint && (!s.caughtUp || s.woken)) {
         const read = readMore(s).finally(() => reads.delete(read));
         reads.add(read);
@@ -414,7 +426,7 @@ export function startWebhookDelivery(deps: {
   /** Nothing of it in flight or unrecorded, and nothing more to send now: let it go. */
   function releasable(s: Stream, settled: boolean): boolean {
     if (!settled || s.inFlight > 0 || s.reading) return false;
-    if (stopped || s.ended) return true;
+    if (stopped || s.ended || s.yielding) return true;
     return s.waiting.length === 0 && s.caughtUp && !s.woken;
   }
 
@@ -490,8 +502,9 @@ export function startWebhookDelivery(deps: {
       if (ids.size > 0) s.open = s.open.filter((id) => !ids.has(id));
       if (place.release) {
         forget(s);
-        // Events committed while it was being let go: hold it again.
-        if (s.woken && !stopped) wake.push(s.tenantId);
+        // Events committed while it was being let go, or left to send: hold it again (here once a
+        // slot is free, unless another instance has by then).
+        if ((s.woken || s.yielding) && !stopped) wake.push(s.tenantId);
       }
     }
     if (wake.length > 0) wantStreams(wake);
