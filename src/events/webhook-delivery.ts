@@ -345,10 +345,11 @@ export function startWebhookDelivery(deps: {
       for (let n = Math.min(freeInAll(), freeAt(s.webhookId)); n > 0 && s.waiting.length > 0; n--) {
         sendFromStream(s, s.waiting.shift() as StreamEvent);
       }
-      // Held here with no slot to send it by (this instance's slots taken by other endpoints): after
-      // a poll of that, it is let go, for an instance with free slots to take (this one's claims
-      // take no stream while it has none free).
-      if (s.waiting.length === 0 || s.inFlight > 0) s.starvedSince = null;
+      // Held here with no slot to send it by (this instance's slots all taken by other endpoints):
+      // after a poll of that, it is let go, for an instance with free slots to take (this one's
+      // claims take no stream while it has none free). An endpoint kept waiting by its own retries
+      // is being served, and stays.
+      if (s.waiting.length === 0 || s.inFlight > 0 || freeInAll() > 0) s.starvedSince = null;
       else if (s.starvedSince === null) s.starvedSince = Date.now();
       else if (Date.now() - s.starvedSince >= settings.pollMs) s.yielding = true;
       if (!s.reading && s.waiting.length < settings.concurrencyPerEndpoint && (!s.caughtUp || s.woken)) {
