@@ -37,6 +37,7 @@ type FromThread =
   | { log: { level: 'warn' | 'info' | 'debug'; obj: object; msg: string } }
   | { events: RecordedEvent[] }
   | { holding: LetGoStream[] }
+  | { released: LetGoStream[] }
   | { stopped: true };
 
 /** How the thread's connections name themselves (`pg_stat_activity.application_name`), with the process id. */
@@ -92,9 +93,9 @@ export function startWebhookDeliveryThread(opts: {
 }): WebhookDeliveryService {
   const inFlight = new Int32Array(new SharedArrayBuffer(4));
   /**
-   * The streams the thread holds, by endpoint, under their latest lease: should it end unasked, the
-   * next thread takes them back at its first claim instead of waiting out their leases (a stream it
-   * let go since is simply claimed as any other).
+   * The streams the thread holds, by endpoint, under their latest lease (removed as it lets them
+   * go): should it end unasked, the next thread takes them back at its first claim instead of
+   * waiting out their leases.
    */
   const holds = new Map<string, number>();
   let stopping: Promise<void> | null = null;
@@ -119,6 +120,8 @@ export function startWebhookDeliveryThread(opts: {
       else if ('log' in m) opts.log[m.log.level](m.log.obj, m.log.msg);
       else if ('events' in m) announceEvents(m.events);
       else if ('holding' in m) for (const h of m.holding) holds.set(h.webhookId, h.lease);
+      else if ('released' in m)
+        for (const r of m.released) if (holds.get(r.webhookId) === r.lease) holds.delete(r.webhookId);
     });
     w.on('error', (err) =>
       opts.log.warn({ err }, `Webhook delivery: its thread failed (${plainReason(err)}); starting it again`),
@@ -197,6 +200,7 @@ if (!isMainThread && parentPort && (workerData as ThreadData | undefined)?.webho
     health: endpointHealth(db.prisma),
     inFlight: (n) => Atomics.store(data.inFlight, 0, n),
     holding: (streams) => send({ holding: [...streams] }),
+    released: (streams) => send({ released: [...streams] }),
     takeBack: data.takeBack,
   });
   port.on('message', (m: ToThread) => {

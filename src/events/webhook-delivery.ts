@@ -154,6 +154,8 @@ export function startWebhookDelivery(deps: {
   inFlight?: (n: number) => void;
   /** Told each stream this instance holds, with its lease, when a claim takes it (a delivery thread's report). */
   holding?: (streams: readonly LetGoStream[]) => void;
+  /** Told each stream this instance no longer holds (let go after its record, or held by another instance now). */
+  released?: (streams: readonly LetGoStream[]) => void;
   /** Streams a delivery thread that ended held: taken back at the first claim (while no other instance held them since). */
   takeBack?: readonly LetGoStream[];
 }): WebhookDeliveryService {
@@ -491,10 +493,12 @@ export function startWebhookDelivery(deps: {
   ): void {
     const stood = new Set(moved);
     const wake: string[] = [];
+    const gone: LetGoStream[] = [];
     for (const { stream: s, ids, place } of places) {
       if (!stood.has(s.webhookId)) {
         // Another instance holds it now (the lease ran out): it sends on from the recorded place.
         forget(s);
+        gone.push({ webhookId: s.webhookId, lease: s.lease });
         continue;
       }
       s.recordedTo = place.lastEventId;
@@ -503,11 +507,13 @@ export function startWebhookDelivery(deps: {
       if (ids.size > 0) s.open = s.open.filter((id) => !ids.has(id));
       if (place.release) {
         forget(s);
+        gone.push({ webhookId: s.webhookId, lease: s.lease });
         // Events committed while it was being let go, or left to send: hold it again (here once a
         // slot is free, unless another instance has by then).
         if ((s.woken || s.yielding) && !stopped) wake.push(s.tenantId);
       }
     }
+    if (gone.length > 0) deps.released?.(gone);
     if (wake.length > 0) wantStreams(wake);
   }
 
