@@ -371,6 +371,7 @@ describe.concurrent('DELETE /guests/:id (erasure)', () => {
         guests { totalCount edges { node { id } } }
         location(id: $loc) { guests { totalCount edges { node { id } } } }
         guestSessions(first: 10) { edges { node { guestId guest { id } } } }
+        guestDevices(first: 10) { edges { node { guestId guest { id } } } }
         accessCodes { edges { node { guestId guest { id } guestName } } }
       }`,
       { id: w.guestId, loc: w.locationId },
@@ -385,6 +386,10 @@ describe.concurrent('DELETE /guests/:id (erasure)', () => {
     const mine = d.guestSessions.edges.filter((e: Json) => e.node.guestId === w.guestId);
     expect(mine).toHaveLength(2);
     for (const e of mine) expect(e.node.guest).toBeNull();
+    // So do its devices.
+    const devices = d.guestDevices.edges.filter((e: Json) => e.node.guestId === w.guestId);
+    expect(devices).toHaveLength(2);
+    for (const e of devices) expect(e.node.guest).toBeNull();
     // The code it used is let go.
     expect(d.accessCodes.edges.map((e: Json) => e.node)).toEqual([
       { guestId: null, guest: null, guestName: '' },

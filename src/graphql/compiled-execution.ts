@@ -175,8 +175,25 @@ function fromRow(wrapped: Resolver, ext: PothosFieldExtensions): Resolver | unde
         ? original(parent, args, ctx, info)
         : wrapped(parent, args, ctx, info);
   }
+  if (typeof select === 'function') {
+    // A computed field whose selection is a function (a relation under a rule, loaded with what the
+    // document asks of it: `nested`): likewise, once the keys it selects are on the row. The
+    // wrapper would look up a loader mapping that is not there below another such field (a
+    // session's device's guest), and load each row again.
+    const selectOf = select as SelectFunction;
+    return (parent, args, ctx, info) => {
+      // Its nested selections stubbed: only the keys count.
+      const selected = selectOf(args, ctx, () => true)?.select;
+      return selected && Object.keys(selected).every((k) => parent[k] !== undefined)
+        ? original(parent, args, ctx, info)
+        : wrapped(parent, args, ctx, info);
+    };
+  }
   return undefined;
 }
+
+/** plugin-prisma's field selection: `{ select }` (or null) from the field's arguments and context. */
+type SelectFunction = (args: unknown, ctx: unknown, nested: () => unknown) => { select?: object } | null;
 
 /**
  * A field graphql-jit may read as a plain property (`parent[name]`, inlined, no resolver call): an

@@ -9,6 +9,8 @@ import { argsOf, restInputOf } from '../../graphql/operation-fields.js';
 import { humanSize } from '../../shared/format.js';
 import { connectionStatusName } from '../../shared/labels.js';
 import { sessionOrder, sessionScopeOf } from '../guest-sessions/guest-sessions.service.js';
+import { GuestType } from '../guests/guests.graphql.js';
+import { guestVisible, guestVisibleSelect } from '../guests/guests.service.js';
 import {
   countDevices,
   deviceListQuery,
@@ -65,7 +67,16 @@ export const GuestDeviceType = builder.prismaObject('GuestDevice', {
     lastSeenTime: t.expose('lastSeenTime', { type: 'DateTime', nullable: true }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
-    guest: t.relation('guest'),
+    // As GuestSession.guest: an erased guest's tombstone is absent here as from every guest read.
+    guest: t.field({
+      type: GuestType,
+      nullable: true,
+      description: 'Null when the guest was erased (`eraseGuest`; the device stays, linked by `guestId`)',
+      select: (_args, _ctx, nested) => ({
+        guest: nested({ select: { id: true, ...guestVisibleSelect } }),
+      }),
+      resolve: (d, _args, ctx) => (guestVisible(ctx, d.guest) ? d.guest : null),
+    }),
     sessions: t.relatedConnection('sessions', {
       ...relationPage(MAX_PAGE_SIZE),
       totalCount: true,

@@ -115,7 +115,7 @@ export const GuestSessionType = builder.prismaObject('GuestSession', {
     guest: t.field({
       type: GuestType,
       nullable: true,
-      description: "Null when the guest is outside the caller's location",
+      description: "Null when the guest is outside the caller's location, or was erased (`eraseGuest`)",
       select: (_args, _ctx, nested) => ({
         guest: nested({ select: { id: true, ...guestVisibleSelect } }),
       }),
