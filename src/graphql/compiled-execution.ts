@@ -182,7 +182,7 @@ function fromRow(wrapped: Resolver, ext: PothosFieldExtensions): Resolver | unde
     // session's device's guest), and load each row again.
     const selectOf = select as SelectFunction;
     return (parent, args, ctx, info) => {
-      // Its nested selections stubbed: only the keys count.
+      // Only the top-level keys are read, so each nested selection may be plain `true`.
       const selected = selectOf(args, ctx, () => true)?.select;
       return selected && Object.keys(selected).every((k) => parent[k] !== undefined)
         ? original(parent, args, ctx, info)
