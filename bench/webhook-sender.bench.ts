@@ -33,7 +33,7 @@ for (let round = 1; round <= 3; round++) {
         const id = `evt_bench_${round}_${next++}`;
         const r = await sendWebhook(
           receiver.url,
-          secret,
+          [secret],
           { id, body },
           {
             timeoutMs: 5_000,

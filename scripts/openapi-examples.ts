@@ -314,6 +314,12 @@ await record('POST /webhooks/:id/replay', 200, `/webhooks/${hook.data.id}/replay
   body: { since_event_id: 1 },
 });
 await record('POST /webhooks/:id/replay', 422, `/webhooks/${hook.data.id}/replay`, { body: {} });
+await record('POST /webhooks/:id/rotate-secret', 200, `/webhooks/${hook.data.id}/rotate-secret`, {
+  body: { previous_secret_hours: 24 },
+});
+await record('POST /webhooks/:id/rotate-secret', 422, `/webhooks/${hook.data.id}/rotate-secret`, {
+  body: { previous_secret_hours: 200 },
+});
 // A second endpoint to delete (made outside `record`: the first one's answer stays the example).
 const doomed = (
   await call(app, 'POST', '/api/v1/webhooks', { body: { url: `${RECEIVER}/old`, events: ['*'] } })

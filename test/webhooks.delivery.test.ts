@@ -1,7 +1,7 @@
 // Webhook delivery in one process (PGlite or PostgreSQL; the fleet is test/webhooks.fleet.test.ts):
 // events written with the outbox reach the endpoints that subscribe to them, signed (verified with
 // the `standardwebhooks` package), each with its `webhook-id`; retries (500 three times, then the
-// fourth attempt), no retry for a 4xx, 410 and days of failures disable the endpoint (its waiting
+// fourth attempt), both secrets signing after a rotation, no retry for a 4xx, 410 and days of failures disable the endpoint (its waiting
 // deliveries pause and resume when it is enabled again), the 24 h window, replay of exactly the range
 // asked, bounded concurrency, a claim whose instance died comes due again after its lease (attempts
 // the database failed to record: as soon as it records again; the streams of a delivery thread that
@@ -307,6 +307,49 @@ describe('delivery', () => {
     expect(failed.json.data).toHaveLength(3);
     // The endpoint's run of failures ended with the success.
     expect((await db.prisma.webhook.findUniqueOrThrow({ where: { id: hook.id } })).failingSince).toBeNull();
+  });
+
+  it('after a rotation, first attempts and retries are signed with the new secret and the previous one; with previous_secret_hours 0, with the new one only', async () => {
+    const a = await newTenant(db.prisma);
+    const ep = endpoint((_r, n) => (n % 2 === 0 ? 500 : 204));
+    const hook = await createHook(a, ep.url, ['guest.created']);
+    const rotate = async (hours: number) => {
+      const res = await t.request('POST', `/api/v1/webhooks/${hook.id}/rotate-secret`, {
+        token: a.token,
+        body: { previous_secret_hours: hours },
+      });
+      expect(res.status, res.text).toBe(200);
+      return res.json.data.secret as string;
+    };
+    const signedBy = (r: Received, secret: string) => {
+      try {
+        receiver.verify(r, secret);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    const second = await rotate(24);
+    const [e1] = await record(db.prisma, a.tenant_id, ['guest.created', 'g1']);
+    await receiver.waitFor(() => at(ep.path).length >= 2);
+    // The first attempt (from the endpoint's stream, answered 500) and its retry (a claim).
+    for (const r of at(ep.path)) {
+      expect(r.id).toBe(messageId(a.tenant_id, e1?.id ?? 0n));
+      expect(String(r.headers['webhook-signature']).split(' ')).toHaveLength(2);
+      expect([signedBy(r, second), signedBy(r, hook.secret)]).toEqual([true, true]);
+    }
+    const third = await rotate(0);
+    const [e2] = await record(db.prisma, a.tenant_id, ['guest.created', 'g2']);
+    await receiver.waitFor(() => at(ep.path).length >= 4);
+    for (const r of at(ep.path).slice(2)) {
+      expect(r.id).toBe(messageId(a.tenant_id, e2?.id ?? 0n));
+      expect(String(r.headers['webhook-signature']).split(' ')).toHaveLength(1);
+      expect([signedBy(r, third), signedBy(r, second), signedBy(r, hook.secret)]).toEqual([
+        true,
+        false,
+        false,
+      ]);
+    }
   });
 
   it('a 4xx is not retried; 429 is', async () => {
@@ -892,6 +935,7 @@ describe('claims, shutdown and failures', () => {
           firstAttemptAt: new Date(),
           url: 'http://unused',
           secret: 'unused',
+          previousSecret: null,
           failingSince: null,
           occurredAt: e.occurredAt,
           payloadJson: e.payloadJson,
@@ -1005,6 +1049,7 @@ describe('claims, shutdown and failures', () => {
             firstAttemptAt: new Date(),
             url: 'http://unused',
             secret: 'unused',
+            previousSecret: null,
             failingSince: null,
             occurredAt: e.occurredAt,
             payloadJson: '{}',

@@ -38,7 +38,7 @@ const message = eventMessage({
   payload: { id: 'g1', name: 'Ann / Ünal', lat: 41.5 },
 });
 const send = (url: string, opts: Partial<Parameters<typeof sendWebhook>[3]> = {}) =>
-  sendWebhook(url, secret, message, { timeoutMs: 2000, allowPrivate: true, ...opts });
+  sendWebhook(url, [secret], message, { timeoutMs: 2000, allowPrivate: true, ...opts });
 
 describe('the SSRF rule', () => {
   it('allows public unicast addresses only', () => {

@@ -1,6 +1,6 @@
 // Webhook endpoints (beyond the spec): POST/GET/PUT/DELETE /webhooks, /webhooks/count, the test ping,
-// the deliveries list and replay's validation, and GraphQL `webhooks`, `createWebhook`,
-// `updateWebhook`, `deleteWebhook`, `testWebhook`. The secret is shown once and stored recoverable
+// the deliveries list and replay's validation, the secret's rotation, and GraphQL `webhooks`,
+// `createWebhook`, `updateWebhook`, `deleteWebhook`, `testWebhook`, `rotateWebhookSecret`. The secret is shown once and stored recoverable
 // (sealed under WEBHOOKS_SECRETS_KEY when set); every bad field answers Laravel's message (an unknown
 // event type named); the SSRF rule refuses non-public targets at creation; tenant admins only; another
 // tenant's endpoints and attempts are out of reach on both transports. Delivery itself:
@@ -58,6 +58,8 @@ async function item(id: string): Promise<Record<string, unknown>> {
     is_active: w.isActive,
     disabled_reason: w.disabledReason,
     disabled_at: isoMicros(w.disabledAt),
+    secret_rotated_at: isoMicros(w.secretRotatedAt),
+    previous_secret_expires_at: isoMicros(w.previousSecretExpiresAt),
     created_at: isoMicros(w.createdAt),
     updated_at: isoMicros(w.updatedAt),
   };
@@ -237,6 +239,7 @@ describe.concurrent('POST /webhooks', () => {
         ['POST', `${URL}/${hook.id}/test`],
         ['GET', `${URL}/${hook.id}/deliveries`],
         ['POST', `${URL}/${hook.id}/replay`],
+        ['POST', `${URL}/${hook.id}/rotate-secret`],
       ] as const) {
         const res = await t.request(method, url, { token, body: {} });
         expect(res.status, `${method} ${url}`).toBe(403);
@@ -250,6 +253,8 @@ describe.concurrent('POST /webhooks', () => {
       (await t.request('POST', URL, { token: read, body: { url: receiver.url, events: ['*'] } })).status,
     ).toBe(403);
     expect((await t.request('POST', `${URL}/${hook.id}/test`, { token: read })).status).toBe(403);
+    expect((await t.request('POST', `${URL}/${hook.id}/rotate-secret`, { token: read })).status).toBe(403);
+    expect(await t.db.prisma.webhook.count({ where: { id: hook.id, secretRotatedAt: null } })).toBe(1);
   });
 });
 
@@ -371,6 +376,8 @@ describe.concurrent('PUT /webhooks/:id and DELETE /webhooks/:id', () => {
       ['POST', `${URL}/${hook.id}/test`, undefined],
       ['GET', `${URL}/${hook.id}/deliveries`, undefined],
       ['POST', `${URL}/${hook.id}/replay`, { since_event_id: 1 }],
+      ['POST', `${URL}/${hook.id}/rotate-secret`, {}],
+      ['POST', `${URL}/unknown/rotate-secret`, {}],
       ['PUT', `${URL}/unknown`, { description: 'x' }],
     ] as const) {
       const res = await t.request(method, url, { token: b.token, ...(body ? { body } : {}) });
@@ -378,7 +385,11 @@ describe.concurrent('PUT /webhooks/:id and DELETE /webhooks/:id', () => {
       expect(res.text).toBe(NOT_FOUND);
     }
     expect((await t.request('GET', URL, { token: b.token })).json.data).toEqual([]);
-    expect(await item(hook.id)).toMatchObject({ description: null, is_active: true });
+    expect(await item(hook.id)).toMatchObject({
+      description: null,
+      is_active: true,
+      secret_rotated_at: null,
+    });
     expect(receiver.received.filter((r) => r.json?.data?.webhook_id === hook.id)).toEqual([]);
   });
 });
@@ -499,6 +510,193 @@ describe.concurrent('POST /webhooks/:id/replay: validation', () => {
     const none = await replay({ since: '2000-01-01T00:00:00Z', until: '2000-01-02' });
     expect(none.status, none.text).toBe(200);
     expect(none.text).toBe('{"count":0}');
+  });
+});
+
+// -------------------------------------------------------------------------------------------------
+describe.concurrent('POST /webhooks/:id/rotate-secret', () => {
+  const HOUR = 3_600_000;
+  /** The signatures of the receiver's request with `messageId`, after a test ping. */
+  async function ping(token: string, id: string) {
+    const res = await t.request('POST', `${URL}/${id}/test`, { token });
+    expect(res.status, res.text).toBe(200);
+    const got = receiver.received.find((r) => r.id === res.json.data.message_id);
+    if (!got) throw new Error('the ping did not arrive');
+    return got;
+  }
+  const verifies = (got: Parameters<Receiver['verify']>[0], secret: string) => {
+    try {
+      receiver.verify(got, secret);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  it('200 with a new secret once; the previous one signs beside it for 24 h by default; stored sealed', async () => {
+    const a = await tenant();
+    const hook = await create(a.token, { url: receiver.url, events: ['*'] });
+    const res = await t.request('POST', `${URL}/${hook.id}/rotate-secret`, { token: a.token });
+    expect(res.status, res.text).toBe(200);
+    const rotated = res.json.data;
+    expect(rotated.secret).toMatch(SECRET);
+    expect(rotated.secret).not.toBe(hook.secret);
+    const { id, url, events, description, ...rest } = await item(hook.id);
+    expect(res.text).toBe(php({ data: { id, url, events, description, secret: rotated.secret, ...rest } }));
+    const at = Date.parse(rotated.secret_rotated_at);
+    expect(Math.abs(at - Date.now())).toBeLessThan(60_000);
+    expect(Date.parse(rotated.previous_secret_expires_at) - at).toBe(24 * HOUR);
+    const row = await t.db.prisma.webhook.findUniqueOrThrow({ where: { id: hook.id } });
+    expect(row.secret).toMatch(/^aes-256-gcm:/);
+    expect(openSecret(row.secret, t.config.webhooks.secretsKey)).toBe(rotated.secret);
+    expect(openSecret(row.previousSecret ?? '', t.config.webhooks.secretsKey)).toBe(hook.secret);
+    // Both sign: two `v1,` signatures, the new secret's first; a receiver with either verifies.
+    const got = await ping(a.token, hook.id);
+    const signatures = String(got.headers['webhook-signature']).split(' ');
+    expect(signatures).toHaveLength(2);
+    expect(signatures.every((sig) => sig.startsWith('v1,'))).toBe(true);
+    expect(verifies(got, rotated.secret)).toBe(true);
+    expect(verifies(got, hook.secret)).toBe(true);
+    // The list shows when, never a secret.
+    const list = await t.request('GET', URL, { token: a.token });
+    expect(list.json.data).toEqual([await item(hook.id)]);
+    expect(list.text).not.toContain(rotated.secret);
+    expect(list.text).not.toContain(hook.secret);
+  });
+
+  it('previous_secret_hours 0 stops the previous secret at once; a rotation drops what an earlier one kept', async () => {
+    const a = await tenant();
+    const hook = await create(a.token, { url: receiver.url, events: ['*'] });
+    const second = await t.request('POST', `${URL}/${hook.id}/rotate-secret`, {
+      token: a.token,
+      body: { previous_secret_hours: 1 },
+    });
+    expect(second.status, second.text).toBe(200);
+    expect(
+      Date.parse(second.json.data.previous_secret_expires_at) -
+        Date.parse(second.json.data.secret_rotated_at),
+    ).toBe(HOUR);
+    const third = await t.request('POST', `${URL}/${hook.id}/rotate-secret`, {
+      token: a.token,
+      body: { previous_secret_hours: 24 },
+    });
+    let got = await ping(a.token, hook.id);
+    expect(String(got.headers['webhook-signature']).split(' ')).toHaveLength(2);
+    expect(verifies(got, third.json.data.secret)).toBe(true);
+    expect(verifies(got, second.json.data.secret)).toBe(true);
+    expect(verifies(got, hook.secret)).toBe(false);
+    const fourth = await t.request('POST', `${URL}/${hook.id}/rotate-secret`, {
+      token: a.token,
+      body: { previous_secret_hours: 0 },
+    });
+    expect(fourth.status, fourth.text).toBe(200);
+    expect(fourth.json.data.previous_secret_expires_at).toBeNull();
+    got = await ping(a.token, hook.id);
+    expect(String(got.headers['webhook-signature']).split(' ')).toHaveLength(1);
+    expect(verifies(got, fourth.json.data.secret)).toBe(true);
+    expect(verifies(got, third.json.data.secret)).toBe(false);
+    const row = await t.db.prisma.webhook.findUniqueOrThrow({ where: { id: hook.id } });
+    expect([row.previousSecret, row.previousSecretExpiresAt]).toEqual([null, null]);
+  });
+
+  it('an expired previous secret no longer signs', async () => {
+    const a = await tenant();
+    const hook = await create(a.token, { url: receiver.url, events: ['*'] });
+    const rotated = (await t.request('POST', `${URL}/${hook.id}/rotate-secret`, { token: a.token })).json
+      .data;
+    await t.db.prisma.webhook.update({
+      where: { id: hook.id },
+      data: { previousSecretExpiresAt: new Date(Date.now() - 1000) },
+    });
+    const got = await ping(a.token, hook.id);
+    expect(String(got.headers['webhook-signature']).split(' ')).toHaveLength(1);
+    expect(verifies(got, rotated.secret)).toBe(true);
+    expect(verifies(got, hook.secret)).toBe(false);
+  });
+
+  it('previous_secret_hours: Laravel’s messages at and past its edges; nothing changes', async () => {
+    const a = await tenant();
+    const hook = await create(a.token, { url: receiver.url, events: ['*'] });
+    for (const [value, message] of [
+      [-1, 'The previous secret hours field must be at least 0.'],
+      [169, 'The previous secret hours field must not be greater than 168.'],
+      [1.5, 'The previous secret hours field must be an integer.'],
+      ['soon', 'The previous secret hours field must be an integer.'],
+      [[24], 'The previous secret hours field must be an integer.'],
+    ] as const) {
+      const res = await t.request('POST', `${URL}/${hook.id}/rotate-secret`, {
+        token: a.token,
+        body: { previous_secret_hours: value },
+      });
+      expect(res.status, JSON.stringify(value)).toBe(422);
+      expect(res.text).toBe(unprocessable({ previous_secret_hours: [message] }));
+    }
+    expect(await item(hook.id)).toMatchObject({ secret_rotated_at: null, previous_secret_expires_at: null });
+    const row = await t.db.prisma.webhook.findUniqueOrThrow({ where: { id: hook.id } });
+    expect(openSecret(row.secret, t.config.webhooks.secretsKey)).toBe(hook.secret);
+    const edge = await t.request('POST', `${URL}/${hook.id}/rotate-secret`, {
+      token: a.token,
+      body: { previous_secret_hours: 168 },
+    });
+    expect(edge.status, edge.text).toBe(200);
+    expect(
+      Date.parse(edge.json.data.previous_secret_expires_at) - Date.parse(edge.json.data.secret_rotated_at),
+    ).toBe(168 * HOUR);
+  });
+
+  it('is a webhook.updated event with its audit entry (webhooks.rotateSecret); no secret in either', async () => {
+    const a = await tenant();
+    const hook = await create(a.token, { url: receiver.url, events: ['*'] });
+    const rotated = (await t.request('POST', `${URL}/${hook.id}/rotate-secret`, { token: a.token })).json
+      .data;
+    const events = await t.db.prisma.event.findMany({
+      where: { tenantId: a.tenant_id, resourceId: hook.id },
+      orderBy: { id: 'asc' },
+    });
+    expect(events.map((e) => e.type)).toEqual(['webhook.created', 'webhook.updated']);
+    const audit = await t.db.prisma.auditLog.findMany({
+      where: { tenantId: a.tenant_id, resourceId: hook.id },
+      orderBy: { createdAt: 'asc' },
+    });
+    expect(audit.map((e) => e.action)).toEqual(['webhooks.create', 'webhooks.rotateSecret']);
+    expect(audit[1]?.changes).toEqual({
+      secret_rotated_at: { old: null, new: rotated.secret_rotated_at },
+      previous_secret_expires_at: { old: null, new: rotated.previous_secret_expires_at },
+    });
+    const written = JSON.stringify([events, audit], (_k, v) => (typeof v === 'bigint' ? String(v) : v));
+    expect(written).not.toContain(rotated.secret);
+    expect(written).not.toContain(hook.secret);
+  });
+
+  it('GraphQL rotateWebhookSecret: the new secret once, the same rules, keyed by the GraphQL field', async () => {
+    const a = await tenant();
+    const hook = await create(a.token, { url: receiver.url, events: ['*'] });
+    const rotated = data(
+      await t.graphql(
+        a.token,
+        `mutation($id: ID!) { rotateWebhookSecret(id: $id, previousSecretHours: 0) {
+          secret webhook { id secretRotatedAt previousSecretExpiresAt } } }`,
+        { id: hook.id },
+      ),
+    ).rotateWebhookSecret;
+    expect(rotated.secret).toMatch(SECRET);
+    const row = await item(hook.id);
+    expect(rotated.webhook).toEqual({
+      id: hook.id,
+      secretRotatedAt: row.secret_rotated_at,
+      previousSecretExpiresAt: null,
+    });
+    const got = await ping(a.token, hook.id);
+    expect(verifies(got, rotated.secret)).toBe(true);
+    expect(verifies(got, hook.secret)).toBe(false);
+    const bad = await t.graphql(
+      a.token,
+      'mutation($id: ID!) { rotateWebhookSecret(id: $id, previousSecretHours: 500) { secret } }',
+      { id: hook.id },
+    );
+    expect(bad.json.errors[0].extensions.fields).toEqual({
+      previousSecretHours: ['The previous secret hours field must not be greater than 168.'],
+    });
   });
 });
 
@@ -625,6 +823,7 @@ describe.concurrent('GraphQL webhooks, webhookDeliveries and the mutations', () 
       'mutation($id: ID!) { deleteWebhook(id: $id) { id } }',
       'mutation($id: ID!) { testWebhook(id: $id) { id } }',
       'mutation($id: ID!) { replayWebhook(id: $id, sinceEventId: "1") { count } }',
+      'mutation($id: ID!) { rotateWebhookSecret(id: $id) { secret } }',
       'query($id: ID!) { webhookDeliveries(webhookId: $id, first: 5) { totalCount edges { node { id } } } }',
     ]) {
       const res = await t.graphql(b.token, query, { id: hook.id });
@@ -634,7 +833,7 @@ describe.concurrent('GraphQL webhooks, webhookDeliveries and the mutations', () 
       0,
     );
     expect(await t.db.prisma.webhookAttempt.count({ where: { webhookId: hook.id } })).toBe(1);
-    expect(await item(hook.id)).toMatchObject({ description: null });
+    expect(await item(hook.id)).toMatchObject({ description: null, secret_rotated_at: null });
     const venue = await addUser(t.db.prisma, a.tenant_id, 'venue', { locationId: a.location_id });
     expect(errorCodes(await t.graphql(venue.token, '{ webhooks(first: 5) { totalCount } }'))).toEqual([
       'FORBIDDEN',

@@ -62,13 +62,15 @@ export const permissionTable = {
   'retention.view': { tenant: T, venue: false, 'front-desk': false, support: T },
   'retention.update': { tenant: T, venue: false, 'front-desk': false, support: T },
   // Webhooks: tenant admins (and support) manage the tenant's endpoints; `list` also reads their
-  // delivery attempts; `test` sends a ping, `replay` queues events again.
+  // delivery attempts; `test` sends a ping, `replay` queues events again, `rotateSecret` gives an
+  // endpoint a new signing secret.
   'webhooks.list': { tenant: T, venue: false, 'front-desk': false, support: T },
   'webhooks.create': { tenant: T, venue: false, 'front-desk': false, support: T },
   'webhooks.update': { tenant: T, venue: false, 'front-desk': false, support: T },
   'webhooks.delete': { tenant: T, venue: false, 'front-desk': false, support: T },
   'webhooks.test': { tenant: T, venue: false, 'front-desk': false, support: T },
   'webhooks.replay': { tenant: T, venue: false, 'front-desk': false, support: T },
+  'webhooks.rotateSecret': { tenant: T, venue: false, 'front-desk': false, support: T },
   // The audit log (who changed what): tenant admins (and support) read it; nobody writes it.
   'auditLogs.view': { tenant: T, venue: false, 'front-desk': false, support: T },
   // The event log (GET /events, GraphQL `events`, its live subscription): what webhooks receive,

@@ -84,6 +84,7 @@ interface Stream {
   readonly lease: number;
   url: string;
   secret: string;
+  previousSecret: string | null;
   failingSince: Date | null;
   /** The last event id read (subscribed or not). */
   readTo: bigint;
@@ -270,6 +271,7 @@ export function startWebhookDelivery(deps: {
             lease: c.lease,
             url: '',
             secret: '',
+            previousSecret: null,
             failingSince: null,
             readTo: c.lastEventId,
             recordedTo: c.lastEventId,
@@ -305,6 +307,7 @@ export function startWebhookDelivery(deps: {
     } else {
       s.url = window.endpoint.url;
       s.secret = window.endpoint.secret;
+      s.previousSecret = window.endpoint.previousSecret;
       s.failingSince = window.endpoint.failingSince;
       s.waiting.push(...window.events);
     }
@@ -378,6 +381,7 @@ export function startWebhookDelivery(deps: {
         firstAttemptAt: new Date(),
         url: s.url,
         secret: s.secret,
+        previousSecret: s.previousSecret,
         failingSince: s.failingSince,
         occurredAt: e.occurredAt,
         payloadJson: e.payloadJson,

@@ -48,9 +48,30 @@ export function openSecret(stored: string, key: Buffer | undefined): string {
   }
 }
 
-/** The `webhook-signature` header of a message. */
+/** One signature of a message (`v1,<base64>`). */
 export function signMessage(secret: string, messageId: string, timestamp: number, body: string): string {
   const key = Buffer.from(secret.startsWith(PREFIX) ? secret.slice(PREFIX.length) : secret, 'base64');
   const mac = createHmac('sha256', key).update(`${messageId}.${timestamp}.${body}`).digest('base64');
   return `v1,${mac}`;
 }
+
+/**
+ * The `webhook-signature` header: one signature per secret, space-separated, the current secret's
+ * first (Standard Webhooks: a receiver accepts the message when any signature verifies; during a
+ * rotation the previous secret signs too, so receivers can switch secrets at their own pace).
+ */
+export function signatureHeader(
+  secrets: readonly string[],
+  messageId: string,
+  timestamp: number,
+  body: string,
+): string {
+  return secrets.map((secret) => signMessage(secret, messageId, timestamp, body)).join(' ');
+}
+
+/**
+ * The columns that sign an endpoint `w`'s deliveries, as the delivery queries read them: its
+ * `secret`, and its `previousSecret` while that still signs (null otherwise).
+ */
+export const SIGNING_SECRETS_SQL = `w."secret",
+  CASE WHEN w."previousSecretExpiresAt" > now() THEN w."previousSecret" END AS "previousSecret"`;

@@ -20,7 +20,7 @@ import {
   TargetRefused,
   TargetUnresolvable,
 } from './webhook-address.js';
-import { signMessage } from './webhook-secret.js';
+import { signatureHeader } from './webhook-secret.js';
 
 /** What is sent: the message id (`webhook-id`, the receiver's idempotency key) and the JSON body. */
 export interface WebhookMessage {
@@ -123,10 +123,10 @@ function basicAuth(target: URL): string | null {
   return `Basic ${Buffer.from(pair).toString('base64')}`;
 }
 
-/** Sends `message` to `url`, signed with `secret`; never throws. */
+/** Sends `message` to `url`, signed with each of `secrets` (the current one first); never throws. */
 export async function sendWebhook(
   url: string,
-  secret: string,
+  secrets: readonly string[],
   message: WebhookMessage,
   opts: SendOptions,
 ): Promise<AttemptResult> {
@@ -159,7 +159,7 @@ export async function sendWebhook(
     'user-agent': USER_AGENT,
     'webhook-id': message.id,
     'webhook-timestamp': String(timestamp),
-    'webhook-signature': signMessage(secret, message.id, timestamp, message.body),
+    'webhook-signature': signatureHeader(secrets, message.id, timestamp, message.body),
   };
   const auth = basicAuth(target);
   if (auth !== null) headers.authorization = auth;

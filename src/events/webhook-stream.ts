@@ -8,6 +8,7 @@
 // after the recorded place. Ids become visible in commit order (src/events/outbox.ts), so reading
 // after a place never skips an event committed later.
 import { type Prisma, rawRowsOf } from '../db/database.js';
+import { SIGNING_SECRETS_SQL } from './webhook-secret.js';
 import { INDEX_ONLY_PLANS } from './webhook-worker.js';
 
 /** An event of a stream's window that its endpoint subscribes to. */
@@ -22,7 +23,9 @@ export interface StreamEvent {
 /** What sending to the endpoint needs, as it stands when the window is read. */
 export interface StreamEndpoint {
   url: string;
+  /** The stored secret, and the previous one while it still signs (SIGNING_SECRETS_SQL). */
   secret: string;
+  previousSecret: string | null;
   failingSince: Date | null;
   isActive: boolean;
 }
@@ -51,7 +54,7 @@ export interface HeldStream {
 }
 
 // What a window returns, of the endpoint `w` and its events (`windowJoins`).
-const WINDOW_COLUMNS = `w."url", w."secret", w."failingSince", w."isActive", r."readTo", r."read",
+const WINDOW_COLUMNS = `w."url", ${SIGNING_SECRETS_SQL}, w."failingSince", w."isActive", r."readTo", r."read",
   m."id", m."type", m."occurredAt", m."payloadJson"`;
 
 // The events after a stream's place `after`: at most `scan` of them read, by the log's key in order
@@ -71,6 +74,7 @@ LEFT JOIN LATERAL (
 interface WindowRow {
   url: string;
   secret: string;
+  previousSecret: string | null;
   failingSince: Date | null;
   isActive: boolean;
   readTo: bigint | null;
@@ -124,6 +128,7 @@ function windowFrom(rows: readonly WindowRow[], scan: number): StreamWindow {
     endpoint: {
       url: first.url,
       secret: first.secret,
+      previousSecret: first.previousSecret,
       failingSince: first.failingSince,
       isActive: first.isActive,
     },

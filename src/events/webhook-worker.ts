@@ -14,7 +14,7 @@ import type { WebhookSettings } from '../config.js';
 import { type Prisma, rawRowsOf } from '../db/database.js';
 import { storedEventMessage } from './webhook-message.js';
 import { nextRetryDelay } from './webhook-retry.js';
-import { openSecret } from './webhook-secret.js';
+import { openSecret, SIGNING_SECRETS_SQL } from './webhook-secret.js';
 import { type AttemptResult, sendWebhook } from './webhook-sender.js';
 
 /** A claimed delivery (or a stream's event: see `id`), with what sending it needs. */
@@ -31,7 +31,9 @@ export interface ClaimedDelivery {
   attempts: number;
   firstAttemptAt: Date;
   url: string;
+  /** The stored secret, and the previous one while it still signs (SIGNING_SECRETS_SQL). */
   secret: string;
+  previousSecret: string | null;
   failingSince: Date | null;
   /** Null when the event has left the log (retention): the delivery is dead. */
   occurredAt: Date | null;
@@ -80,7 +82,7 @@ export const CLAIM_SQL = `WITH RECURSIVE endpoints AS (
   RETURNING d."id", d."tenantId", d."webhookId", d."eventId", d."eventType", d."attempts", d."firstAttemptAt"
 )
 SELECT c."id", c."tenantId", c."webhookId", c."eventId", c."eventType", c."attempts", c."firstAttemptAt",
-  w."url", w."secret", w."failingSince", e."occurredAt", e."payload"::text AS "payloadJson"
+  w."url", ${SIGNING_SECRETS_SQL}, w."failingSince", e."occurredAt", e."payload"::text AS "payloadJson"
 FROM claimed c JOIN "Webhook" w ON w."id" = c."webhookId"
 LEFT JOIN "Event" e ON e."tenantId" = c."tenantId" AND e."id" = c."eventId"
 ORDER BY c."eventId"`;
@@ -302,9 +304,10 @@ async function send(deps: WorkerDeps, claim: ClaimedDelivery): Promise<AttemptRe
     occurredAt: claim.occurredAt,
     payloadJson: claim.payloadJson,
   });
-  let secret: string;
+  const secrets: string[] = [];
   try {
-    secret = secretOf(claim.secret, deps.settings.secretsKey);
+    secrets.push(secretOf(claim.secret, deps.settings.secretsKey));
+    if (claim.previousSecret !== null) secrets.push(secretOf(claim.previousSecret, deps.settings.secretsKey));
   } catch (err) {
     const why = (err as Error).message;
     deps.log.warn(
@@ -314,7 +317,7 @@ async function send(deps: WorkerDeps, claim: ClaimedDelivery): Promise<AttemptRe
     // Retried: an operator who restores the right key within the retry window loses nothing.
     return { outcome: 'retry', statusCode: null, durationMs: 0, error: why };
   }
-  return sendWebhook(claim.url, secret, message, {
+  return sendWebhook(claim.url, secrets, message, {
     timeoutMs: deps.settings.timeoutMs,
     allowPrivate: deps.settings.allowPrivate,
     connections: deps.connections,

@@ -106,6 +106,7 @@ export const routeTable: readonly Route[] = [
   route('POST', '/webhooks/:id/test', webhooks.test, 'Mutation.testWebhook'),
   route('GET', '/webhooks/:id/deliveries', webhooks.deliveries, 'Query.webhookDeliveries'),
   route('POST', '/webhooks/:id/replay', webhooks.replay, 'Mutation.replayWebhook'),
+  route('POST', '/webhooks/:id/rotate-secret', webhooks.rotateSecret, 'Mutation.rotateWebhookSecret'),
   // The audit log (beyond the spec): read only; the writes themselves append to it.
   route('GET', '/audit-logs', auditLogs.list, 'Query.auditLogs'),
   route('GET', '/audit-logs/count', auditLogs.count, 'Query.auditLogs.totalCount'),

@@ -1,12 +1,18 @@
 // Webhooks in the graph: the `webhooks` connection and `webhookDeliveries` (REST `GET /webhooks`,
 // `GET /webhooks/:id/deliveries`), and the mutations `createWebhook` (the secret in its payload once),
-// `updateWebhook`, `deleteWebhook`, `testWebhook` and `replayWebhook`, through the same operations.
+// `updateWebhook`, `deleteWebhook`, `testWebhook`, `replayWebhook` and `rotateWebhookSecret` (the new
+// secret in its payload once), through the same operations.
 import { authorize, requires } from '../../auth/permissions.js';
 import { assertPageSize, toRestInput } from '../../graphql/args.js';
 import { builder } from '../../graphql/builder.js';
 import { argsOf, inputTypeOf, restInputOf } from '../../graphql/operation-fields.js';
 import { execute } from '../../operations/operation.js';
-import { replayFields, webhookCreateFields, webhookUpdateFields } from './webhooks.inputs.js';
+import {
+  replayFields,
+  rotateSecretFields,
+  webhookCreateFields,
+  webhookUpdateFields,
+} from './webhooks.inputs.js';
 import { DISABLED_REASONS } from './webhooks.labels.js';
 import {
   attemptsQuery,
@@ -17,6 +23,7 @@ import {
   listAttempts,
   listWebhooks,
   replayWebhook,
+  rotateWebhookSecret,
   testWebhook,
   updateWebhook,
   webhookInScope,
@@ -39,6 +46,16 @@ builder.prismaObject('Webhook', {
       description: `${DISABLED_REASONS.map((r) => `\`${r}\``).join(', ')}; null while active`,
     }),
     disabledAt: t.expose('disabledAt', { type: 'DateTime', nullable: true }),
+    secretRotatedAt: t.expose('secretRotatedAt', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'The last `rotateWebhookSecret`; null: the secret is the one `createWebhook` gave',
+    }),
+    previousSecretExpiresAt: t.expose('previousSecretExpiresAt', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'Until then the secret before the last rotation signs each delivery too; null: none kept',
+    }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
   }),
@@ -69,7 +86,7 @@ builder.prismaObject('WebhookAttempt', {
 });
 
 const CreatedWebhook = builder.objectRef<{ id: string; secret: string }>('CreateWebhookPayload').implement({
-  description: 'The endpoint created, and its signing secret: shown this once.',
+  description: 'The endpoint created (or whose secret was rotated), and its signing secret: shown this once.',
   fields: (t) => ({
     webhook: t.prismaField({
       type: 'Webhook',
@@ -197,6 +214,22 @@ builder.mutationFields((t) => ({
     resolve: async (query, _root, args, ctx) => {
       const row = await execute(testWebhook, ctx, {}, String(args.id));
       return ctx.prisma.webhookAttempt.findUniqueOrThrow({ ...query, where: { id: row.id } });
+    },
+  }),
+  rotateWebhookSecret: t.field({
+    ...requires(rotateWebhookSecret.action),
+    type: CreatedWebhook,
+    description:
+      'A new signing secret, in the payload once; the previous one signs beside it for `previousSecretHours` (default 24; 0: not at all).',
+    args: { id: t.arg.id({ required: true }), ...argsOf(rotateSecretFields) },
+    resolve: async (_root, args, ctx) => {
+      const { row, secret } = await execute(
+        rotateWebhookSecret,
+        ctx,
+        restInputOf(rotateSecretFields, args),
+        String(args.id),
+      );
+      return { id: row.id, secret };
     },
   }),
   replayWebhook: t.field({

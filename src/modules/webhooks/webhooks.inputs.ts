@@ -81,6 +81,19 @@ export const webhookUpdateFields = {
   ),
 };
 
+/** How long the previous secret may keep signing after a rotation, at most: a week. */
+export const PREVIOUS_SECRET_HOURS_MAX = 168;
+/** And by default: a day, as long as receivers are commonly given to switch. */
+export const PREVIOUS_SECRET_HOURS_DEFAULT = 24;
+
+/** The body of `POST /webhooks/:id/rotate-secret` (GraphQL `rotateWebhookSecret`). */
+export const rotateSecretFields = {
+  previous_secret_hours: field(
+    [nullable(), integer(), min(0), max(PREVIOUS_SECRET_HOURS_MAX)],
+    `How many hours the previous secret keeps signing beside the new one (0 to ${PREVIOUS_SECRET_HOURS_MAX}, default ${PREVIOUS_SECRET_HOURS_DEFAULT}); 0: it stops at once, as for a leaked secret`,
+  ),
+};
+
 // ---------------------------------------------------------------------------------------------
 // Filters
 

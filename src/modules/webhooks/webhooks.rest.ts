@@ -23,6 +23,7 @@ import {
   listAttempts,
   listWebhooks,
   replayWebhook,
+  rotateWebhookSecret,
   testWebhook,
   updateWebhook,
   webhookInScope,
@@ -80,6 +81,14 @@ export const replay = endpointOf(replayWebhook, {
   params: ID,
   response: ReplayCountSchema,
   answer: (count) => ({ count }),
+});
+
+export const rotateSecret = endpointOf(rotateWebhookSecret, {
+  summary:
+    'Give the endpoint a new signing secret, in this answer only; the previous one signs beside it for previous_secret_hours (default 24)',
+  params: ID,
+  response: DataBody(CreatedWebhookSchema),
+  answer: ({ row, secret }) => ({ data: createdWebhook(row, secret) }),
 });
 
 // The list of one endpoint's attempts: the endpoint (from the path) is found before the filters are

@@ -17,6 +17,8 @@ export const webhookItemSelect = {
   isActive: true,
   disabledReason: true,
   disabledAt: true,
+  secretRotatedAt: true,
+  previousSecretExpiresAt: true,
   createdAt: true,
   updatedAt: true,
 } satisfies PrismaNS.WebhookSelect;
@@ -32,12 +34,14 @@ export function webhookItem(w: WebhookItemRow) {
     is_active: w.isActive,
     disabled_reason: w.disabledReason,
     disabled_at: isoMicros(w.disabledAt),
+    secret_rotated_at: isoMicros(w.secretRotatedAt),
+    previous_secret_expires_at: isoMicros(w.previousSecretExpiresAt),
     created_at: isoMicros(w.createdAt),
     updated_at: isoMicros(w.updatedAt),
   };
 }
 
-/** The answer of `POST /webhooks`: the endpoint and, this once, its signing secret. */
+/** The answer of `POST /webhooks` and of a rotation: the endpoint and, this once, its signing secret. */
 export function createdWebhook(w: WebhookItemRow, secret: string) {
   const { id, url, events, description, ...rest } = webhookItem(w);
   return { id, url, events, description, secret, ...rest };
@@ -87,6 +91,8 @@ const webhookTail = {
     ),
   ),
   disabled_at: Nullable(IsoMicros()),
+  secret_rotated_at: Nullable(IsoMicros()),
+  previous_secret_expires_at: Nullable(IsoMicros()),
   created_at: IsoMicros(),
   updated_at: IsoMicros(),
 };

@@ -26,8 +26,10 @@ import { type ListWhere, listOperation, operation } from '../../operations/opera
 import { ValidationError } from '../../validation/validator.js';
 import {
   attemptFilters,
+  PREVIOUS_SECRET_HOURS_DEFAULT,
   REPLAY_MAX,
   replayFields,
+  rotateSecretFields,
   webhookCreateFields,
   webhookFilters,
   webhookUpdateFields,
@@ -229,6 +231,47 @@ export const createWebhook = operation({
   },
 });
 
+/**
+ * `POST /webhooks/:id/rotate-secret`, GraphQL `rotateWebhookSecret`: a new signing secret, in the
+ * answer once. The one it replaces keeps signing beside it for `previous_secret_hours` (default 24;
+ * 0: not at all), so that the receiver can switch without refusing a delivery; a secret kept from an
+ * earlier rotation is dropped.
+ */
+export const rotateWebhookSecret = operation({
+  action: 'webhooks.rotateSecret',
+  find: async (ctx, scope, id) => {
+    const row = await ctx.prisma.webhook.findFirst({
+      where: { tenantId: scope.tenantId, id },
+      select: { ...webhookItemSelect, secret: true },
+    });
+    if (!row) throw notFound();
+    return row;
+  },
+  input: rotateSecretFields,
+  async run({ ctx, input, found }): Promise<{ row: WebhookItemRow; secret: string }> {
+    const secret = newWebhookSecret();
+    const hours = input.previous_secret_hours ?? PREVIOUS_SECRET_HOURS_DEFAULT;
+    const now = new Date();
+    const keep = hours > 0;
+    const row = await writeWithEvents(ctx, async (tx, log) => {
+      const { secret: replaced, ...before } = found;
+      const after = await tx.webhook.update({
+        where: { id: found.id },
+        data: {
+          secret: sealSecret(secret, ctx.config.webhooks.secretsKey),
+          previousSecret: keep ? replaced : null,
+          previousSecretExpiresAt: keep ? new Date(now.getTime() + hours * 3_600_000) : null,
+          secretRotatedAt: now,
+        },
+        select: webhookItemSelect,
+      });
+      recordChange(log, webhookEvent('webhook.updated', 'webhooks.rotateSecret', before, after));
+      return after;
+    });
+    return { row, secret };
+  },
+});
+
 /** Pauses an endpoint's waiting deliveries (they keep their place until it is enabled again). */
 const pauseDeliveries = (tx: Pick<Prisma, 'webhookDelivery'>, webhookId: string) =>
   tx.webhookDelivery.updateMany({ where: { webhookId, status: 'pending' }, data: { nextAttemptAt: null } });
@@ -302,7 +345,7 @@ export const testWebhook = operation({
   find: async (ctx, scope, id) => {
     const row = await ctx.prisma.webhook.findFirst({
       where: { tenantId: scope.tenantId, id },
-      select: { id: true, url: true, secret: true },
+      select: { id: true, url: true, secret: true, previousSecret: true, previousSecretExpiresAt: true },
     });
     if (!row) throw notFound();
     return row;
@@ -314,8 +357,11 @@ export const testWebhook = operation({
     const message = testMessage(scope.tenantId, found.id, startedAt);
     let result: Awaited<ReturnType<typeof sendWebhook>>;
     try {
-      const secret = openSecret(found.secret, settings.secretsKey);
-      result = await sendWebhook(found.url, secret, message, {
+      const secrets = [openSecret(found.secret, settings.secretsKey)];
+      // The previous secret signs the ping too while it signs deliveries (SIGNING_SECRETS_SQL).
+      if (found.previousSecret !== null && (found.previousSecretExpiresAt?.getTime() ?? 0) > Date.now())
+        secrets.push(openSecret(found.previousSecret, settings.secretsKey));
+      result = await sendWebhook(found.url, secrets, message, {
         timeoutMs: settings.timeoutMs,
         allowPrivate: settings.allowPrivate,
       });
