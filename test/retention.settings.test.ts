@@ -1,6 +1,6 @@
 // A tenant's data-retention settings (issue 17): `GET`/`PUT /api/v1/settings/retention` and GraphQL
 // `retentionSettings`/`updateRetentionSettings`: exact bodies, Laravel's messages at the edges of
-// every rule, the tenant admins' (and support's) alone, each tenant its own.
+// every rule, the tenant admins' (and support's) alone, each tenant its own; each change audited.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueToken } from '../src/modules/tenants/bootstrap.service.js';
 import { startApp, type TestApp } from './helpers/app.js';
@@ -76,6 +76,57 @@ describe.concurrent('PUT /settings/retention', () => {
     const got = await t.request('GET', URL, { token: a.token });
     expect(got.status).toBe(200);
     expect(got.text).toBe(res.text);
+  });
+
+  it('each change is a retention_settings.updated event with its audit entry (who, what, old and new); an unchanged PUT records nothing', async () => {
+    const a = await newTenant(t.db.prisma);
+    const first = await t.request('PUT', URL, {
+      token: a.token,
+      body: { delete_presence_records_after_days: 90 },
+    });
+    expect(first.status, first.text).toBe(200);
+    const second = await t.request('PUT', URL, {
+      token: a.token,
+      body: { delete_presence_records_after_days: 30, anonymize_inactive_guests_after_months: 13 },
+    });
+    expect(second.status, second.text).toBe(200);
+    const same = await t.request('PUT', URL, {
+      token: a.token,
+      body: { delete_presence_records_after_days: 30 },
+    });
+    expect(same.status, same.text).toBe(200);
+    const events = await t.db.prisma.event.findMany({
+      where: { tenantId: a.tenant_id },
+      orderBy: { id: 'asc' },
+    });
+    expect(events.map((e) => [e.type, e.resourceType, e.resourceId])).toEqual([
+      ['retention_settings.updated', 'retention_settings', a.tenant_id],
+      ['retention_settings.updated', 'retention_settings', a.tenant_id],
+    ]);
+    expect(events[1]?.payload).toEqual(JSON.parse(second.text).data);
+    const audit = await t.request('GET', '/api/v1/audit-logs?resource_type=retention_settings', {
+      token: a.token,
+    });
+    expect(audit.status, audit.text).toBe(200);
+    expect(
+      audit.json.data.map((e: Record<string, unknown>) => [e.action, e.user_id, e.resource_id, e.changes]),
+    ).toEqual([
+      [
+        'retention.update',
+        a.user_id,
+        a.tenant_id,
+        {
+          anonymize_inactive_guests_after_months: { old: null, new: 13 },
+          delete_presence_records_after_days: { old: 90, new: 30 },
+        },
+      ],
+      [
+        'retention.update',
+        a.user_id,
+        a.tenant_id,
+        { delete_presence_records_after_days: { old: null, new: 90 } },
+      ],
+    ]);
   });
 
   it('changes only the fields sent; null (or "") turns one off; a body without any changes nothing', async () => {

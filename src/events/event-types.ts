@@ -36,6 +36,8 @@ export const EVENT_TYPES = [
   // API keys (the secret never appears in an event).
   'api_token.created',
   'api_token.revoked',
+  // The tenant's data-retention settings (PUT /settings/retention): what the retention sweeper deletes.
+  'retention_settings.updated',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -57,7 +59,8 @@ export type ResourceType =
   | 'tenant'
   | 'user'
   | 'webhook'
-  | 'api_token';
+  | 'api_token'
+  | 'retention_settings';
 
 /**
  * Where other resources' events copy a resource's personal data, so that its erasure reaches them:

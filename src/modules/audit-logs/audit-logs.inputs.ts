@@ -18,6 +18,7 @@ export const AUDIT_RESOURCE_TYPES = [
   'api_token',
   'guest',
   'location',
+  'retention_settings',
   'tenant',
   'user',
   'webhook',
@@ -35,7 +36,7 @@ export const auditLogFilters = {
     where: (v) => ({ actorUserId: v }),
   }),
   resource_type: auditFilter([nullable(), string(), inList(AUDIT_RESOURCE_TYPES)], {
-    description: '`access_code`, `api_token`, `guest`, `location`, `tenant` or `user`',
+    description: AUDIT_RESOURCE_TYPES.map((t) => `\`${t}\``).join(', '),
     where: (v) => ({ resourceType: v }),
   }),
   resource_id: auditFilter(textFilter(), {

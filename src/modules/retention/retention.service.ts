@@ -3,8 +3,11 @@
 // the retention sweeper (retention.sweep.ts). Stored in `RetentionSettings`, one row per tenant that
 // saved them; a tenant without a row has every setting off.
 import type { Prisma } from '../../db/database.js';
+import { changeEvent } from '../../events/audit.js';
+import { type Tx, writeWithEvents } from '../../events/outbox.js';
 import { operation } from '../../operations/operation.js';
 import { retentionFields } from './retention.inputs.js';
+import { retentionSettingsItem } from './retention.serializer.js';
 
 /** The settings as both transports show them: null is off. */
 export interface RetentionSettingsView {
@@ -40,7 +43,10 @@ export const anySettingOn = (s: RetentionSettingsView): boolean =>
   s.deleteGuestSessionsAfterDays !== null;
 
 /** The tenant's settings (all off when it never saved any). */
-export async function retentionSettingsOf(prisma: Prisma, tenantId: string): Promise<RetentionSettingsView> {
+export async function retentionSettingsOf(
+  prisma: Prisma | Tx,
+  tenantId: string,
+): Promise<RetentionSettingsView> {
   const row = await prisma.retentionSettings.findUnique({ where: { tenantId }, select: settingsSelect });
   return row ?? RETENTION_OFF;
 }
@@ -74,11 +80,26 @@ export const updateRetentionSettings = operation({
       if (value !== undefined) data[column] = value;
     }
     if (Object.keys(data).length === 0) return retentionSettingsOf(ctx.prisma, scope.tenantId);
-    return ctx.prisma.retentionSettings.upsert({
-      where: { tenantId: scope.tenantId },
-      create: { tenantId: scope.tenantId, ...data },
-      update: data,
-      select: settingsSelect,
+    return writeWithEvents(ctx, async (tx, log) => {
+      const before = await retentionSettingsOf(tx, scope.tenantId);
+      const after = await tx.retentionSettings.upsert({
+        where: { tenantId: scope.tenantId },
+        create: { tenantId: scope.tenantId, ...data },
+        update: data,
+        select: settingsSelect,
+      });
+      // What the sweeper will delete is the tenant's data: who changed it, and to what, is audited.
+      const event = changeEvent({
+        type: 'retention_settings.updated',
+        resourceType: 'retention_settings',
+        resourceId: scope.tenantId,
+        action: 'retention.update',
+        payload: retentionSettingsItem(after),
+        before: retentionSettingsItem(before),
+        after: retentionSettingsItem(after),
+      });
+      if (event) log.record(event);
+      return after;
     });
   },
 });
