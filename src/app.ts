@@ -70,6 +70,39 @@ function fastifyError(err: FastifyError): AppError | null {
   return null;
 }
 
+/**
+ * A path whose percent-encoding does not decode (`/guests/%FF`) is read as written (each `%` as
+ * `%25`): it then reaches the routes, the gate and a 404 like any id or path that matches nothing,
+ * instead of Fastify's own 400 body without the API's headers. The query string is left as it is
+ * (parsePhpQuery reads any).
+ */
+export function readableUrl(url: string): string {
+  if (!url.includes('%')) return url;
+  const q = url.indexOf('?');
+  const path = q < 0 ? url : url.slice(0, q);
+  try {
+    decodeURIComponent(path);
+    return url;
+  } catch {
+    return path.replaceAll('%', '%25') + (q < 0 ? '' : url.slice(q));
+  }
+}
+
+/**
+ * PHP's json_decode refuses JSON nested deeper than 512 arrays and objects (its default depth), and
+ * so does REST here: such a body is a 400 like any other it cannot read, not work for the
+ * validators' walks over the input.
+ */
+const JSON_DEPTH = 512;
+
+function nestedDeeperThan(value: unknown, depth: number): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  if (depth === 0) return true;
+  const items = Array.isArray(value) ? value : Object.values(value);
+  for (const item of items) if (nestedDeeperThan(item, depth - 1)) return true;
+  return false;
+}
+
 const isGraphql = (request: FastifyRequest): boolean => request.url.split('?')[0] === '/graphql';
 const wantsGraphiql = (request: FastifyRequest): boolean =>
   request.method === 'GET' && (request.headers.accept ?? '').includes('text/html');
@@ -87,7 +120,10 @@ export async function buildApp(deps: {
     bodyLimit: BODY_LIMIT,
     // maxParamLength: `GET /sessions/:ip_address` takes up to 100 comma-separated addresses (100
     // IPv6 addresses, percent-encoded, fit in 8 KiB); Fastify's default of 100 characters answers 414.
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 8192, querystringParser: parsePhpQuery },
+    // Node's HTTP parser refuses a request line over its 16 KiB header limit (431) before this, so no
+    // parameter reaches Fastify's own 414 body: a long id is a 404 like any other unknown one.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 16 * 1024, querystringParser: parsePhpQuery },
+    rewriteUrl: (req) => readableUrl(req.url ?? '/'),
     // X-Forwarded-For/-Proto/-Host count only from the configured proxies: otherwise any caller
     // could pick its own address and escape the per-address budget on guessed tokens.
     trustProxy: config.trustedProxies.length > 0 ? config.trustedProxies : false,
@@ -110,14 +146,19 @@ export async function buildApp(deps: {
 
   // JSON bodies: an empty body is no input (Laravel reads it as such); anything unparsable is a 400.
   fastify.removeContentTypeParser(['application/json']);
-  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
     const text = String(body);
     if (text.trim() === '') return done(null, {});
+    let parsed: unknown;
     try {
-      done(null, JSON.parse(text));
+      parsed = JSON.parse(text);
     } catch {
-      done(new AppError('MALFORMED_JSON'), undefined);
+      return done(new AppError('MALFORMED_JSON'), undefined);
     }
+    // GraphQL judges its variables' nesting itself, in its own error format.
+    if (!isGraphql(req) && nestedDeeperThan(parsed, JSON_DEPTH))
+      return done(new AppError('MALFORMED_JSON'), undefined);
+    done(null, parsed);
   });
   await acceptMultipart(fastify);
   // Other content types carry no input we read (as Laravel ignores them); their size still counts.

@@ -96,6 +96,25 @@ describe('unknown routes and methods', () => {
     }
   });
 
+  it('reads a path that does not decode (%FF) or a very long id as written: 404 after authentication, with the API headers', async () => {
+    const cases: [string, string | undefined, number, string][] = [
+      ['/api/v1/guests/%FF', token, 404, '{"error":"Record not found."}'],
+      ['/api/v1/guests/%FF?per_page=5', token, 404, '{"error":"Record not found."}'],
+      ['/api/v1/guests/%E2%82', undefined, 401, UNAUTHENTICATED],
+      [`/api/v1/guests/${'x'.repeat(9000)}`, token, 404, '{"error":"Record not found."}'],
+      ['/api/v1/nope/%FF', token, 404, '{"message":"Not Found."}'],
+    ];
+    for (const [url, tok, status, body] of cases) {
+      const res = await t.request('GET', url, { token: tok });
+      expect(res.status, url.slice(0, 40)).toBe(status);
+      expect(res.text).toBe(body);
+      expect(res.headers['x-request-id']).toMatch(UUID);
+      expect(res.headers['access-control-allow-origin']).toBe('*');
+    }
+    // A path that decodes is read decoded, as before.
+    expect((await t.request('GET', '/api/v1/locations%2Fcount', { token })).status).toBe(404);
+  });
+
   it("answers a known path with the wrong method 405 with Laravel's message", async () => {
     const res = await t.request('DELETE', '/api/v1/locations', { token });
     expect(res.status).toBe(405);
@@ -112,6 +131,21 @@ describe('bodies', () => {
     const res = await t.request('POST', '/api/v1/locations', { token, rawBody: '{"name":' });
     expect(res.status).toBe(400);
     expect(res.text).toBe('{"message":"Malformed JSON body."}');
+  });
+
+  it('answers JSON nested deeper than 512 arrays and objects 400, as PHP’s json_decode refuses it; 512 levels are read', async () => {
+    const nested = (levels: number) => `{"name":${'['.repeat(levels - 1)}1${']'.repeat(levels - 1)}}`;
+    for (const levels of [513, 5000]) {
+      const res = await t.request('POST', '/api/v1/locations', { token, rawBody: nested(levels) });
+      expect(res.status, String(levels)).toBe(400);
+      expect(res.text).toBe('{"message":"Malformed JSON body."}');
+    }
+    const deepObjects = `${'{"a":'.repeat(3000)}1${'}'.repeat(3000)}`;
+    const res = await t.request('POST', '/api/v1/locations', { token, rawBody: deepObjects });
+    expect(res.status).toBe(400);
+    const read = await t.request('POST', '/api/v1/locations', { token, rawBody: nested(512) });
+    expect(read.status).toBe(422);
+    expect(read.json.errors.name).toEqual(['The name field must be a string.']);
   });
 
   it('reads an empty JSON body as no input', async () => {

@@ -67,6 +67,10 @@ describe('the SSRF rule', () => {
       ['::ffff:127.0.0.1', 'an IPv4-mapped address'],
       ['::ffff:8.8.8.8', 'an IPv4-mapped address'],
       ['192.0.2.1', 'a reserved address'],
+      // IPv4-compatible (::/96, in reserved ::/8), as a URL writes `[::127.0.0.1]` and `[::8.8.8.8]`.
+      ['::7f00:1', 'a reserved address'],
+      ['::808:808', 'a reserved address'],
+      ['::a00:1', 'a reserved address'],
       ['64:ff9b::a00:1', 'a special-purpose (rfc6052) address'],
       ['2002:a00:1::1', 'a special-purpose (6to4) address'],
     ];

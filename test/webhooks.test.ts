@@ -28,7 +28,10 @@ beforeAll(async () => {
   t = await startApp({ WEBHOOKS_ALLOW_PRIVATE: '1', WEBHOOKS_SECRETS_KEY: KEY }, { db: scratch.db });
   // The same database without WEBHOOKS_ALLOW_PRIVATE: the SSRF rule applies.
   strict = await startApp({ WEBHOOKS_SECRETS_KEY: KEY }, { db: t.db });
-  receiver = await startReceiver((r) => (r.path.endsWith('/fail') ? 503 : 204));
+  // `/fail` answers 503; `/hold` keeps the request open until the test releases it.
+  receiver = await startReceiver((r) =>
+    r.path.endsWith('/fail') ? 503 : r.path.endsWith('/hold') ? 'hold' : 204,
+  );
 });
 afterAll(async () => {
   await strict?.close();
@@ -203,6 +206,7 @@ describe.concurrent('POST /webhooks', () => {
       'http://[fe80::1]/x',
       'http://[::ffff:127.0.0.1]/x',
       'http://[::ffff:8.8.8.8]/x',
+      'http://[::127.0.0.1]/x',
       'http://192.0.2.1/x',
     ]) {
       const res = await strict.request('POST', URL, { token: a.token, body: { url, events: ['*'] } });
@@ -332,6 +336,13 @@ describe.concurrent('PUT /webhooks/:id and DELETE /webhooks/:id', () => {
       'webhooks.update',
       'webhooks.update',
     ]);
+    // A creation names the fields it set; the id and the times are the entry's own (not changes).
+    expect(audit[0]?.changes).toEqual({
+      url: { old: null, new: receiver.url },
+      events: { old: null, new: ['guest.created'] },
+      description: { old: null, new: 'CRM' },
+      is_active: { old: null, new: true },
+    });
     expect(audit[1]?.changes).toEqual({
       events: { old: ['guest.created'], new: ['*'] },
       description: { old: 'CRM', new: null },
@@ -424,6 +435,20 @@ describe.concurrent('POST /webhooks/:id/test and GET /webhooks/:id/deliveries', 
     expect(list.status).toBe(200);
     expect(list.json.data).toEqual([attempt]);
     expect(list.text).toContain(`"data":[${php(attempt)}]`);
+  });
+
+  it('an endpoint deleted while its ping is under way: the ping answers 404, nothing is logged', async () => {
+    const a = await tenant();
+    const hook = await create(a.token, { url: `${receiver.url}/hold`, events: ['*'] });
+    const ping = t.request('POST', `${URL}/${hook.id}/test`, { token: a.token });
+    await receiver.waitFor((all) => all.some((r) => r.json?.data?.webhook_id === hook.id));
+    const gone = await t.request('DELETE', `${URL}/${hook.id}`, { token: a.token });
+    expect(gone.status, gone.text).toBe(204);
+    receiver.release(204);
+    const res = await ping;
+    expect(res.status, res.text).toBe(404);
+    expect(res.text).toBe(NOT_FOUND);
+    expect(await t.db.prisma.webhookAttempt.count({ where: { webhookId: hook.id } })).toBe(0);
   });
 
   it('a failing receiver: the attempt says so (status code, error); the status filter; bad filters are 422', async () => {
@@ -644,7 +669,7 @@ describe.concurrent('POST /webhooks/:id/rotate-secret', () => {
     ).toBe(168 * HOUR);
   });
 
-  it('is a webhook.updated event with its audit entry (webhooks.rotateSecret); no secret in either', async () => {
+  it('is a webhook.updated event with its audit entry (webhooks.rotateSecret, the secret named [redacted]); no secret in either', async () => {
     const a = await tenant();
     const hook = await create(a.token, { url: receiver.url, events: ['*'] });
     const rotated = (await t.request('POST', `${URL}/${hook.id}/rotate-secret`, { token: a.token })).json
@@ -662,6 +687,7 @@ describe.concurrent('POST /webhooks/:id/rotate-secret', () => {
     expect(audit[1]?.changes).toEqual({
       secret_rotated_at: { old: null, new: rotated.secret_rotated_at },
       previous_secret_expires_at: { old: null, new: rotated.previous_secret_expires_at },
+      secret: { old: '[redacted]', new: '[redacted]' },
     });
     const written = JSON.stringify([events, audit], (_k, v) => (typeof v === 'bigint' ? String(v) : v));
     expect(written).not.toContain(rotated.secret);

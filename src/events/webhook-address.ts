@@ -26,7 +26,12 @@ const RANGE_WORDS: Record<string, string> = {
 /** What kind of address `address` is when it may not be a webhook target (null: public unicast, allowed). */
 export function refusedAddress(address: string): string | null {
   if (!ipaddr.isValid(address)) return 'not an IP address';
-  const range = ipaddr.parse(address).range();
+  const parsed = ipaddr.parse(address);
+  const range = parsed.range();
+  // ::/8 is reserved (RFC 4291), IPv4-compatible addresses (`::127.0.0.1`) among them; ipaddr.js
+  // names only its loopback, unspecified and IPv4-mapped parts.
+  if (range === 'unicast' && parsed.kind() === 'ipv6' && ((parsed as ipaddr.IPv6).parts[0] ?? 0) < 0x100)
+    return `${RANGE_WORDS.reserved} address`;
   // Only public unicast passes: every special range (NAT64, 6to4, Teredo, benchmarking, …) is refused.
   if (range === 'unicast') return null;
   return `${RANGE_WORDS[range] ?? `a special-purpose (${range})`} address`;

@@ -7,14 +7,9 @@ import type { WebhookSettings } from '../../config.js';
 import type { AppContext } from '../../context.js';
 import type { Prisma } from '../../db/database.js';
 import { notFound } from '../../errors.js';
+import { changeEvent } from '../../events/audit.js';
 import type { EventType } from '../../events/event-types.js';
-import {
-  type Changes,
-  type EventLog,
-  type NewEvent,
-  systemActor,
-  writeWithEvents,
-} from '../../events/outbox.js';
+import { type EventLog, type NewEvent, systemActor, writeWithEvents } from '../../events/outbox.js';
 import { hostOf, resolveTarget, TargetRefused } from '../../events/webhook-address.js';
 import { TEST_EVENT_TYPE, testMessage } from '../../events/webhook-message.js';
 import { newWebhookSecret, openSecret, SecretUnreadable, sealSecret } from '../../events/webhook-secret.js';
@@ -137,43 +132,29 @@ export async function webhookInScope(ctx: AppContext, scope: Scope, id: string):
 // ---------------------------------------------------------------------------------------------
 // Events and audit entries of endpoint changes
 
-/** The item's fields that say what changed (not the write's time, which is the entry's own). */
-function auditView(row: WebhookItemRow | null): Record<string, unknown> | null {
-  if (!row) return null;
-  const { updated_at: _, ...view } = webhookItem(row);
-  return view;
-}
-
-function changesOf(before: WebhookItemRow | null, after: WebhookItemRow | null): Changes {
-  const b = auditView(before);
-  const a = auditView(after);
-  const out: Changes = {};
-  for (const key of Object.keys(a ?? b ?? {})) {
-    const old = b?.[key] ?? null;
-    const now = a?.[key] ?? null;
-    if (JSON.stringify(old) !== JSON.stringify(now)) out[key] = { old, new: now };
-  }
-  return out;
-}
-
-/** The event of an endpoint's change with its audit entry; null when nothing changed. */
+/**
+ * The event of an endpoint's change with its audit entry (src/events/audit.ts: the item's fields that
+ * changed); null when nothing changed. `secrets`: secret fields the write set, named "[redacted]".
+ */
 function webhookEvent(
   type: EventType,
   action: string,
   before: WebhookItemRow | null,
   after: WebhookItemRow | null,
+  secrets?: readonly string[],
 ): NewEvent | null {
-  const changes = changesOf(before, after);
-  if (before && after && Object.keys(changes).length === 0) return null;
   const row = after ?? before;
   if (!row) return null;
-  return {
+  return changeEvent({
     type,
     resourceType: 'webhook',
     resourceId: row.id,
+    action,
     payload: webhookItem(row),
-    audit: { action, changes },
-  };
+    before: before && webhookItem(before),
+    after: after && webhookItem(after),
+    secrets,
+  });
 }
 
 /** Records the change's event, if anything changed. */
@@ -265,7 +246,7 @@ export const rotateWebhookSecret = operation({
         },
         select: webhookItemSelect,
       });
-      recordChange(log, webhookEvent('webhook.updated', 'webhooks.rotateSecret', before, after));
+      recordChange(log, webhookEvent('webhook.updated', 'webhooks.rotateSecret', before, after, ['secret']));
       return after;
     });
     return { row, secret };
@@ -369,21 +350,27 @@ export const testWebhook = operation({
       if (!(err instanceof SecretUnreadable)) throw err;
       result = { outcome: 'failed', statusCode: null, durationMs: 0, error: err.message };
     }
-    return ctx.prisma.webhookAttempt.create({
-      data: {
-        id: newAttemptId(),
-        tenantId: scope.tenantId,
-        webhookId: found.id,
-        eventType: TEST_EVENT_TYPE,
-        messageId: message.id,
-        attempt: 1,
-        status: result.outcome === 'succeeded' ? 'succeeded' : 'failed',
-        statusCode: result.statusCode,
-        durationMs: result.durationMs,
-        error: result.error,
-        createdAt: startedAt,
-      },
-    });
+    try {
+      return await ctx.prisma.webhookAttempt.create({
+        data: {
+          id: newAttemptId(),
+          tenantId: scope.tenantId,
+          webhookId: found.id,
+          eventType: TEST_EVENT_TYPE,
+          messageId: message.id,
+          attempt: 1,
+          status: result.outcome === 'succeeded' ? 'succeeded' : 'failed',
+          statusCode: result.statusCode,
+          durationMs: result.durationMs,
+          error: result.error,
+          createdAt: startedAt,
+        },
+      });
+    } catch (err) {
+      // Deleted while its ping was under way (its attempts went with it): 404, as any request after.
+      if ((err as { code?: unknown }).code === 'P2003') throw notFound();
+      throw err;
+    }
   },
 });
 
