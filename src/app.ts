@@ -160,6 +160,12 @@ export async function buildApp(deps: {
       return done(new AppError('MALFORMED_JSON'), undefined);
     done(null, parsed);
   });
+  // HTML-form bodies, which Laravel reads as it reads a query string (PHP's `a[b]=…` nesting too).
+  fastify.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string' },
+    (_req, body, done) => done(null, parsePhpQuery(String(body))),
+  );
   await acceptMultipart(fastify);
   // Other content types carry no input we read (as Laravel ignores them); their size still counts.
   fastify.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, _body, done) => done(null, {}));
