@@ -142,6 +142,15 @@ describe.concurrent('POST /webhooks', () => {
         description: ['The description field must not be greater than 255 characters.'],
       },
     );
+    for (const url of [
+      'http:///x',
+      'https:////example.com/x',
+      'http://\\example.com/x',
+      'http://?x',
+      'http://#x',
+    ]) {
+      await bad({ url, events: ['*'] }, { url: ['The url field must be a valid URL.'] });
+    }
     await bad(
       { url: 'ftp://example.com/x', events: [] },
       {

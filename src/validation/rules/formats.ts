@@ -107,7 +107,11 @@ export function url(protocols: readonly string[] = []): Rule<Keep> {
       }
       const scheme = parsed.protocol.slice(0, -1).toLowerCase();
       if (protocols.length > 0 && !protocols.includes(scheme)) return false;
-      return parsed.hostname !== '' && v.toLowerCase().startsWith(`${scheme}://`);
+      // The host is written right after `//` (WHATWG's parser would read `http:///x` as host `x`).
+      const afterSlashes = v.slice(scheme.length + 3);
+      return (
+        parsed.hostname !== '' && v.toLowerCase().startsWith(`${scheme}://`) && !/^[/\\?#]/.test(afterSlashes)
+      );
     },
     {
       doc: {
