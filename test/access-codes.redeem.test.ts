@@ -220,9 +220,11 @@ describe.concurrent('POST /access-codes/redeem', () => {
     expect422(await redeem(a.token, { ...base, start_session: true }), {
       ip_address: ['The ip address field is required when start session is true.'],
     });
-    expect422(await redeem(a.token, { ...base, start_session: false, ip_address: '10.0.0.300' }), {
-      ip_address: ['The ip address field must be a valid IP address.'],
-    });
+    for (const ip_address of ['10.0.0.300', 'fe80::1%eth0']) {
+      expect422(await redeem(a.token, { ...base, start_session: false, ip_address }), {
+        ip_address: ['The ip address field must be a valid IP address.'],
+      });
+    }
     expect422(await redeem(a.token, { ...base, code: ['A'] }), {
       code: ['The code field must be a string.'],
     });

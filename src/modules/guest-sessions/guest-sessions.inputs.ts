@@ -1,9 +1,10 @@
 // The filters of spec 4.4 and the rules of `GET /sessions/:ip_address` (2.6), shared by REST and
 // GraphQL.
-import { isIP } from 'node:net';
+
 import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { filterOf } from '../../operations/operation.js';
 import { dayStart, nextDayStart } from '../../shared/dates.js';
+import { isPhpIp } from '../../validation/rules/formats.js';
 import {
   boolean,
   dateFormat,
@@ -61,7 +62,7 @@ export function checkIpAddresses(addresses: readonly string[], field = 'ip_addre
     ];
   }
   addresses.forEach((ip, i) => {
-    if (isIP(ip) === 0) errors[`${field}.${i}`] = [`The ${field}.${i} field must be a valid IP address.`];
+    if (!isPhpIp(ip)) errors[`${field}.${i}`] = [`The ${field}.${i} field must be a valid IP address.`];
   });
   if (Object.keys(errors).length > 0) throw new ValidationError(errors);
 }

@@ -79,12 +79,18 @@ export function countryCode(): Rule<Keep> {
   });
 }
 
+/**
+ * An IPv4 or IPv6 address as PHP's FILTER_VALIDATE_IP takes it: Node's isIP, less the IPv6 zone
+ * (`fe80::1%eth0`), which PHP refuses and no stored address carries.
+ */
+export const isPhpIp = (v: string): boolean => isIP(v) !== 0 && !v.includes('%');
+
 /** Laravel's `ip`: an IPv4 or IPv6 address (PHP's FILTER_VALIDATE_IP). */
 export function ip(): Rule<Keep> {
   return simple(
     'ip',
     'The :attribute field must be a valid IP address.',
-    (v) => typeof v === 'string' && isIP(v) !== 0,
+    (v) => typeof v === 'string' && isPhpIp(v),
     { doc: { description: 'An IPv4 or IPv6 address.' } },
   );
 }
