@@ -321,8 +321,13 @@ describe.concurrent('PUT /webhooks/:id and DELETE /webhooks/:id', () => {
     expect(off.json.data.disabled_at).toMatch(/Z$/);
     const on = await t.request('PUT', `${URL}/${hook.id}`, { token: a.token, body: { is_active: 'true' } });
     expect(on.json.data).toMatchObject({ is_active: true, disabled_reason: null, disabled_at: null });
-    const same = await t.request('PUT', `${URL}/${hook.id}`, { token: a.token, body: { is_active: true } });
+    const same = await t.request('PUT', `${URL}/${hook.id}`, {
+      token: a.token,
+      body: { is_active: true, events: ['*'], description: null, url: receiver.url },
+    });
     expect(same.status).toBe(200);
+    // Nothing differed: nothing written, `updated_at` included.
+    expect(same.text).toBe(on.text);
     // Events and audit entries: created, then three updates (the last changed nothing: none).
     const events = await t.db.prisma.event.findMany({
       where: { tenantId: a.tenant_id, resourceId: hook.id },

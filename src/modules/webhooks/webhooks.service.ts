@@ -269,10 +269,14 @@ export const updateWebhook = operation({
   async run({ ctx, scope, input, found }): Promise<WebhookItemRow> {
     if (input.url !== undefined) await assertPublicTarget(ctx.config.webhooks, input.url);
     return writeWithEvents(ctx, async (tx, log) => {
+      // Only what differs is written: a field sent again as it is leaves `updated_at` alone, as
+      // Eloquent saves only dirty attributes.
       const data: PrismaNS.WebhookUpdateInput = {};
-      if (input.url !== undefined) data.url = input.url;
-      if (input.events !== undefined) data.events = input.events;
-      if (input.description !== undefined) data.description = input.description;
+      if (input.url !== undefined && input.url !== found.url) data.url = input.url;
+      if (input.events !== undefined && input.events.join('\n') !== found.events.join('\n'))
+        data.events = input.events;
+      if (input.description !== undefined && input.description !== found.description)
+        data.description = input.description;
       const now = new Date();
       if (input.is_active === false && found.isActive) {
         Object.assign(data, {
