@@ -75,3 +75,11 @@ export function signatureHeader(
  */
 export const SIGNING_SECRETS_SQL = `w."secret",
   CASE WHEN w."previousSecretExpiresAt" > now() THEN w."previousSecret" END AS "previousSecret"`;
+
+/** An endpoint's signing secrets as SIGNING_SECRETS_SQL reads them, opened: the current one first. */
+export function signingSecrets(
+  row: { readonly secret: string; readonly previousSecret: string | null },
+  open: (stored: string) => string,
+): string[] {
+  return row.previousSecret === null ? [open(row.secret)] : [open(row.secret), open(row.previousSecret)];
+}

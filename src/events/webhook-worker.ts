@@ -14,7 +14,7 @@ import type { WebhookSettings } from '../config.js';
 import { type Prisma, rawRowsOf } from '../db/database.js';
 import { storedEventMessage } from './webhook-message.js';
 import { nextRetryDelay } from './webhook-retry.js';
-import { openSecret, SIGNING_SECRETS_SQL } from './webhook-secret.js';
+import { openSecret, SIGNING_SECRETS_SQL, signingSecrets } from './webhook-secret.js';
 import { type AttemptResult, sendWebhook } from './webhook-sender.js';
 
 /** A claimed delivery (or a stream's event: see `id`), with what sending it needs. */
@@ -304,10 +304,9 @@ async function send(deps: WorkerDeps, claim: ClaimedDelivery): Promise<AttemptRe
     occurredAt: claim.occurredAt,
     payloadJson: claim.payloadJson,
   });
-  const secrets: string[] = [];
+  let secrets: string[];
   try {
-    secrets.push(secretOf(claim.secret, deps.settings.secretsKey));
-    if (claim.previousSecret !== null) secrets.push(secretOf(claim.previousSecret, deps.settings.secretsKey));
+    secrets = signingSecrets(claim, (stored) => secretOf(stored, deps.settings.secretsKey));
   } catch (err) {
     const why = (err as Error).message;
     deps.log.warn(

@@ -1,6 +1,5 @@
 // The filters of spec 4.4 and the rules of `GET /sessions/:ip_address` (2.6), shared by REST and
 // GraphQL.
-
 import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { filterOf } from '../../operations/operation.js';
 import { dayStart, nextDayStart } from '../../shared/dates.js';

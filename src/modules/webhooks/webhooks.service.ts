@@ -12,7 +12,14 @@ import type { EventType } from '../../events/event-types.js';
 import { type EventLog, type NewEvent, systemActor, writeWithEvents } from '../../events/outbox.js';
 import { hostOf, resolveTarget, TargetRefused } from '../../events/webhook-address.js';
 import { TEST_EVENT_TYPE, testMessage } from '../../events/webhook-message.js';
-import { newWebhookSecret, openSecret, SecretUnreadable, sealSecret } from '../../events/webhook-secret.js';
+import {
+  newWebhookSecret,
+  openSecret,
+  SecretUnreadable,
+  SIGNING_SECRETS_SQL,
+  sealSecret,
+  signingSecrets,
+} from '../../events/webhook-secret.js';
 import { sendWebhook } from '../../events/webhook-sender.js';
 import { placeStream } from '../../events/webhook-stream.js';
 import { type EndpointHealth, newAttemptId } from '../../events/webhook-worker.js';
@@ -328,10 +335,14 @@ export const deleteWebhook = operation({
 export const testWebhook = operation({
   action: 'webhooks.test',
   find: async (ctx, scope, id) => {
-    const row = await ctx.prisma.webhook.findFirst({
-      where: { tenantId: scope.tenantId, id },
-      select: { id: true, url: true, secret: true, previousSecret: true, previousSecretExpiresAt: true },
-    });
+    // The secrets as delivery reads them: the ping is signed as the endpoint's deliveries are.
+    const [row] = await ctx.prisma.$queryRawUnsafe<
+      { id: string; url: string; secret: string; previousSecret: string | null }[]
+    >(
+      `SELECT w."id", w."url", ${SIGNING_SECRETS_SQL} FROM "Webhook" w WHERE w."tenantId" = $1 AND w."id" = $2`,
+      scope.tenantId,
+      id,
+    );
     if (!row) throw notFound();
     return row;
   },
@@ -342,10 +353,7 @@ export const testWebhook = operation({
     const message = testMessage(scope.tenantId, found.id, startedAt);
     let result: Awaited<ReturnType<typeof sendWebhook>>;
     try {
-      const secrets = [openSecret(found.secret, settings.secretsKey)];
-      // The previous secret signs the ping too while it signs deliveries (SIGNING_SECRETS_SQL).
-      if (found.previousSecret !== null && (found.previousSecretExpiresAt?.getTime() ?? 0) > Date.now())
-        secrets.push(openSecret(found.previousSecret, settings.secretsKey));
+      const secrets = signingSecrets(found, (stored) => openSecret(stored, settings.secretsKey));
       result = await sendWebhook(found.url, secrets, message, {
         timeoutMs: settings.timeoutMs,
         allowPrivate: settings.allowPrivate,
