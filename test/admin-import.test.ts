@@ -2,11 +2,11 @@
 // embedded database in a temporary DATA_DIR (always embedded, whatever TEST_DATABASE_URL says): the
 // same rules as POST /guests/import, progress on stderr, refused rows named with their lines, exit 1
 // when nothing was stored because of them, usage errors 2.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../src/db/database.js';
+import { migratedDataDir } from './helpers/pglite-template.js';
 import { killAll, type Run, startAdmin } from './helpers/processes.js';
 
 let dataDir: string;
@@ -39,7 +39,7 @@ let tenantId: string;
 let locationId: string;
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(path.join(tmpdir(), 'gateway-import-'));
+  dataDir = await migratedDataDir('gateway-import-');
   const boot = await admin('bootstrap', '--tenant', 'Import Hotel', '--json');
   expect(boot.code, boot.stderr).toBe(0);
   ({ tenant_id: tenantId, location_id: locationId } = JSON.parse(boot.stdout));

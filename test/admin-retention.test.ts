@@ -12,6 +12,7 @@ import { type Database, openDatabase } from '../src/db/database.js';
 import { Prisma as PrismaNS } from '../src/generated/prisma/client.js';
 import { RETENTION_LOCK_KEY } from '../src/modules/retention/retention.sweeper.js';
 import { addDevice, addGuest, addSession, newTenant, randomMac } from './helpers/fixtures.js';
+import { migratedDataDir } from './helpers/pglite-template.js';
 import { scratchDatabase } from './helpers/scratch-database.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -159,7 +160,7 @@ describe('admin retention run (embedded database)', { timeout: 120_000 }, () => 
   };
 
   beforeAll(async () => {
-    dataDir = await mkdtemp(path.join(tmpdir(), 'gateway-retention-'));
+    dataDir = await migratedDataDir('gateway-retention-');
     await withDb(async (db) => {
       tenant = await seedTenant(db);
       idle = await seedTenant(db, false);

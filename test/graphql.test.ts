@@ -2,10 +2,10 @@
 // fixed number of statements, mutations with REST's validation messages, auth, the shared rate
 // limit, the graphql-armor limits, error masking and GraphiQL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../src/db/database.js';
 import { GRAPHQL_LIMITS } from '../src/graphql/yoga.js';
 import { recordStatements, startApp, type TestApp, type TestResponse } from './helpers/app.js';
 import { addHierarchy, addUser, newTenant, uniqueName } from './helpers/fixtures.js';
+import { migratedMemoryDatabase } from './helpers/pglite-template.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -595,7 +595,7 @@ describe.concurrent('limits', () => {
 describe.concurrent('errors and GraphiQL', () => {
   it('masks unexpected errors: no stack, no database message', async () => {
     // A database of its own whose Location table has gone: the statement fails inside the resolver.
-    const own = await startApp({}, { db: await openDatabase({ dataDir: 'memory://' }) });
+    const own = await startApp({}, { db: await migratedMemoryDatabase() });
     try {
       const a = await newTenant(own.db.prisma);
       await own.db.prisma.$executeRawUnsafe('ALTER TABLE "Location" RENAME TO "Location_gone"');

@@ -5,6 +5,7 @@ import { BODY_LIMIT } from '../src/app.js';
 import { openDatabase } from '../src/db/database.js';
 import { startApp, type TestApp, type TestResponse } from './helpers/app.js';
 import { addUser, newTenant } from './helpers/fixtures.js';
+import { migratedMemoryDatabase } from './helpers/pglite-template.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const UNAUTHENTICATED = '{"message":"Unauthenticated."}';
@@ -263,7 +264,7 @@ describe('X-RateLimit-* on every API answer', () => {
 
 describe('/health', () => {
   it('answers 200 while the database answers, 503 once it does not', async () => {
-    const own = await startApp({}, { db: await openDatabase({ dataDir: 'memory://' }) });
+    const own = await startApp({}, { db: await migratedMemoryDatabase() });
     try {
       const up = await own.request('GET', '/health');
       expect(up.status).toBe(200);

@@ -7,6 +7,7 @@ import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DatabaseLockedError, LOCK_FILE, lockDataDir } from '../src/db/pglite-lock.js';
+import { migratedDataDir } from './helpers/pglite-template.js';
 import {
   type Child,
   freePort,
@@ -137,7 +138,8 @@ describe('a server killed with SIGKILL', { timeout: 180_000 }, () => {
   };
 
   beforeAll(async () => {
-    dataDir = await tempDir();
+    dataDir = await migratedDataDir('gateway-lock-');
+    temps.push(dataDir);
     const run = await startAdmin(['bootstrap', '--tenant', 'Crash', '--json'], env()).exited(100_000);
     expect(run.code, run.stderr).toBe(0);
     token = (JSON.parse(run.stdout) as { token: string }).token;

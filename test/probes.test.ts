@@ -7,6 +7,7 @@ import { openDatabase } from '../src/db/database.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { newTenant } from './helpers/fixtures.js';
 import { sample } from './helpers/metrics.js';
+import { migratedMemoryDatabase } from './helpers/pglite-template.js';
 import { hasRedisServer, ownRedisForSuite } from './helpers/redis-server.js';
 
 if (!hasRedisServer)
@@ -66,7 +67,7 @@ describe('probes while everything answers', () => {
 
 describe('ready when the database does not answer', () => {
   it('answers 503 naming it, while live stays 200', async () => {
-    const own = await startApp({}, { db: await openDatabase({ dataDir: 'memory://' }) });
+    const own = await startApp({}, { db: await migratedMemoryDatabase() });
     try {
       expect((await own.request('GET', '/health/ready')).status).toBe(200);
       await own.db.close();

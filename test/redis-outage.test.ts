@@ -2,14 +2,14 @@
 // test's own must stay up, answer every request, report Redis degraded on /health (200), and
 // afterwards share one rate-limit budget and deliver subscriptions again.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { cp, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cp, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../src/db/database.js';
 import { issueToken } from '../src/modules/tenants/bootstrap.service.js';
 import { startApp } from './helpers/app.js';
 import { addHierarchy, addUser, newTenant } from './helpers/fixtures.js';
+import { migratedDataDir, migratedMemoryDatabase } from './helpers/pglite-template.js';
 import {
   freePort,
   hasRedisServer,
@@ -181,7 +181,7 @@ describe.skipIf(!hasRedisServer)('Redis outage under load, two server processes'
     const pgUrl = process.env.TEST_DATABASE_URL;
     let dirA = '';
     if (!pgUrl) {
-      dirA = await mkdtemp(path.join(tmpdir(), 'gateway-outage-a-'));
+      dirA = await migratedDataDir('gateway-outage-a-');
       dirs.push(dirA);
     }
     const db = pgUrl
@@ -372,10 +372,7 @@ describe.skipIf(!hasRedisServer)('/health with REDIS_URL (in process)', () => {
   const redis = ownRedisForSuite();
 
   it('names Redis beside the database; a database down is still a 503', async () => {
-    const own = await startApp(
-      { REDIS_URL: redis.url },
-      { db: await openDatabase({ dataDir: 'memory://' }) },
-    );
+    const own = await startApp({ REDIS_URL: redis.url }, { db: await migratedMemoryDatabase() });
     try {
       // Degraded until the connections are made, a few ms after start.
       await until('redis ok', async () => (await own.request('GET', '/health')).json?.redis === 'ok');

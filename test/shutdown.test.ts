@@ -2,12 +2,11 @@
 // to that process, as a supervisor sends it): open subscriptions end with their final event, in-flight
 // answers are written in full, a stuck request is given up after SHUTDOWN_TIMEOUT_SECONDS, and a
 // second signal exits at once. On PGlite in a temporary DATA_DIR, or on TEST_DATABASE_URL.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { get, type IncomingMessage } from 'node:http';
 import { connect, createServer, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migratedDataDir } from './helpers/pglite-template.js';
 import {
   type Child,
   freePort,
@@ -90,7 +89,7 @@ const mac = (n: number): string =>
   `02:00:00:${[(n >> 16) & 255, (n >> 8) & 255, n & 255].map((b) => b.toString(16).padStart(2, '0')).join(':')}`;
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(path.join(tmpdir(), 'gateway-shutdown-'));
+  dataDir = await migratedDataDir('gateway-shutdown-');
   const boot = await admin('bootstrap', '--tenant', `Shutdown ${Date.now()}`);
   tenant = {
     token: boot.token as string,

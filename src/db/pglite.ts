@@ -5,7 +5,11 @@ import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 // Before any wasm is compiled (the CLI does not import the app).
 import '../v8-tuning.js';
 
-/** An embedded database in `dataDir`, or in memory without one. */
-export function newPglite(dataDir?: string): PGlite {
-  return new PGlite({ ...(dataDir ? { dataDir } : {}), extensions: { pg_trgm } });
+/** An embedded database in `dataDir`, or in memory without one; `load`: a dump to start from (dumpDataDir). */
+export function newPglite(dataDir?: string, load?: Blob): PGlite {
+  return new PGlite({
+    ...(dataDir ? { dataDir } : {}),
+    ...(load ? { loadDataDir: load } : {}),
+    extensions: { pg_trgm },
+  });
 }

@@ -5,6 +5,7 @@ import { type App, buildApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import { type Database, openDatabase } from '../../src/db/database.js';
 import { checkContract } from './contract.js';
+import { migratedMemoryDatabase } from './pglite-template.js';
 
 export interface TestResponse {
   status: number;
@@ -39,7 +40,7 @@ export interface TestApp {
 
 export async function openTestDatabase(): Promise<Database> {
   const url = process.env.TEST_DATABASE_URL;
-  return url ? openDatabase({ url, migrate: false, poolSize: 4 }) : openDatabase({ dataDir: 'memory://' });
+  return url ? openDatabase({ url, migrate: false, poolSize: 4 }) : migratedMemoryDatabase();
 }
 
 export async function startApp(

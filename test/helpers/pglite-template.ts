@@ -1,0 +1,81 @@
+// A migrated, empty embedded database made once and copied wherever a test needs a new one: a new
+// PGlite runs initdb and every migration first (about 4 s of CPU, more than most test files), and
+// the copy is what a database of an earlier run would be. Tests of the first start itself (the
+// admin CLI's first bootstrap, test/migrations.test.ts) still start from an empty folder.
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { cp, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { inject } from 'vitest';
+import { type Database, pgliteDatabase } from '../../src/db/database.js';
+import { applyMigrations, readMigrations } from '../../src/db/migrate.js';
+import { newPglite } from '../../src/db/pglite.js';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** The folder of ensurePgliteTemplate: `data/` (a data folder) and `data.tar` (its dump). */
+    pgliteTemplate: string;
+  }
+}
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+
+/** What the template depends on: PGlite's version and the migrations. */
+function templateKey(): string {
+  const pglite = JSON.parse(
+    readFileSync(path.join(ROOT, 'node_modules/@electric-sql/pglite/package.json'), 'utf8'),
+  ) as { version: string };
+  const hash = createHash('sha256').update(pglite.version);
+  for (const m of readMigrations()) hash.update(`${m.name}\0${m.checksum}\0`);
+  return hash.digest('hex').slice(0, 16);
+}
+
+/**
+ * The template's folder, made if missing (global setup). Kept in the system's temporary folder
+ * under a name of what it was made from, so later runs reuse it; made aside and renamed into place,
+ * so a run stopped halfway leaves nothing another run would take for a template.
+ */
+export async function ensurePgliteTemplate(): Promise<string> {
+  const dir = path.join(tmpdir(), `gateway-pglite-template-${templateKey()}`);
+  if (existsSync(path.join(dir, 'data.tar'))) return dir;
+  const building = await mkdtemp(`${dir}.building-`);
+  try {
+    // One PGlite from initdb to the dump: dumping from a second one, opened in this process after the
+    // first closed, never settled.
+    const pglite = newPglite(path.join(building, 'data'));
+    await applyMigrations({
+      exec: async (sql) => {
+        await pglite.exec(sql);
+      },
+      rows: async <T>(sql: string, params?: unknown[]) => (await pglite.query<T>(sql, params)).rows,
+    });
+    const dump = await pglite.dumpDataDir('none');
+    await pglite.close();
+    await writeFile(path.join(building, 'data.tar'), Buffer.from(await dump.arrayBuffer()));
+    await rename(building, dir).catch(async (err: NodeJS.ErrnoException) => {
+      // Another run made it meanwhile.
+      if (!existsSync(path.join(dir, 'data.tar'))) throw err;
+    });
+  } finally {
+    await rm(building, { recursive: true, force: true });
+  }
+  return dir;
+}
+
+/** A new data folder holding the migrated, empty database (removed by the caller). */
+export async function migratedDataDir(prefix: string): Promise<string> {
+  const dir = await mkdtemp(path.join(tmpdir(), prefix));
+  await cp(path.join(inject('pgliteTemplate'), 'data'), dir, { recursive: true });
+  return dir;
+}
+
+let dump: Blob | undefined;
+
+/** The migrated, empty database in memory (the embedded default of test/helpers/app.ts). */
+export async function migratedMemoryDatabase(): Promise<Database> {
+  dump ??= new Blob([await readFile(path.join(inject('pgliteTemplate'), 'data.tar'))]);
+  const pglite = newPglite(undefined, dump);
+  await pglite.waitReady;
+  return pgliteDatabase(pglite);
+}
