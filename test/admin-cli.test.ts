@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../src/db/database.js';
-import { freePort } from './helpers/processes.js';
+import { freePort, npmScript } from './helpers/processes.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 
@@ -37,8 +37,9 @@ function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return env;
 }
 
-function start(script: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+function start(script: 'admin' | 'start', args: string[], env: NodeJS.ProcessEnv): ChildProcess {
+  const [command, commandArgs] = npmScript(script, args);
+  const child = spawn(command, commandArgs, {
     cwd: ROOT,
     env,
     detached: true,
@@ -71,8 +72,7 @@ function finished(child: ChildProcess, timeoutMs: number): Promise<Run> {
   });
 }
 
-const admin = (...args: string[]): Promise<Run> =>
-  finished(start('src/cli/admin.ts', args, childEnv()), 100_000);
+const admin = (...args: string[]): Promise<Run> => finished(start('admin', args, childEnv()), 100_000);
 
 /** The one JSON object a `--json` command prints, and nothing else on stdout. */
 // biome-ignore lint/suspicious/noExplicitAny: the printed objects are asserted against literals.
@@ -209,7 +209,7 @@ describe('admin CLI and server on one embedded database', { timeout: 120_000 }, 
 
   it('the server serves the bootstrapped token over HTTP and stops cleanly on SIGTERM', async () => {
     const port = await freePort();
-    const server = start('src/server.ts', [], childEnv({ PORT: String(port), HOST: '127.0.0.1' }));
+    const server = start('start', [], childEnv({ PORT: String(port), HOST: '127.0.0.1' }));
     const exited = finished(server, 100_000);
     const base = `http://127.0.0.1:${port}`;
     const deadline = Date.now() + 40_000;
@@ -239,7 +239,7 @@ describe('admin CLI and server on one embedded database', { timeout: 120_000 }, 
 
     // simulate --url drives the running server (which owns the embedded database) until Ctrl-C.
     const sim = start(
-      'src/cli/admin.ts',
+      'admin',
       [
         'simulate',
         '--url',

@@ -13,6 +13,7 @@ import { Prisma as PrismaNS } from '../src/generated/prisma/client.js';
 import { RETENTION_LOCK_KEY } from '../src/modules/retention/retention.sweeper.js';
 import { addDevice, addGuest, addSession, newTenant, randomMac } from './helpers/fixtures.js';
 import { migratedDataDir } from './helpers/pglite-template.js';
+import { npmScript } from './helpers/processes.js';
 import { scratchDatabase } from './helpers/scratch-database.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -33,8 +34,8 @@ function admin(env: { dataDir: string; databaseUrl?: string }, ...args: string[]
   delete childEnv.DATABASE_URL;
   delete childEnv.REDIS_URL;
   if (env.databaseUrl) childEnv.DATABASE_URL = env.databaseUrl;
-  // As `npm run admin` runs it.
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/admin.ts', ...args], {
+  const [command, commandArgs] = npmScript('admin', args);
+  const child = spawn(command, commandArgs, {
     cwd: ROOT,
     env: childEnv,
     stdio: 'pipe',

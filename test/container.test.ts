@@ -96,23 +96,26 @@ describe('Dockerfile', () => {
     expect(runtime.from).toMatch(/^node:/);
   });
 
-  it('installs production dependencies only, and tsx is one of them (the command imports it)', () => {
+  it('installs production dependencies only, esbuild among them (the build), tsx not (nothing loads TypeScript)', () => {
     const installs = dockerfile.flatMap((s) => only(s, 'RUN')).filter((i) => /npm (ci|install)/.test(i.args));
     expect(installs.length).toBeGreaterThan(0);
     for (const i of installs) expect(i.args).toContain('--omit=dev');
     expect(only(runtime, 'RUN').some((i) => /npm (ci|install)/.test(i.args))).toBe(false);
-    expect(pkg.dependencies.tsx).toBeDefined();
+    expect(pkg.dependencies.esbuild).toBeDefined();
+    expect(pkg.dependencies.tsx).toBeUndefined();
     expect(pkg.dependencies.prisma).toBeDefined(); // the CLI that generates the client at build
   });
 
-  it('generates the Prisma client at build and copies it into the runtime stage', () => {
-    const generating = dockerfile.find((s) => only(s, 'RUN').some((i) => i.args.includes('generate:prisma')));
-    expect(generating?.name).toBeDefined();
-    expect(
-      only(runtime, 'COPY').some(
-        (i) => i.args.includes(`--from=${generating?.name}`) && i.args.includes('src/generated'),
-      ),
-    ).toBe(true);
+  it('generates the Prisma client and builds dist/ at build, and copies dist/ (not the sources) into the runtime stage', () => {
+    const building = dockerfile.find((s) =>
+      only(s, 'RUN').some((i) => i.args.includes('generate:prisma') && i.args.includes('npm run build')),
+    );
+    expect(building?.name).toBeDefined();
+    const copies = only(runtime, 'COPY').map((i) => i.args);
+    expect(copies.some((a) => a.includes(`--from=${building?.name}`) && /\bdist\b/.test(a))).toBe(true);
+    expect(copies.some((a) => /\bsrc\b/.test(a))).toBe(false);
+    // The build script is in the context (the rest of scripts/ is not).
+    expect(read('.dockerignore').split('\n')).toContain('!scripts/build.mjs');
     // The context never brings a locally generated client or node_modules in.
     const ignored = read('.dockerignore').split('\n');
     expect(ignored).toContain('node_modules');

@@ -10,6 +10,7 @@ import { issueToken } from '../src/modules/tenants/bootstrap.service.js';
 import { startApp } from './helpers/app.js';
 import { addHierarchy, addUser, newTenant } from './helpers/fixtures.js';
 import { migratedDataDir, migratedMemoryDatabase } from './helpers/pglite-template.js';
+import { npmScript } from './helpers/processes.js';
 import {
   freePort,
   hasRedisServer,
@@ -34,7 +35,8 @@ interface Server {
 
 function startServer(name: string, env: NodeJS.ProcessEnv, port: number): Server {
   // As `npm start` runs it, in a process group of its own, so afterAll can stop the whole group.
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+  const [command, args] = npmScript('start', []);
+  const child = spawn(command, args, {
     cwd: ROOT,
     env,
     detached: true,

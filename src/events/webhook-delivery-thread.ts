@@ -47,12 +47,15 @@ export const DELIVERY_APPLICATION_NAME = 'webhook-delivery';
 export const DELIVERY_THREAD_POOL = 4;
 
 /**
- * The thread's first code: it loads this module's TypeScript as the main thread does (tsx), whether
- * this process was started with tsx's loader or not (a worker's entry, unlike its imports, would not
- * go through the loader the process was started with).
+ * The thread's first code: it loads this module as the main thread did. Its TypeScript goes through
+ * tsx, whether this process was started with tsx's loader or not (a worker's entry, unlike its
+ * imports, would not go through the loader the process was started with).
  */
 function threadEntry(): string {
-  // tsx's ES module API, as its package declares it (its CommonJS one loads the hooks from a wrong path).
+  // Built (dist/, as `npm start` runs): the thread imports this module as it is.
+  if (!import.meta.url.endsWith('.ts')) return `import(${JSON.stringify(import.meta.url)});`;
+  // From the sources (tests, `npm run dev`), through tsx's ES module API, as its package declares it
+  // (its CommonJS one loads the hooks from a wrong path).
   const require = createRequire(import.meta.url);
   const manifest = require.resolve('tsx/package.json');
   const { exports } = require(manifest) as { exports: Record<string, { import: { default: string } }> };

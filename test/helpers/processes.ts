@@ -39,8 +39,11 @@ export function killAll(): void {
   for (const child of children) killGroup(child, 'SIGKILL');
 }
 
-/** The command of an npm script (`node …` with this node, else a binary of node_modules), without npm in between. */
-function npmScript(name: 'start' | 'admin', extra: string[]): [string, string[]] {
+/**
+ * The command of an npm script (`node …` with this node, else a binary of node_modules), without npm
+ * in between (nor its `pre` script: test/global-setup.ts builds dist/ once for the run).
+ */
+export function npmScript(name: 'start' | 'admin', extra: string[]): [string, string[]] {
   const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
     scripts: Record<string, string>;
   };
