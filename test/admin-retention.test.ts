@@ -216,19 +216,15 @@ describe('admin retention run (embedded database)', { timeout: 120_000 }, () => 
     const bars = run.stderr.split('\n').filter((l) => l.startsWith('['));
     expect(bars.length).toBeGreaterThan(0);
     expect(bars.at(-1)).toMatch(/^\[#{30}\] 100% {2}6\/6 \w[\w ]+$/);
-    expect(await withDb((db) => rowsOf(db, tenant.tenantId))).toEqual({
-      guests: 1,
-      presence: 1,
-      sessions: 1,
+    await withDb(async (db) => {
+      expect(await rowsOf(db, tenant.tenantId)).toEqual({ guests: 1, presence: 1, sessions: 1 });
+      // Anonymised as the erasure does it.
+      const erased = await db.prisma.guest.findUniqueOrThrow({ where: { id: tenant.oldGuestId } });
+      expect(erased).toMatchObject({ name: '', email: null });
+      expect(erased.erasedAt).toBeInstanceOf(Date);
+      // The tenant without settings is untouched.
+      expect(await rowsOf(db, idle.tenantId)).toEqual({ guests: 2, presence: 4, sessions: 3 });
     });
-    // Anonymised as the erasure does it.
-    const erased = await withDb((db) =>
-      db.prisma.guest.findUniqueOrThrow({ where: { id: tenant.oldGuestId } }),
-    );
-    expect(erased).toMatchObject({ name: '', email: null });
-    expect(erased.erasedAt).toBeInstanceOf(Date);
-    // The tenant without settings is untouched.
-    expect(await withDb((db) => rowsOf(db, idle.tenantId))).toEqual({ guests: 2, presence: 4, sessions: 3 });
 
     const again = await cli('retention', 'run', '--tenant', tenant.tenantId);
     expect(again.code, again.stderr).toBe(0);

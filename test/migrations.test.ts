@@ -5,8 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { diffMigrationsToSchema } from '../scripts/schema-engine.js';
 import { HAND_WRITTEN_INDEXES } from '../src/db/hand-written-indexes.js';
 import { applyMigrations, readMigrations } from '../src/db/migrate.js';
-import { newPglite } from '../src/db/pglite.js';
 import { CASE_INSENSITIVE_UNIQUE } from '../src/db/text-search.js';
+import { initdbMemoryPglite } from './helpers/pglite-template.js';
 
 function runner(db: PGlite) {
   return {
@@ -38,7 +38,7 @@ describe('migrations', () => {
   }, 120_000);
 
   it('create exactly the hand-written indexes the code lists, each on lower() of its column', async () => {
-    const db = newPglite();
+    const db = await initdbMemoryPglite();
     try {
       await applyMigrations(runner(db));
       const found = await undeclaredIndexes(db);
@@ -57,7 +57,7 @@ describe('migrations', () => {
   });
 
   it('upgrade a database of the previous version with its rows in place', async () => {
-    const db = newPglite();
+    const db = await initdbMemoryPglite();
     try {
       const all = readMigrations();
       const before = all.filter((m) => m.name < '20261121200000_text_indexes');
@@ -94,7 +94,7 @@ describe('migrations', () => {
   });
 
   it('apply once, record Prisma-compatible checksums, and are idempotent', async () => {
-    const db = newPglite();
+    const db = await initdbMemoryPglite();
     try {
       const all = readMigrations();
       expect(await applyMigrations(runner(db))).toEqual(all.map((m) => m.name));
@@ -112,7 +112,7 @@ describe('migrations', () => {
   });
 
   it('roll a failing migration back entirely and say which one failed', async () => {
-    const db = newPglite();
+    const db = await initdbMemoryPglite();
     try {
       const broken = [
         { name: '1_broken', sql: 'CREATE TABLE "t1" (id int); SELECT no_such_fn();', checksum: 'x' },

@@ -4,9 +4,10 @@
 // admin CLI's first bootstrap, test/migrations.test.ts) still start from an empty folder.
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { cp, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { PGlite } from '@electric-sql/pglite';
 import { inject } from 'vitest';
 import { type Database, pgliteDatabase } from '../../src/db/database.js';
 import { applyMigrations, readMigrations } from '../../src/db/migrate.js';
@@ -14,7 +15,10 @@ import { newPglite } from '../../src/db/pglite.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    /** The folder of ensurePgliteTemplate: `data/` (a data folder) and `data.tar` (its dump). */
+    /**
+     * The folder of ensurePgliteTemplate: `data/` (a migrated data folder), `data.tar` (its dump) and
+     * `initdb.tar` (a dump of it before any migration).
+     */
     pgliteTemplate: string;
   }
 }
@@ -26,7 +30,8 @@ function templateKey(): string {
   const pglite = JSON.parse(
     readFileSync(path.join(ROOT, 'node_modules/@electric-sql/pglite/package.json'), 'utf8'),
   ) as { version: string };
-  const hash = createHash('sha256').update(pglite.version);
+  // The layout of the folder (2: initdb.tar added), then what its databases are made of.
+  const hash = createHash('sha256').update(`2\0${pglite.version}\0`);
   for (const m of readMigrations()) hash.update(`${m.name}\0${m.checksum}\0`);
   return hash.digest('hex').slice(0, 16);
 }
@@ -38,12 +43,21 @@ function templateKey(): string {
  */
 export async function ensurePgliteTemplate(): Promise<string> {
   const dir = path.join(tmpdir(), `gateway-pglite-template-${templateKey()}`);
-  if (existsSync(path.join(dir, 'data.tar'))) return dir;
+  await removeOtherTemplates(path.basename(dir));
+  // data.tar is written last. A template in use is touched, so that no other checkout removes it.
+  if (existsSync(path.join(dir, 'data.tar'))) {
+    const now = new Date();
+    await utimes(dir, now, now);
+    return dir;
+  }
   const building = await mkdtemp(`${dir}.building-`);
   try {
     // One PGlite from initdb to the dump: dumping from a second one, opened in this process after the
     // first closed, never settled.
     const pglite = newPglite(path.join(building, 'data'));
+    await pglite.waitReady;
+    const initdb = await pglite.dumpDataDir('none');
+    await writeFile(path.join(building, 'initdb.tar'), Buffer.from(await initdb.arrayBuffer()));
     await applyMigrations({
       exec: async (sql) => {
         await pglite.exec(sql);
@@ -63,6 +77,19 @@ export async function ensurePgliteTemplate(): Promise<string> {
   return dir;
 }
 
+/** Templates of other migrations or PGlite versions (80 MB each), unless made or used in the last day. */
+async function removeOtherTemplates(keep: string): Promise<void> {
+  for (const name of await readdir(tmpdir())) {
+    if (!name.startsWith('gateway-pglite-template-') || name === keep) continue;
+    const dir = path.join(tmpdir(), name);
+    const made = await stat(dir).then(
+      (s) => s.mtimeMs,
+      () => Date.now(),
+    );
+    if (Date.now() - made > 86_400_000) await rm(dir, { recursive: true, force: true });
+  }
+}
+
 /** A new data folder holding the migrated, empty database (removed by the caller). */
 export async function migratedDataDir(prefix: string): Promise<string> {
   const dir = await mkdtemp(path.join(tmpdir(), prefix));
@@ -70,12 +97,26 @@ export async function migratedDataDir(prefix: string): Promise<string> {
   return dir;
 }
 
-let dump: Blob | undefined;
+const dumps = new Map<string, Blob>();
+async function templateDump(name: 'data.tar' | 'initdb.tar'): Promise<Blob> {
+  let dump = dumps.get(name);
+  if (!dump) {
+    dump = new Blob([await readFile(path.join(inject('pgliteTemplate'), name))]);
+    dumps.set(name, dump);
+  }
+  return dump;
+}
 
 /** The migrated, empty database in memory (the embedded default of test/helpers/app.ts). */
 export async function migratedMemoryDatabase(): Promise<Database> {
-  dump ??= new Blob([await readFile(path.join(inject('pgliteTemplate'), 'data.tar'))]);
-  const pglite = newPglite(undefined, dump);
+  const pglite = newPglite(undefined, await templateDump('data.tar'));
   await pglite.waitReady;
   return pgliteDatabase(pglite);
+}
+
+/** A database in memory as initdb leaves it, no migration applied (tests of the migrations). */
+export async function initdbMemoryPglite(): Promise<PGlite> {
+  const pglite = newPglite(undefined, await templateDump('initdb.tar'));
+  await pglite.waitReady;
+  return pglite;
 }
