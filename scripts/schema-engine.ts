@@ -5,6 +5,7 @@
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import type { PGlite } from '@electric-sql/pglite';
 import { bindMigrationAwareSqlAdapterFactory } from '@prisma/driver-adapter-utils';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { newPglite } from '../src/db/pglite.js';
@@ -58,8 +59,13 @@ function migrationList(): DiffTarget {
   };
 }
 
-/** SQL that takes a database built from the migrations folder to what schema.prisma describes. */
-export async function diffMigrationsToSchema(): Promise<string> {
+/**
+ * SQL that takes a database built from the migrations folder to what schema.prisma describes.
+ * `emptyDatabase` makes the two empty databases it works in (tests load a dump taken after initdb).
+ */
+export async function diffMigrationsToSchema(
+  emptyDatabase: () => Promise<PGlite> = async () => newPglite(),
+): Promise<string> {
   placeEngineWasm();
   const { SchemaEngineWasm } = require('@prisma/migrate/dist/SchemaEngineWasm.js') as {
     SchemaEngineWasm: { setup(opts: unknown): Promise<Engine> };
@@ -68,8 +74,8 @@ export async function diffMigrationsToSchema(): Promise<string> {
   // The engine builds the migrations in the adapter's shadow database. The adapter's own would be a
   // PGlite without pg_trgm that is never closed, and it runs scripts without awaiting them (a failing
   // migration would go unnoticed), so the shadow is ours.
-  const main = newPglite();
-  const shadow = newPglite();
+  const main = await emptyDatabase();
+  const shadow = await emptyDatabase();
   const factory = new PrismaPGlite(main);
   const engine = await SchemaEngineWasm.setup({
     adapter: bindMigrationAwareSqlAdapterFactory({

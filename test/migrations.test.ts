@@ -33,7 +33,7 @@ async function undeclaredIndexes(db: PGlite) {
 
 describe('migrations', () => {
   it('match schema.prisma (run `npm run migration:create -- <name>` after changing the schema)', async () => {
-    const pending = await diffMigrationsToSchema();
+    const pending = await diffMigrationsToSchema(initdbMemoryPglite);
     expect(pending, 'schema.prisma has changes that no migration creates').toBe('');
   }, 120_000);
 
