@@ -19,6 +19,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
+import { buildDist } from '../scripts/build.mjs';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { freePort, startServer, waitUntilUp } from '../test/helpers/processes.js';
@@ -51,6 +52,9 @@ const { values: flags } = parseArgs({
     instances: { type: 'string' },
   },
 });
+
+// The server processes it starts (exports, the fleet) run dist/, as `npm start` does: built first.
+await buildDist();
 
 const num = (name: keyof typeof flags) => {
   const n = Number(flags[name]);
