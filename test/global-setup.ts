@@ -8,8 +8,9 @@ import { ensurePgliteTemplate } from './helpers/pglite-template.js';
 // as child processes the way `npm start` and `npm run admin` run them: from dist/, built here.
 export default async function setup(project: TestProject): Promise<void> {
   const url = process.env.TEST_DATABASE_URL;
-  const migrated = url ? import('../src/db/migrate.js').then((m) => m.migrateDatabaseUrl(url)) : undefined;
-  await buildDist();
-  project.provide('pgliteTemplate', await ensurePgliteTemplate());
-  await migrated;
+  const [template] = await Promise.all([
+    buildDist().then(ensurePgliteTemplate),
+    url && import('../src/db/migrate.js').then((m) => m.migrateDatabaseUrl(url)),
+  ]);
+  project.provide('pgliteTemplate', template);
 }

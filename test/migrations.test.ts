@@ -4,18 +4,9 @@ import type { PGlite } from '@electric-sql/pglite';
 import { describe, expect, it } from 'vitest';
 import { diffMigrationsToSchema } from '../scripts/schema-engine.js';
 import { HAND_WRITTEN_INDEXES } from '../src/db/hand-written-indexes.js';
-import { applyMigrations, readMigrations } from '../src/db/migrate.js';
+import { applyMigrations, pgliteRunner, readMigrations } from '../src/db/migrate.js';
 import { CASE_INSENSITIVE_UNIQUE } from '../src/db/text-search.js';
 import { initdbMemoryPglite } from './helpers/pglite-template.js';
-
-function runner(db: PGlite) {
-  return {
-    exec: async (sql: string) => {
-      await db.exec(sql);
-    },
-    rows: async <T>(sql: string, params?: unknown[]) => (await db.query<T>(sql, params)).rows,
-  };
-}
 
 /**
  * The indexes Prisma's diff does not see: on expressions (`lower(email)`) or partial. They are
@@ -40,7 +31,7 @@ describe('migrations', () => {
   it('create exactly the hand-written indexes the code lists, each on lower() of its column', async () => {
     const db = await initdbMemoryPglite();
     try {
-      await applyMigrations(runner(db));
+      await applyMigrations(pgliteRunner(db));
       const found = await undeclaredIndexes(db);
       expect(found.map((r) => r.name)).toEqual([...HAND_WRITTEN_INDEXES].sort());
       for (const u of Object.values(CASE_INSENSITIVE_UNIQUE)) {
@@ -61,7 +52,7 @@ describe('migrations', () => {
     try {
       const all = readMigrations();
       const before = all.filter((m) => m.name < '20261121200000_text_indexes');
-      await applyMigrations(runner(db), before);
+      await applyMigrations(pgliteRunner(db), before);
       await db.exec(`
         INSERT INTO "TenantGroup" (id, name, "updatedAt") VALUES ('g1', 'G', now());
         INSERT INTO "Tenant" (id, "groupId", name, "updatedAt") VALUES ('t1', 'g1', 'T', now()), ('t2', 'g1', 'T2', now());
@@ -71,7 +62,7 @@ describe('migrations', () => {
           ('b', 't1', 'l1', 'b', 'Bob', NULL, now()),
           ('c', 't1', 'l1', 'c', 'Cy', NULL, now()),
           ('d', 't2', 'l2', 'd', 'Di', 'ann@example.com', now());`);
-      expect(await applyMigrations(runner(db), all)).toEqual(
+      expect(await applyMigrations(pgliteRunner(db), all)).toEqual(
         all.filter((m) => !before.includes(m)).map((m) => m.name),
       );
       const guests = await db.query<{ id: string }>(
@@ -97,8 +88,8 @@ describe('migrations', () => {
     const db = await initdbMemoryPglite();
     try {
       const all = readMigrations();
-      expect(await applyMigrations(runner(db))).toEqual(all.map((m) => m.name));
-      expect(await applyMigrations(runner(db))).toEqual([]);
+      expect(await applyMigrations(pgliteRunner(db))).toEqual(all.map((m) => m.name));
+      expect(await applyMigrations(pgliteRunner(db))).toEqual([]);
       const rows = await db.query<{ migration_name: string; checksum: string; finished_at: Date | null }>(
         'SELECT migration_name, checksum, finished_at FROM "_prisma_migrations" ORDER BY migration_name',
       );
@@ -117,7 +108,7 @@ describe('migrations', () => {
       const broken = [
         { name: '1_broken', sql: 'CREATE TABLE "t1" (id int); SELECT no_such_fn();', checksum: 'x' },
       ];
-      await expect(applyMigrations(runner(db), broken)).rejects.toThrow(
+      await expect(applyMigrations(pgliteRunner(db), broken)).rejects.toThrow(
         /Migration 1_broken could not be applied/,
       );
       const t1 = await db.query("SELECT to_regclass('public.t1') AS t");

@@ -6,7 +6,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaClient } from '../generated/prisma/client.js';
-import { applyMigrations, migrateDatabaseUrl } from './migrate.js';
+import { applyMigrations, migrateDatabaseUrl, pgliteRunner } from './migrate.js';
 import { parseDate, parseTimestamp, parseTimestampTz } from './pg-dates.js';
 import { newPglite } from './pglite.js';
 import { DatabaseLockedError, lockDataDir } from './pglite-lock.js';
@@ -165,12 +165,7 @@ async function openPglite(dataDir: string, migrate: boolean): Promise<Database> 
   try {
     await pglite.waitReady;
     if (migrate) {
-      await applyMigrations({
-        exec: async (sql) => {
-          await pglite.exec(sql);
-        },
-        rows: async <T>(sql: string, params?: unknown[]) => (await pglite.query<T>(sql, params)).rows,
-      });
+      await applyMigrations(pgliteRunner(pglite));
     }
   } catch (err) {
     await pglite.close();

@@ -4,6 +4,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import type { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 
 export const MIGRATIONS_DIR = path.resolve(import.meta.dirname, '../../prisma/migrations');
@@ -13,6 +14,16 @@ const PRISMA_ADVISORY_LOCK = 72707369;
 export interface SqlRunner {
   exec(sql: string): Promise<void>;
   rows<T>(sql: string, params?: unknown[]): Promise<T[]>;
+}
+
+/** The runner over an embedded PGlite. */
+export function pgliteRunner(db: PGlite): SqlRunner {
+  return {
+    exec: async (sql) => {
+      await db.exec(sql);
+    },
+    rows: async <T>(sql: string, params?: unknown[]) => (await db.query<T>(sql, params)).rows,
+  };
 }
 
 export interface Migration {

@@ -1,7 +1,7 @@
 // A migrated, empty embedded database made once and copied wherever a test needs a new one: a new
 // PGlite runs initdb and every migration first (about 4 s of CPU, more than most test files), and
-// the copy is what a database of an earlier run would be. Tests of the first start itself (the
-// admin CLI's first bootstrap, test/migrations.test.ts) still start from an empty folder.
+// the copy is what a database of an earlier run would be. The admin CLI's first bootstrap still
+// starts from an empty folder; the migration tests start from a dump taken before any migration.
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { cp, mkdtemp, readdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
@@ -10,7 +10,7 @@ import path from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
 import { inject } from 'vitest';
 import { type Database, pgliteDatabase } from '../../src/db/database.js';
-import { applyMigrations, readMigrations } from '../../src/db/migrate.js';
+import { applyMigrations, pgliteRunner, readMigrations } from '../../src/db/migrate.js';
 import { newPglite } from '../../src/db/pglite.js';
 
 declare module 'vitest' {
@@ -58,12 +58,7 @@ export async function ensurePgliteTemplate(): Promise<string> {
     await pglite.waitReady;
     const initdb = await pglite.dumpDataDir('none');
     await writeFile(path.join(building, 'initdb.tar'), Buffer.from(await initdb.arrayBuffer()));
-    await applyMigrations({
-      exec: async (sql) => {
-        await pglite.exec(sql);
-      },
-      rows: async <T>(sql: string, params?: unknown[]) => (await pglite.query<T>(sql, params)).rows,
-    });
+    await applyMigrations(pgliteRunner(pglite));
     const dump = await pglite.dumpDataDir('none');
     await pglite.close();
     await writeFile(path.join(building, 'data.tar'), Buffer.from(await dump.arrayBuffer()));
