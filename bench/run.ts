@@ -36,33 +36,57 @@ import {
 import { runFleet } from './fleet.js';
 import * as floor from './floor.js';
 
-const { values: flags } = parseArgs({
-  options: {
-    tenants: { type: 'string', default: '10' },
-    guests: { type: 'string', default: '100000' },
-    devices: { type: 'string', default: '300000' },
-    sessions: { type: 'string', default: '1000000' },
-    present: { type: 'string', default: '50000' },
-    'pglite-guests': { type: 'string', default: '5000' },
-    duration: { type: 'string', default: '5' },
-    connections: { type: 'string', default: '10' },
-    only: { type: 'string' },
-    rows: { type: 'string' },
-    out: { type: 'string' },
-    instances: { type: 'string' },
-  },
-});
+const OPTIONS = {
+  tenants: { type: 'string', default: '10' },
+  guests: { type: 'string', default: '100000' },
+  devices: { type: 'string', default: '300000' },
+  sessions: { type: 'string', default: '1000000' },
+  present: { type: 'string', default: '50000' },
+  'pglite-guests': { type: 'string', default: '5000' },
+  duration: { type: 'string', default: '5' },
+  connections: { type: 'string', default: '10' },
+  only: { type: 'string' },
+  rows: { type: 'string' },
+  out: { type: 'string' },
+  instances: { type: 'string' },
+} as const;
 
-// The server processes it starts (exports, the fleet) run dist/, as `npm start` does: built first.
-await buildDist();
+/** A bad command line, said plainly (no stack trace), before any work starts. */
+function usage(message: string): never {
+  process.stderr.write(`npm run bench: ${message}\n`);
+  process.exit(2);
+}
+
+const { values: flags } = (() => {
+  try {
+    return parseArgs({ options: OPTIONS });
+  } catch (err) {
+    return usage((err as Error).message);
+  }
+})();
 
 const num = (name: keyof typeof flags) => {
   const n = Number(flags[name]);
-  if (!Number.isInteger(n) || n < 0) throw new Error(`--${name} must be a whole number`);
+  if (!Number.isInteger(n) || n < 0) usage(`--${name} must be a whole number; got "${flags[name]}"`);
   return n;
 };
 const DURATION = num('duration');
 const CONNECTIONS = num('connections');
+for (const name of ['tenants', 'guests', 'devices', 'sessions', 'present', 'pglite-guests'] as const)
+  num(name);
+const only = flags.only;
+if (only !== undefined && !['pg', 'pglite', 'presence'].includes(only)) {
+  usage(`--only must be pg, pglite or presence; got "${only}"`);
+}
+const instances = flags.instances?.split(',').map(Number);
+if (instances && (instances.length === 0 || !instances.every((n) => Number.isInteger(n) && n >= 1))) {
+  usage(
+    `--instances must be a comma-separated list of whole numbers from 1 (e.g. 1,2); got "${flags.instances}"`,
+  );
+}
+
+// The server processes it starts (exports, the fleet) run dist/, as `npm start` does: built first.
+await buildDist();
 const log = (msg: string) => process.stderr.write(`${msg}\n`);
 
 interface Scenario {
@@ -633,10 +657,6 @@ async function prepare(bench: BenchDatabase, sizes: Sizes, name: string): Promis
 }
 
 const out: string[] = [];
-const only = flags.only;
-if (only !== undefined && !['pg', 'pglite', 'presence'].includes(only)) {
-  throw new Error(`--only must be pg, pglite or presence; got "${only}"`);
-}
 
 const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://root@127.0.0.1:5432/bench';
 const pgSizes = (): Sizes => ({
@@ -672,11 +692,6 @@ async function openPgDataset(sizes: Sizes): Promise<{ bench: BenchDatabase; ds: 
 }
 
 // --instances: the fleet benchmark instead of the others.
-const instances = flags.instances?.split(',').map(Number);
-if (instances && (instances.length === 0 || !instances.every((n) => Number.isInteger(n) && n >= 1))) {
-  throw new Error('--instances must be a comma-separated list of whole numbers from 1 (e.g. 1,2)');
-}
-
 if (instances) {
   const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
   if (!(await redisAnswers(redisUrl))) throw new Error(`no Redis answers at ${redisUrl} (set REDIS_URL)`);
