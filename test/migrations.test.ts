@@ -84,6 +84,37 @@ describe('migrations', () => {
     }
   });
 
+  it('take a webhook URL’s credentials out of the events and audit entries already logged, keys in order', async () => {
+    const db = await initdbMemoryPglite();
+    try {
+      const all = readMigrations();
+      const before = all.filter((m) => m.name < '20261128030000_webhook_url_credentials_out_of_logs');
+      await applyMigrations(pgliteRunner(db), before);
+      await db.exec(`
+        INSERT INTO "Event" ("tenantId", id, type, "actorType", "resourceType", "resourceId", payload) VALUES
+          ('t1', 1, 'webhook.created', 'user', 'webhook', 'w1',
+           '{"id":"w1","url":"https://user:p%40ss@hooks.example.com/in?a=b@c","events":["*"]}'),
+          ('t1', 2, 'guest.created', 'user', 'guest', 'g1', '{"id":"g1","notes":"https://u:p@x.example"}'),
+          ('t1', 3, 'webhook.created', 'user', 'webhook', 'w2', '{"id":"w2","url":"https://hooks.example.com/a@b"}');
+        INSERT INTO "AuditLog" (id, "tenantId", action, "resourceType", "resourceId", changes) VALUES
+          ('a1', 't1', 'webhooks.update', 'webhook', 'w1',
+           '{"url":{"old":"http://tok@10.0.0.1/x","new":"https://user:p%40ss@hooks.example.com/in"},"description":{"old":null,"new":"CRM"}}');`);
+      await applyMigrations(pgliteRunner(db), all);
+      const events = await db.query<{ payload: string }>(`SELECT payload::text FROM "Event" ORDER BY id`);
+      expect(events.rows.map((r) => r.payload)).toEqual([
+        '{"id":"w1","url":"https://[redacted]@hooks.example.com/in?a=b@c","events":["*"]}',
+        '{"id":"g1","notes":"https://u:p@x.example"}',
+        '{"id":"w2","url":"https://hooks.example.com/a@b"}',
+      ]);
+      const audit = await db.query<{ changes: string }>(`SELECT changes::text FROM "AuditLog"`);
+      expect(audit.rows[0]?.changes).toBe(
+        '{"url":{"old":"http://[redacted]@10.0.0.1/x","new":"https://[redacted]@hooks.example.com/in"},"description":{"old":null,"new":"CRM"}}',
+      );
+    } finally {
+      await db.close();
+    }
+  });
+
   it('apply once, record Prisma-compatible checksums, and are idempotent', async () => {
     const db = await initdbMemoryPglite();
     try {

@@ -374,6 +374,43 @@ describe.concurrent('PUT /webhooks/:id and DELETE /webhooks/:id', () => {
     );
   });
 
+  it('a URL’s credentials: whole in the list, "[redacted]@" in events and audit entries; a new password alone is still an entry', async () => {
+    const a = await tenant();
+    const port = new globalThis.URL(receiver.url).port;
+    const withPassword = (pass: string) => `http://partner:${pass}@127.0.0.1:${port}/hooks/creds`;
+    const hook = await create(a.token, { url: withPassword('s3cret%40x'), events: ['*'] });
+    expect(hook.url).toBe(withPassword('s3cret%40x'));
+    const list = await t.request('GET', URL, { token: a.token });
+    expect(list.json.data[0].url).toBe(withPassword('s3cret%40x'));
+    const changed = await t.request('PUT', `${URL}/${hook.id}`, {
+      token: a.token,
+      body: { url: withPassword('n3w') },
+    });
+    expect(changed.status, changed.text).toBe(200);
+
+    const shown = `http://[redacted]@127.0.0.1:${port}/hooks/creds`;
+    const events = await t.request('GET', '/api/v1/events', { token: a.token });
+    const ofHook = events.json.data.filter((e: { resource_id: string }) => e.resource_id === hook.id);
+    expect(ofHook.map((e: { type: string; payload: { url: string } }) => [e.type, e.payload.url])).toEqual([
+      ['webhook.created', shown],
+      ['webhook.updated', shown],
+    ]);
+    const audit = await t.request('GET', `/api/v1/audit-logs?resource_id=${hook.id}`, { token: a.token });
+    expect(
+      audit.json.data.map((e: { action: string; changes: Record<string, unknown> }) => [
+        e.action,
+        e.changes.url,
+      ]),
+    ).toEqual([
+      ['webhooks.update', { old: shown, new: shown }],
+      ['webhooks.create', { old: null, new: shown }],
+    ]);
+    for (const text of [events.text, audit.text]) {
+      expect(text).not.toContain('s3cret');
+      expect(text).not.toContain('n3w');
+    }
+  });
+
   it('DELETE answers 204 and the endpoint is gone (404 after); its attempts and stream with it; the event stays', async () => {
     const a = await tenant();
     const hook = await create(a.token, { url: receiver.url, events: ['*'] });

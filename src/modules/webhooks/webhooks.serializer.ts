@@ -1,6 +1,7 @@
 // The REST shapes of webhooks (beyond the spec, in its dialect): the endpoint (never its secret, except
 // in the answer that created it) and one delivery attempt.
 import { Type } from '@sinclair/typebox';
+import { REDACTED } from '../../events/audit.js';
 import { EVENT_TYPES } from '../../events/event-types.js';
 import { TEST_EVENT_TYPE } from '../../events/webhook-message.js';
 import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
@@ -39,6 +40,23 @@ export function webhookItem(w: WebhookItemRow) {
     created_at: isoMicros(w.createdAt),
     updated_at: isoMicros(w.updatedAt),
   };
+}
+
+/**
+ * The URL with its user information (`user:pass@`, the receiver's Basic credentials) as "[redacted]":
+ * how events and audit entries show it, since a tenant's `"*"` endpoint (another party's receiver,
+ * perhaps) hears `webhook.*` events. The lists, read by the tenant's admins only, show it whole.
+ */
+export function urlWithoutCredentials(url: string): string {
+  const at = USERINFO.exec(url);
+  return at ? `${at[1]}${REDACTED}@${url.slice(at[0].length)}` : url;
+}
+// The scheme and `//`, then the authority up to its last `@` (the authority ends at `/`, `?`, `#` or `\`).
+const USERINFO = /^([a-z][a-z0-9+.-]*:\/\/)[^/?#\\]*@/i;
+
+/** An endpoint as its events and audit entries show it: the item, its URL without credentials. */
+export function webhookEventView(w: WebhookItemRow) {
+  return { ...webhookItem(w), url: urlWithoutCredentials(w.url) };
 }
 
 /** The answer of `POST /webhooks` and of a rotation: the endpoint and, this once, its signing secret. */

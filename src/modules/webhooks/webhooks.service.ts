@@ -39,8 +39,9 @@ import {
 import type { DisabledReason } from './webhooks.labels.js';
 import {
   type AttemptRow,
+  urlWithoutCredentials,
   type WebhookItemRow,
-  webhookItem,
+  webhookEventView,
   webhookItemSelect,
 } from './webhooks.serializer.js';
 
@@ -152,16 +153,29 @@ function webhookEvent(
 ): NewEvent | null {
   const row = after ?? before;
   if (!row) return null;
-  return changeEvent({
+  const event = changeEvent({
     type,
     resourceType: 'webhook',
     resourceId: row.id,
     action,
-    payload: webhookItem(row),
-    before: before && webhookItem(before),
-    after: after && webhookItem(after),
+    payload: webhookEventView(row),
+    before: before && webhookEventView(before),
+    after: after && webhookEventView(after),
     secrets,
   });
+  // Only the URL's credentials changed: the entry still says the url changed (both sides redacted).
+  if (event === null && before && after && before.url !== after.url) {
+    const url = { old: urlWithoutCredentials(before.url), new: urlWithoutCredentials(after.url) };
+    const payload = webhookEventView(row);
+    return {
+      type,
+      resourceType: 'webhook',
+      resourceId: row.id,
+      payload,
+      audit: { action, changes: { url } },
+    };
+  }
+  return event;
 }
 
 /** Records the change's event, if anything changed. */
