@@ -39,6 +39,20 @@ describe.concurrent('OpenAPI document', () => {
     expect(new Set(routes).size).toBe(routes.length);
   });
 
+  it('README’s REST table lists every route of the route table, and nothing else', () => {
+    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+    const table = readme.slice(readme.indexOf('serves the same operation. Today:')).split('\n\n')[1] ?? '';
+    const listed = table
+      .split('\n')
+      .slice(2)
+      .map((row) => {
+        const [, method, path] = row.split('|').map((cell) => cell.trim().replaceAll('`', ''));
+        return `${method} ${path}`;
+      })
+      .sort();
+    expect(listed).toEqual(routeTable.map((r) => `${r.method} ${r.path}`).sort());
+  });
+
   it('gives every operation a success schema, its errors and its GraphQL field', () => {
     for (const r of routeTable) {
       const op = doc.paths[openApiPath(r.path)][r.method.toLowerCase()];
@@ -70,6 +84,10 @@ describe.concurrent('OpenAPI document', () => {
     expect(params('/guests').birth_date).toEqual({ format: 'date', type: 'string' });
     expect(Object.keys(params('/guests'))).toContain('withBeacon');
     expect(Object.keys(params('/guests/count'))).not.toContain('withBeacon');
+    // A list filter as PHP reads a query (`types[]=a&types[]=b`), so a generated client sends that.
+    const types = doc.paths['/events'].get.parameters.find((p: AnyJson) => p.name.startsWith('types'));
+    expect(types).toMatchObject({ name: 'types[]', style: 'form', explode: true });
+    expect(types.schema).toEqual({ type: 'array', items: { type: 'string' } });
     // Exports: the list's filters and options, then format and bom; no paging.
     expect(Object.keys(params('/guests/export'))).toEqual([
       ...Object.keys(params('/guests')).filter((k) => k !== 'page' && k !== 'per_page'),

@@ -342,12 +342,15 @@ export function buildOpenApi(routes: readonly Route[], examples: OpenApiExamples
     for (const [name, list] of Object.entries({ ...e.filters, ...e.query })) {
       const schema = ruleSchema(list, 'query', e.descriptions?.[name]);
       const { description, ...rest } = schema;
+      // A list is read as PHP reads a query: `name[]=a&name[]=b` (a repeated `name=` keeps the last).
+      const isList = rest.type === 'array';
       parameters.push({
-        name,
+        name: isList ? `${name}[]` : name,
         in: 'query',
         required: false,
         ...(description ? { description } : {}),
-        schema: rest,
+        ...(isList ? { style: 'form', explode: true } : {}),
+        schema: isList ? { ...rest, items: { type: 'string', ...(rest.items as Json | undefined) } } : rest,
       });
     }
 
