@@ -170,7 +170,19 @@ describe.concurrent('POST /api-tokens', () => {
     await expect422({ name: 'n', scopes: [['read']] }, { scopes: ['The selected scopes is invalid.'] });
     await expect422(
       { name: 'n', scopes: ['ingest', 'read', 'ingest'] },
-      { scopes: ['The scopes.2 field has a duplicate value.'] },
+      {
+        'scopes.0': ['The scopes.0 field has a duplicate value.'],
+        'scopes.2': ['The scopes.2 field has a duplicate value.'],
+      },
+    );
+    // Laravel's `in` on the list, and `distinct` on each element, both.
+    await expect422(
+      { name: 'n', scopes: ['read', 'bogus', 'read'] },
+      {
+        scopes: ['The selected scopes is invalid.'],
+        'scopes.0': ['The scopes.0 field has a duplicate value.'],
+        'scopes.2': ['The scopes.2 field has a duplicate value.'],
+      },
     );
     await expect422(
       { name: 'n', scopes: ['read'], expires_at: 'tomorrow' },
@@ -535,7 +547,8 @@ describe.concurrent('GraphQL apiTokens, createApiToken, revokeApiToken', () => {
     expect(error.extensions.code).toBe('BAD_USER_INPUT');
     expect(error.extensions.fields).toEqual({
       name: ['The name field is required.'],
-      scopes: ['The scopes.1 field has a duplicate value.'],
+      'scopes.0': ['The scopes.0 field has a duplicate value.'],
+      'scopes.1': ['The scopes.1 field has a duplicate value.'],
       expiresAt: ['The expires at field must be a date after now.'],
       userId: ['The selected user id is invalid.'],
     });

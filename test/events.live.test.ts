@@ -305,7 +305,7 @@ describe('the events subscription, one instance', () => {
     expect(bad.status).toBe(422);
     expect(bad.json).toEqual({
       message: 'The selected types.0 (guest.born) is invalid.',
-      errors: { types: ['The selected types.0 (guest.born) is invalid.'] },
+      errors: { 'types.0': ['The selected types.0 (guest.born) is invalid.'] },
     });
     const venue = await addUser(t.db.prisma, a.tenant_id, 'venue', { locationId: a.location_id });
     expect((await t.request('GET', '/api/v1/events', { token: venue.token })).status).toBe(403);

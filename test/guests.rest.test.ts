@@ -850,7 +850,15 @@ describe.concurrent('POST /guests', () => {
         { marketing_consent: ['The selected marketing consent is invalid.'] },
       ],
       [{ location_id: a.location_id, tags: 'vip' }, { tags: ['The tags field must be an array.'] }],
-      [{ location_id: a.location_id, tags: ['ok', 3] }, { tags: ['The tags.1 field must be a string.'] }],
+      [{ location_id: a.location_id, tags: ['ok', 3] }, { 'tags.1': ['The tags.1 field must be a string.'] }],
+      [
+        { location_id: a.location_id, tags: [1, 'a', ['x'], 'b'.repeat(256)] },
+        {
+          'tags.0': ['The tags.0 field must be a string.'],
+          'tags.2': ['The tags.2 field must be a string.'],
+          'tags.3': ['The tags.3 field must not be greater than 255 characters.'],
+        },
+      ],
     ];
     for (const [body, errors] of cases) {
       const res = await t.request('POST', URL, { token: a.token, body });

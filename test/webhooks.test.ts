@@ -162,23 +162,39 @@ describe.concurrent('POST /webhooks', () => {
       { url: `https://example.com/${'a'.repeat(2048)}`, events: ['guest.created', 'guest.born'] },
       {
         url: ['The url field must not be greater than 2048 characters.'],
-        events: ['The selected events.1 (guest.born) is invalid.'],
+        'events.1': ['The selected events.1 (guest.born) is invalid.'],
       },
     );
     await bad(
       { url: 123, events: ['guest.created', 'guest.created'] },
       {
         url: ['The url field must be a string.', 'The url field must be a valid URL.'],
-        events: ['The events.1 field has a duplicate value.'],
+        'events.0': ['The events.0 field has a duplicate value.'],
+        'events.1': ['The events.1 field has a duplicate value.'],
+      },
+    );
+    // Every bad element, each under its own key, as Laravel's `events.*` rules answer.
+    await bad(
+      { url: receiver.url, events: ['guest.born', 'guest.created', 'guest.created', 5, null, ['x']] },
+      {
+        'events.0': ['The selected events.0 (guest.born) is invalid.'],
+        'events.1': ['The events.1 field has a duplicate value.'],
+        'events.2': ['The events.2 field has a duplicate value.'],
+        'events.3': ['The events.3 field must be a string.', 'The selected events.3 is invalid.'],
+        'events.4': ['The events.4 field must be a string.', 'The selected events.4 is invalid.'],
+        'events.5': ['The events.5 field must be a string.', 'The selected events.5 is invalid.'],
       },
     );
     await bad(
       { url: receiver.url, events: ['*', 'guest.created'] },
       {
-        events: ['The events.0 field must be the only item when it is "*".'],
+        'events.0': ['The events.0 field must be the only item when it is "*".'],
       },
     );
-    await bad({ url: receiver.url, events: [1] }, { events: ['The events.0 field must be a string.'] });
+    await bad(
+      { url: receiver.url, events: [1] },
+      { 'events.0': ['The events.0 field must be a string.', 'The selected events.0 is invalid.'] },
+    );
     await bad(
       { url: receiver.url, events: { a: 'guest.created' } },
       {
@@ -877,7 +893,7 @@ describe.concurrent('GraphQL webhooks, webhookDeliveries and the mutations', () 
       code: 'BAD_USER_INPUT',
       fields: {
         url: ['The url field must be a valid URL.'],
-        events: ['The selected events.1 (guest.born) is invalid.'],
+        'events.1': ['The selected events.1 (guest.born) is invalid.'],
       },
     });
     const hook = await create(a.token, { url: receiver.url, events: ['*'] });

@@ -68,13 +68,40 @@ export interface Rule<T = unknown> {
   readonly type?: ValueType;
   /** Runs only once every non-deferred rule of the field passed (database look-ups). */
   readonly deferred?: boolean;
-  /** The failure message, or null when the value passes. */
-  check(value: unknown, ctx: RuleContext): string | null | Promise<string | null>;
+  /**
+   * The failure message, or null when the value passes; or, for a rule on a list's elements
+   * (Laravel's `field.*`), the messages of the elements that fail (`elementErrors`).
+   */
+  check(
+    value: unknown,
+    ctx: RuleContext,
+  ): string | null | ElementErrors | Promise<string | null | ElementErrors>;
   /** The value later rules and the output see, once `check` passed. */
   coerce?(value: unknown): unknown;
 }
 
 export type Rules = Record<string, readonly Rule[]>;
+
+/**
+ * What a rule on a list's elements answers: each failing element's messages by its key (`0`, `3`);
+ * the errors are keyed `field.0`, `field.3` after the field's own, as Laravel keys `field.*`'s.
+ */
+export interface ElementErrors {
+  readonly elements: ReadonlyMap<string, readonly string[]>;
+}
+
+/** The elements' errors of a list (null when every element passed), each element's messages in order. */
+export function elementErrors(
+  list: readonly unknown[],
+  messagesOf: (item: unknown, index: number) => readonly string[],
+): ElementErrors | null {
+  const elements = new Map<string, readonly string[]>();
+  list.forEach((item, i) => {
+    const messages = messagesOf(item, i);
+    if (messages.length > 0) elements.set(String(i), messages);
+  });
+  return elements.size > 0 ? { elements } : null;
+}
 
 /** `nullable()`: a null value passes and is output as null. */
 export interface NullableRule extends Rule<Keep> {
@@ -183,7 +210,9 @@ export async function validate<R extends Rules>(
   const output: Record<string, unknown> = {};
   for (const [field, result] of results) {
     if (result.messages.length > 0) errors[field] = result.messages;
-    else if (result.present) output[field] = result.value;
+    for (const [key, messages] of result.elements) errors[`${field}.${key}`] = messages;
+    if (result.messages.length === 0 && result.elements.size === 0 && result.present)
+      output[field] = result.value;
   }
   if (Object.keys(errors).length > 0) throw new ValidationError(errors);
   // The output holds exactly the present fields, each after its rules' coercions (what Infer states).
@@ -215,6 +244,8 @@ function hasImplicit(list: readonly Rule[]): boolean {
 
 interface FieldResult {
   messages: string[];
+  /** Messages of the list's elements, by element key (ElementErrors). */
+  elements: Map<string, string[]>;
   present: boolean;
   value: unknown;
 }
@@ -237,9 +268,16 @@ async function validateField(
     attributeOf,
   };
   const messages: string[] = [];
+  const elements = new Map<string, string[]>();
   // Laravel's MessageBag drops a field's duplicate messages.
-  const add = (message: string): void => {
-    if (!messages.includes(message)) messages.push(message);
+  const add = (answer: string | ElementErrors): void => {
+    if (typeof answer !== 'string') {
+      for (const [key, list] of answer.elements) {
+        const known = elements.get(key) ?? [];
+        for (const m of list) if (!known.includes(m)) known.push(m);
+        elements.set(key, known);
+      }
+    } else if (!messages.includes(answer)) messages.push(answer);
   };
 
   // PostgreSQL cannot store U+0000 (Laravel on MySQL would): named here, before any rule or lookup.
@@ -247,7 +285,7 @@ async function validateField(
     const message = fill('The :attribute field must not contain NUL characters.', {
       attribute: ctx.attribute,
     });
-    return [field, { messages: [message], present, value: raw }];
+    return [field, { messages: [message], elements, present, value: raw }];
   }
 
   let value = raw;
@@ -264,7 +302,7 @@ async function validateField(
   }
 
   // Like Laravel skipping unique/exists after an earlier failure, so bad values never reach the database.
-  if (messages.length === 0 && validatable) {
+  if (messages.length === 0 && elements.size === 0 && validatable) {
     for (const rule of list) {
       if (!rule.deferred) continue;
       const message = await rule.check(value, ctx);
@@ -275,7 +313,7 @@ async function validateField(
     }
   }
 
-  return [field, { messages, present, value }];
+  return [field, { messages, elements, present, value }];
 }
 
 /** A NUL character anywhere in the value, array keys included. */

@@ -6,6 +6,8 @@
 // ConvertEmptyStringsToNull), php-values.ts (PHP's emptiness, numeric strings, casts), messages.ts
 // (display names, placeholders, shared lines) and rules/ (the rule constructors, by kind).
 export {
+  type ElementErrors,
+  elementErrors,
   type FieldErrors,
   type FieldOutput,
   type Infer,
@@ -31,6 +33,7 @@ export { custom } from './rules/custom.js';
 export { exists, takenMessage, unique } from './rules/database.js';
 export { afterNow, afterOrEqual, date, dateFormat } from './rules/dates.js';
 export { countryCode, email, inList, ip, json, regex, url } from './rules/formats.js';
+export { duplicatedIndexes, duplicateMessage } from './rules/lists.js';
 export {
   nullable,
   type RequiredIfOptions,

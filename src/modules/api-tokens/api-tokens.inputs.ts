@@ -7,6 +7,9 @@ import {
   afterNow,
   array,
   date,
+  duplicatedIndexes,
+  duplicateMessage,
+  elementErrors,
   exists,
   inList,
   max,
@@ -57,17 +60,19 @@ export const apiTokenFilters = {
 // Creation
 
 /**
- * Laravel's `distinct` on `scopes.*`, after `array` and `in` passed on the list: the first element
- * that repeats an earlier one is named (`The scopes.1 field has a duplicate value.`; the message
- * stays under `scopes`, as guest tags name their elements). The output is the list of scope names.
+ * Laravel's `distinct` on `scopes.*`: every element a later or earlier one repeats is keyed as Laravel
+ * keys it (`scopes.0`, `scopes.2`: `The scopes.2 field has a duplicate value.`). The output is the
+ * list of scope names.
  */
 const distinctScopes: Rule<TokenScope[]> = {
   name: 'distinctScopes',
   doc: { description: 'Each at most once.' },
   check: (value, ctx) => {
     if (!Array.isArray(value)) return null;
-    const at = value.findIndex((v, i) => value.indexOf(v) !== i);
-    return at < 0 ? null : `The ${ctx.field}.${at} field has a duplicate value.`;
+    const duplicated = duplicatedIndexes(value);
+    return elementErrors(value, (_, i) =>
+      duplicated.has(i) ? [duplicateMessage(`${ctx.attribute}.${i}`)] : [],
+    );
   },
   // The output counts only when `array` and `in` passed too: then a list of scope names.
   coerce: (value): TokenScope[] => (Array.isArray(value) ? value.filter(isTokenScope) : []),

@@ -13,6 +13,7 @@ import {
   boolean,
   countryCode,
   dateFormat,
+  elementErrors,
   email,
   exists,
   inList,
@@ -242,14 +243,15 @@ const tagNames: Rule<string[]> = {
   doc: { description: 'A list of tag names (non-empty strings of at most 255 characters).' },
   check: (value, ctx) => {
     if (!Array.isArray(value)) return `The ${ctx.attribute} field must be an array.`;
-    for (const [i, name] of value.entries()) {
-      // The element's display name is the list's and its index (`tags.1`, in an import `rows.3.tags.1`).
+    // `tags.*` => `string`, `max:255`: each failing element keyed as Laravel keys it (`tags.1`; in an
+    // import `rows.3.tags.1`).
+    return elementErrors(value, (name, i) => {
       if (typeof name !== 'string' || name.trim() === '')
-        return `The ${ctx.attribute}.${i} field must be a string.`;
+        return [`The ${ctx.attribute}.${i} field must be a string.`];
       if ([...name].length > 255)
-        return `The ${ctx.attribute}.${i} field must not be greater than 255 characters.`;
-    }
-    return null;
+        return [`The ${ctx.attribute}.${i} field must not be greater than 255 characters.`];
+      return [];
+    });
   },
   coerce: (value) => [...new Set((value as string[]).map((s) => s.trim()))],
 };

@@ -10,6 +10,9 @@ import {
   array,
   boolean,
   date,
+  duplicatedIndexes,
+  duplicateMessage,
+  elementErrors,
   inList,
   integer,
   type Keep,
@@ -27,11 +30,10 @@ import {
 export const ALL_EVENTS = '*';
 
 /**
- * `events.*`: each element an event type (`in`), each at most once (`distinct`), or exactly `["*"]`.
- * Laravel would key an element's message `events.1`; as the other list fields here (guest tags, token
- * scopes) the message stays under `events` and names the element. An unknown type is named too, as a
- * Laravel application does with `:input` in its message: `The selected events.1 (guest.born) is
- * invalid.` The output is the list of types.
+ * `events.*`: each element an event type (`string`, `in`), each at most once (`distinct`), or exactly
+ * `["*"]`. Each failing element is keyed as Laravel keys it (`events.1`), every duplicate too; an
+ * unknown type is named, as a Laravel application does with `:input` in its message: `The selected
+ * events.1 (guest.born) is invalid.` The output is the list of types.
  */
 export const eventTypes: Rule<string[]> = {
   name: 'eventTypes',
@@ -42,16 +44,18 @@ export const eventTypes: Rule<string[]> = {
     // A JSON object passes `array` (a PHP array), but subscriptions are a list.
     if (!Array.isArray(value))
       return isPhpArray(value) ? `The ${ctx.attribute} field must be an array.` : null;
-    for (const [i, item] of value.entries()) {
-      if (typeof item !== 'string') return `The ${ctx.field}.${i} field must be a string.`;
-      if (item === ALL_EVENTS) {
-        if (value.length > 1) return `The ${ctx.field}.${i} field must be the only item when it is "*".`;
-        continue;
-      }
-      if (!isEventType(item)) return `The selected ${ctx.field}.${i} (${item}) is invalid.`;
-      if (value.indexOf(item) !== i) return `The ${ctx.field}.${i} field has a duplicate value.`;
-    }
-    return null;
+    const duplicated = duplicatedIndexes(value);
+    return elementErrors(value, (item, i) => {
+      const attribute = `${ctx.attribute}.${i}`;
+      const messages: string[] = [];
+      if (typeof item !== 'string')
+        messages.push(`The ${attribute} field must be a string.`, `The selected ${attribute} is invalid.`);
+      else if (item === ALL_EVENTS) {
+        if (value.length > 1) messages.push(`The ${attribute} field must be the only item when it is "*".`);
+      } else if (!isEventType(item)) messages.push(`The selected ${attribute} (${item}) is invalid.`);
+      if (duplicated.has(i)) messages.push(duplicateMessage(attribute));
+      return messages;
+    });
   },
   coerce: (value): string[] => (Array.isArray(value) ? value.map(String) : []),
 };
