@@ -599,6 +599,15 @@ describe.concurrent('POST /webhooks/:id/replay: validation', () => {
         until: ['The until field must be a valid date.'],
       }),
     );
+    // An inverted range is refused, as audit logs' `from`/`to` is.
+    expect((await replay({ since_event_id: 5, until_event_id: 2 })).text).toBe(
+      unprocessable({ until_event_id: ['The until event id field must be greater than or equal to 5.'] }),
+    );
+    expect((await replay({ since: '2026-11-28T10:00:00Z', until: '2026-11-28T09:59:59Z' })).text).toBe(
+      unprocessable({ until: ['The until field must be a date after or equal to since.'] }),
+    );
+    const same = await replay({ since_event_id: 5, until_event_id: 5 });
+    expect(same.status, same.text).toBe(200);
     const none = await replay({ since: '2000-01-01T00:00:00Z', until: '2000-01-02' });
     expect(none.status, none.text).toBe(200);
     expect(none.text).toBe('{"count":0}');

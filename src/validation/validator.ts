@@ -42,5 +42,5 @@ export {
   requiredWith,
   requiredWithoutAll,
 } from './rules/presence.js';
-export { between, FILTER_MAX_LENGTH, max, min, size, textFilter } from './rules/sizes.js';
+export { between, FILTER_MAX_LENGTH, gteField, max, min, size, textFilter } from './rules/sizes.js';
 export { array, boolean, integer, numeric, string } from './rules/types.js';

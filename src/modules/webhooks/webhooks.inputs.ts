@@ -7,12 +7,14 @@ import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { field, filterOf } from '../../operations/operation.js';
 import { isPhpArray } from '../../validation/php-values.js';
 import {
+  afterOrEqual,
   array,
   boolean,
   date,
   duplicatedIndexes,
   duplicateMessage,
   elementErrors,
+  gteField,
   inList,
   integer,
   type Keep,
@@ -180,8 +182,11 @@ export const replayFields = {
     'Send again the events from this moment on (ISO 8601 date-time, inclusive); or `since_event_id`',
   ),
   until_event_id: field(
-    [prohibits('until'), nullable(), integer(), min(1)],
-    'The last event id to send again (inclusive); default the latest',
+    [prohibits('until'), nullable(), integer(), min(1), gteField('since_event_id')],
+    'The last event id to send again (inclusive; not below `since_event_id`); default the latest',
   ),
-  until: field([nullable(), date()], 'Send again the events up to this moment (inclusive); default now'),
+  until: field(
+    [nullable(), date(), afterOrEqual('since')],
+    'Send again the events up to this moment (inclusive; not before `since`); default now',
+  ),
 };

@@ -107,10 +107,12 @@ export function afterOrEqual(other: string): Rule<Keep> {
     name: 'afterOrEqual',
     doc: { description: `A date after or equal to ${other}.` },
     check: (value, ctx) => {
-      if (typeof value !== 'string' && !isNumeric(value)) return fail(ctx);
+      // A Date: what `date()` made of the value before this rule.
+      const coerced = value instanceof Date;
+      if (!coerced && typeof value !== 'string' && !isNumeric(value)) return fail(ctx);
       const otherValue = ctx.input[other];
       if (isEmpty(otherValue)) return null;
-      const mine = parseDate(value);
+      const mine = coerced ? value.getTime() : parseDate(value);
       const theirs = parseDate(otherValue);
       if (mine !== null && theirs !== null && mine >= theirs) return null;
       return fail(ctx);

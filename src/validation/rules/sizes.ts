@@ -73,3 +73,24 @@ export function between(low: number, high: number): Rule<Keep> {
 export function size(n: number): Rule<Keep> {
   return sized('size', SIZE, { size: n }, (s) => s === n);
 }
+
+/**
+ * Laravel's `gte:other_field` between two integers: the value must be at least the other field's
+ * (`The until event id field must be greater than or equal to 5.`). It passes when the other field is
+ * empty or no integer (its own rules say so), as `after_or_equal` here does.
+ */
+export function gteField(other: string): Rule<Keep> {
+  return {
+    name: 'gte',
+    doc: { description: `At least ${other}.` },
+    check: (value, ctx) => {
+      const theirs = ctx.input[other];
+      if (!isNumeric(value) || !isNumeric(theirs) || !Number.isInteger(Number(theirs))) return null;
+      if (Number(value) >= Number(theirs)) return null;
+      return fill('The :attribute field must be greater than or equal to :value.', {
+        attribute: ctx.attribute,
+        value: String(theirs),
+      });
+    },
+  };
+}
