@@ -147,6 +147,16 @@ describe.concurrent('GET /audit-logs', () => {
         to: ['The to field must be a date after or equal to from.'],
       }),
     );
+    // Bad paging does not hide bad filters: one 422 names them all, paging last.
+    const paged = await get(a.token, '?user_id[]=x&from=x&page=0&per_page=101');
+    expect(paged.text).toBe(
+      unprocessable({
+        user_id: ['The user id field must be a string.'],
+        from: ['The from field must match the format Y-m-d.'],
+        page: ['The page field must be at least 1.'],
+        per_page: ['The per page field must not be greater than 100.'],
+      }),
+    );
     const order = await get(a.token, '/count?from=2026-02-01&to=2026-01-31&user_id[]=x');
     expect(order.text).toBe(
       unprocessable({

@@ -6,7 +6,7 @@ import { requestContext } from '../context.js';
 import type { Prisma } from '../db/database.js';
 import { AppError } from '../errors.js';
 import type { AppPubSub } from '../redis/pubsub.js';
-import { validate } from '../validation/validator.js';
+import { type FieldErrors, ValidationError, validate } from '../validation/validator.js';
 import type { Route } from './endpoint.js';
 import { StreamAnswer } from './export.js';
 import type { EnvelopeSource } from './pagination.js';
@@ -16,6 +16,29 @@ export const API_PREFIX = '/api/v1';
 
 export function sendJson(reply: FastifyReply, status: number, body: unknown): FastifyReply {
   return reply.status(status).header('Content-Type', 'application/json').send(phpJsonEncode(body));
+}
+
+/**
+ * The endpoint's own query rules (paging, export options). When they fail, the list's filters are
+ * checked too, so that one 422 names every bad parameter, as Laravel's one validation call does.
+ */
+async function validQueryOf(r: Route, query: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const own = r.endpoint.query ?? {};
+  try {
+    return await validate(query, own);
+  } catch (err) {
+    const filters = r.endpoint.filters;
+    if (!(err instanceof ValidationError) || !filters) throw err;
+    let filterErrors: FieldErrors = {};
+    try {
+      await validate(query, filters);
+    } catch (failed) {
+      if (!(failed instanceof ValidationError)) throw failed;
+      filterErrors = failed.errors;
+    }
+    // In the order the parameters are documented: the filters, then paging.
+    throw new ValidationError({ ...filterErrors, ...err.errors });
+  }
 }
 
 function queryPairs(rawUrl: string): [string, string][] {
@@ -80,7 +103,7 @@ export function mountRest(
         // No record has an id with a NUL character (PostgreSQL cannot even compare one): absent.
         if (Object.values(params).some((v) => v.includes('\0'))) throw new AppError('NOT_FOUND');
         const query = (request.query ?? {}) as Record<string, unknown>;
-        const validQuery = r.endpoint.query ? await validate(query, r.endpoint.query) : {};
+        const validQuery = r.endpoint.query ? await validQueryOf(r, query) : {};
         const result = await r.endpoint.handle({
           ctx,
           params,
