@@ -230,9 +230,23 @@ describe.concurrent('locations connection', () => {
 
   it('answers client mistakes in paging arguments as BAD_USER_INPUT, not as server errors', async () => {
     const a = await newTenant(t.db.prisma);
-    const negative = onlyError(await t.graphql(a.token, '{ locations(first: -1) { totalCount } }'));
-    expect(negative.message).toBe('Argument "first" must be a non-negative integer');
-    expect(negative.extensions).toEqual({ code: 'BAD_USER_INPUT' });
+    // REST's wording and the field, as events(first: -1) and every other bad argument answer.
+    for (const query of [
+      '{ locations(first: -1) { totalCount } }',
+      '{ guests(first: -1) { totalCount } }',
+      '{ webhooks(last: -2) { totalCount } }',
+    ]) {
+      const negative = onlyError(await t.graphql(a.token, query));
+      const key = query.includes('last') ? 'last' : 'first';
+      expect(negative.message).toBe(`The ${key} field must be at least 0.`);
+      expect(negative.extensions).toEqual({
+        code: 'BAD_USER_INPUT',
+        fields: { [key]: [`The ${key} field must be at least 0.`] },
+      });
+    }
+    // 0 is a page of no rows (the count alone), as Relay allows.
+    const none = await t.graphql(a.token, '{ locations(first: 0) { totalCount edges { node { id } } } }');
+    expect(none.json.data.locations.edges).toEqual([]);
     const cursor = onlyError(await t.graphql(a.token, '{ locations(after: "not-a-cursor") { totalCount } }'));
     expect(cursor.extensions).toEqual({ code: 'BAD_USER_INPUT' });
     expect(cursor.message).toMatch(/^Invalid cursor/);

@@ -46,11 +46,20 @@ function unwrap(error: unknown): unknown {
   return e;
 }
 
+const NEGATIVE_PAGE = /^Argument "(first|last)" must be a non-negative integer$/;
+
 /** AppError, or a client error Pothos reports (bad cursor, negative `first`) as a 400-class error. */
 function clientError(err: unknown): AppError | null {
   const app = toAppError(err);
   if (app) return app;
   if (err instanceof Error && err.name === 'PothosValidationError') {
+    // A negative `first`/`last`, refused by the connection before the resolver: REST's wording and
+    // fields, as every other bad argument gets.
+    const paging = NEGATIVE_PAGE.exec(err.message);
+    if (paging) {
+      const message = `The ${paging[1]} field must be at least 0.`;
+      return new AppError('VALIDATION', { message, fields: { [paging[1] as string]: [message] } });
+    }
     return new AppError('VALIDATION', { message: err.message });
   }
   return null;
