@@ -96,6 +96,9 @@ export interface S3Settings {
 
 export class ConfigError extends Error {}
 
+/** pino's levels (LOG_LEVEL). */
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
 function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
@@ -244,17 +247,28 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const sunsetRaw = env.LEGACY_ANALYTICS_SUNSET || '2026-06-01';
   const sunset = new Date(`${sunsetRaw}T00:00:00Z`);
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(sunsetRaw) || Number.isNaN(sunset.getTime())) {
+  // A real calendar day: Date would roll 2026-02-30 over to March 2.
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(sunsetRaw) || sunset.toISOString().slice(0, 10) !== sunsetRaw) {
     throw new ConfigError(`LEGACY_ANALYTICS_SUNSET must be a date YYYY-MM-DD; got "${sunsetRaw}".`);
   }
   const appUrl = (env.APP_URL || `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(
     /\/+$/,
     '',
   );
+  let appUrlScheme: string | null = null;
   try {
-    new URL(appUrl);
+    appUrlScheme = new URL(appUrl).protocol;
   } catch {
-    throw new ConfigError(`APP_URL must be an absolute URL; got "${appUrl}".`);
+    // Named below: APP_URL itself, or the HOST it was made of.
+  }
+  if (appUrlScheme === null && !env.APP_URL)
+    throw new ConfigError(`HOST must be a host name or an IP address; got "${host}".`);
+  if (appUrlScheme !== 'http:' && appUrlScheme !== 'https:') {
+    throw new ConfigError(`APP_URL must be an absolute http:// or https:// URL; got "${appUrl}".`);
+  }
+  const logLevel = env.LOG_LEVEL || 'info';
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}; got "${logLevel}".`);
   }
   const dbPoolSize = int(env, 'DB_POOL_SIZE', 10, 1, 1000);
   const media = mediaStorage(env, databaseUrl);
@@ -269,7 +283,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     appUrl,
     activeWindowSeconds: int(env, 'ACTIVE_WINDOW_SECONDS', 300, 1, 86_400),
     tokenLastUsedFlushSeconds: int(env, 'TOKEN_LAST_USED_FLUSH_SECONDS', 60, 1, 3600),
-    logLevel: env.LOG_LEVEL || 'info',
+    logLevel,
     trustedProxies: trustedProxies(env),
     dbPoolSize,
     dbStatementTimeoutMs: int(env, 'DB_STATEMENT_TIMEOUT_MS', 10_000, 0, 3_600_000),

@@ -103,9 +103,11 @@ const UNREACHABLE_KINDS = new Set([
 ]);
 /**
  * SQLSTATEs of a server that cancelled the statement (57014: statement_timeout), is shutting down or
- * starting (57P01-57P03), has no connection slot left (53300), or lost the connection (class 08).
+ * starting (57P01-57P03), has no connection slot left (53300), lost the connection (class 08), or
+ * whose database is gone (57P04 database_dropped, 3D000 when a new connection names it): the
+ * service's database is unavailable, not the request wrong.
  */
-const UNAVAILABLE_SQLSTATE = /^(57014|57P0[123]|53300|08...)$/;
+const UNAVAILABLE_SQLSTATE = /^(57014|57P0[1-4]|53300|08...|3D000)$/;
 /** Prisma's own codes for the same: server unreachable or timed out, closed, no pooled connection in time. */
 const UNAVAILABLE_PRISMA = new Set(['P1001', 'P1002', 'P1017', 'P2024']);
 /**

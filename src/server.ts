@@ -1,14 +1,55 @@
 // `npm start`: open (and migrate) the database, listen, shut down gracefully.
-import { buildApp } from './app.js';
-import { ConfigError, databaseOptions, loadConfig } from './config.js';
-import { DatabaseLockedError, openDatabase } from './db/database.js';
-import { listenMetrics } from './metrics/endpoint.js';
+import type { Config } from './config.js';
 
 const SIGNAL_NUMBERS = { SIGINT: 2, SIGTERM: 15 } as const;
+type Signal = keyof typeof SIGNAL_NUMBERS;
+
+// A signal while the service starts (loading its modules, opening and migrating the database) ends
+// the start cleanly once the database is open; a second one exits at once. Set before anything loads.
+let stopBeforeListening: Signal | null = null;
+const early = (signal: Signal) => {
+  if (stopBeforeListening) process.exit(128 + SIGNAL_NUMBERS[signal]);
+  stopBeforeListening = signal;
+  console.error(`${signal} received while starting; stopping once the database is open`);
+};
+const onEarlyInt = () => early('SIGINT');
+const onEarlyTerm = () => early('SIGTERM');
+process.on('SIGINT', onEarlyInt);
+process.on('SIGTERM', onEarlyTerm);
+
+const { buildApp } = await import('./app.js');
+const { ConfigError, databaseOptions, loadConfig } = await import('./config.js');
+const { DatabaseLockedError, openDatabase } = await import('./db/database.js');
+const { listenMetrics } = await import('./metrics/endpoint.js');
+
+/** A start that cannot go on, said in one line naming what to change (no stack trace). */
+class StartError extends Error {}
+
+/** Where the database is, for a message: DATABASE_URL without its password, or DATA_DIR. */
+function databaseNamed(config: Config): string {
+  if (!config.databaseUrl) return `DATA_DIR ${config.dataDir}`;
+  const url = new URL(config.databaseUrl);
+  return `DATABASE_URL ${url.protocol}//${url.host}${url.pathname}`;
+}
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const db = await openDatabase(databaseOptions(config));
+  const db = await openDatabase(databaseOptions(config)).catch((err: unknown) => {
+    if (err instanceof DatabaseLockedError) throw err;
+    const message = (err as Error).message;
+    // pg's words for a server that accepted the connection and never answered as PostgreSQL would.
+    const silent = /^timeout expired$|connection timeout/.test(message);
+    throw new StartError(
+      `${databaseNamed(config)}: ${silent ? `no answer as PostgreSQL within DB_CONNECT_TIMEOUT_MS (${config.dbConnectTimeoutMs} ms)` : message}`,
+    );
+  });
+  if (stopBeforeListening) {
+    await db.close();
+    console.error('stopped before serving');
+    process.exit(0);
+  }
+  process.off('SIGINT', onEarlyInt);
+  process.off('SIGTERM', onEarlyTerm);
   const app = await buildApp({ config, db });
   const log = app.fastify.log;
   // Before PORT: a METRICS_PORT in use stops the start before anything was served. It stays open
@@ -21,7 +62,7 @@ async function main(): Promise<void> {
   // First signal: stop taking requests, end subscriptions, let in-flight requests finish within
   // SHUTDOWN_TIMEOUT_SECONDS, then close the database (only once every answer is written) and exit 0.
   // Second signal, or the time out: exit at once, non-zero.
-  const stop = async (signal: keyof typeof SIGNAL_NUMBERS) => {
+  const stop = async (signal: Signal) => {
     if (stopping) {
       log.warn(`${signal} received again, exiting now`);
       process.exit(128 + SIGNAL_NUMBERS[signal]);
@@ -51,17 +92,39 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
-  await app.fastify.listen({ port: config.port, host: config.host });
+  try {
+    await app.fastify.listen({ port: config.port, host: config.host });
+  } catch (err) {
+    await app.close().catch(() => {});
+    await db.close().catch(() => {});
+    throw listenFailure(err as NodeJS.ErrnoException, config);
+  }
   log.info(
     `REST on ${config.appUrl}/api/v1, GraphQL on ${config.appUrl}/graphql (${db.kind === 'pglite' ? `embedded database in ${config.dataDir}` : 'PostgreSQL'})`,
   );
 }
 
-main().catch((err: unknown) => {
-  if (err instanceof ConfigError || err instanceof DatabaseLockedError) {
-    console.error(`Cannot start: ${err.message}`);
-  } else {
-    console.error('Cannot start:', err);
+/** PORT or HOST, named, for what refused the listening socket. */
+function listenFailure(err: NodeJS.ErrnoException, config: Config): Error {
+  const at = `${config.host}:${config.port}`;
+  switch (err.code) {
+    case 'EADDRINUSE':
+      return new StartError(`PORT ${config.port} is already in use on ${config.host}.`);
+    case 'EACCES':
+      return new StartError(`PORT ${config.port} may not be opened on ${config.host} (permission denied).`);
+    case 'EADDRNOTAVAIL':
+      return new StartError(`HOST ${config.host} is not an address of this machine (listening on ${at}).`);
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return new StartError(`HOST ${config.host} does not resolve to an address of this machine.`);
+    default:
+      return new StartError(`Cannot listen on ${at}: ${err.message}`);
   }
+}
+
+main().catch((err: unknown) => {
+  // Plain sentences for what an operator can fix; anything else by its message alone (no stack).
+  const known = err instanceof ConfigError || err instanceof DatabaseLockedError || err instanceof StartError;
+  console.error(`Cannot start: ${known ? (err as Error).message : String((err as Error)?.message ?? err)}`);
   process.exit(1);
 });

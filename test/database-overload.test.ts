@@ -10,6 +10,7 @@ import { routeTable } from '../src/rest/route-table.js';
 import type { Rule } from '../src/validation/validator.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { newTenant } from './helpers/fixtures.js';
+import { onMaintenanceDb, scratchDatabase } from './helpers/scratch-database.js';
 import { startTcpProxy, type TcpProxy } from './helpers/tcp-proxy.js';
 
 const PG_URL = process.env.TEST_DATABASE_URL;
@@ -329,3 +330,32 @@ describe.skipIf(!PG_URL)('PostgreSQL down, hung or slow: 503 (skipped without TE
     }
   }, 30_000);
 });
+
+describe.skipIf(!PG_URL)(
+  'the database dropped under the service: 503 (skipped without TEST_DATABASE_URL)',
+  () => {
+    it('REST and GraphQL answer 503 with Retry-After, as /health does (SQLSTATE 57P04 / 3D000), not 500', async () => {
+      const scratch = await scratchDatabase('dropped');
+      const t = await startApp({ DB_CONNECT_TIMEOUT_MS: '1000' }, { db: scratch.db });
+      try {
+        const { token } = await newTenant(scratch.db.prisma);
+        expect((await t.request('GET', '/api/v1/locations', { token })).status).toBe(200);
+        const name = new URL(scratch.url ?? '').pathname.slice(1);
+        await onMaintenanceDb((c) => c.query(`DROP DATABASE "${name}" WITH (FORCE)`));
+        for (let i = 0; i < 2; i++) {
+          // The first request meets the dropped connection (57P04 or class 08), the next a new one (3D000).
+          const rest = await t.request('GET', '/api/v1/locations', { token });
+          expect(rest.status, rest.text).toBe(503);
+          expect(rest.headers['retry-after']).toBe('5');
+        }
+        const gql = await t.graphql(token, '{ locations(first: 1) { totalCount } }');
+        expect(gql.status).toBe(503);
+        expect(gql.json).toEqual(UNAVAILABLE_GRAPHQL);
+        expect((await t.request('GET', '/health')).status).toBe(503);
+      } finally {
+        await t.close();
+        await scratch.drop();
+      }
+    }, 30_000);
+  },
+);

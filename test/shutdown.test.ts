@@ -330,3 +330,58 @@ async function holdingProxy(target: number): Promise<{ close(): void; port: numb
     },
   };
 }
+
+describe('start-up: plain failures, and a signal before serving', { timeout: 120_000 }, () => {
+  it('a PORT in use stops the start in one line naming it (exit 1, no stack trace)', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as { port: number }).port;
+    try {
+      const run = await spawnServer(childEnv({ PORT: String(port), HOST: '127.0.0.1' })).exited(60_000);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toBe(`Cannot start: PORT ${port} is already in use on 127.0.0.1.\n`);
+    } finally {
+      taken.close();
+    }
+  });
+
+  it('a DATABASE_URL whose server never answers as PostgreSQL stops within DB_CONNECT_TIMEOUT_MS', async () => {
+    // Accepts the connection and says nothing (another service on the port, a black hole).
+    const sockets: Socket[] = [];
+    const silent = createServer((s) => sockets.push(s));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const port = (silent.address() as { port: number }).port;
+    try {
+      const started = Date.now();
+      const run = await spawnServer(
+        childEnv({
+          PORT: String(await freePort()),
+          DATABASE_URL: `postgresql://root:secret@127.0.0.1:${port}/gateway`,
+          DB_CONNECT_TIMEOUT_MS: '1000',
+        }),
+      ).exited(60_000);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toBe(
+        `Cannot start: DATABASE_URL postgresql://127.0.0.1:${port}/gateway: no answer as PostgreSQL within DB_CONNECT_TIMEOUT_MS (1000 ms)\n`,
+      );
+      expect(Date.now() - started).toBeLessThan(30_000);
+    } finally {
+      for (const s of sockets) s.destroy();
+      silent.close();
+    }
+  });
+
+  it('SIGTERM while starting: the start ends once the database is open, exit 0, nothing served', async () => {
+    const port = await freePort();
+    const server = spawnServer(childEnv({ PORT: String(port), HOST: '127.0.0.1' }));
+    // Well inside the start (3 s and more to /health): the handlers are set before any module loads.
+    await new Promise((r) => setTimeout(r, 1_000));
+    signal(server, 'SIGTERM');
+    const run = await server.exited(60_000);
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    expect(run.stderr).toBe(
+      'SIGTERM received while starting; stopping once the database is open\nstopped before serving\n',
+    );
+    await expect(fetch(`http://127.0.0.1:${port}/health`)).rejects.toThrow();
+  });
+});

@@ -241,9 +241,9 @@ function timeouts(statementTimeoutMs: number, connectTimeoutMs: number): pg.Pool
 }
 
 async function openPostgres(url: string, migrate: boolean, opts: DatabaseOptions): Promise<Database> {
-  if (migrate) await migrateDatabaseUrl(url);
   const statementTimeoutMs = opts.statementTimeoutMs ?? DEFAULT_POOL.statementTimeoutMs;
   const connectTimeoutMs = opts.connectTimeoutMs ?? DEFAULT_POOL.connectTimeoutMs;
+  if (migrate) await migrateDatabaseUrl(url, connectTimeoutMs);
   // One pool for Prisma and the raw reads, so both share its size and timeouts.
   const pool = new pg.Pool({
     connectionString: url,

@@ -92,8 +92,9 @@ export async function applyMigrations(db: SqlRunner, migrations = readMigrations
 }
 
 /** Migrates a PostgreSQL server under Prisma's advisory lock (safe with several instances starting). */
-export async function migrateDatabaseUrl(url: string): Promise<string[]> {
-  const client = new pg.Client({ connectionString: url });
+export async function migrateDatabaseUrl(url: string, connectTimeoutMs = 5_000): Promise<string[]> {
+  // Bounded: a server that accepts the connection but never answers (not PostgreSQL) stops the start.
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: connectTimeoutMs });
   // A connection lost mid-migration fails the statement in flight, which reports it (unheard, the
   // client's 'error' event would be thrown as an uncaught exception).
   client.on('error', () => {});

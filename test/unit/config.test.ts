@@ -32,3 +32,37 @@ describe('AUDIT_RETENTION_DAYS', () => {
     );
   });
 });
+
+describe('LOG_LEVEL, APP_URL, HOST and LEGACY_ANALYTICS_SUNSET', () => {
+  it('take pino’s levels, http(s) URLs, hosts and real calendar days', () => {
+    expect(loadConfig({}).logLevel).toBe('info');
+    expect(loadConfig({ LOG_LEVEL: 'silent' }).logLevel).toBe('silent');
+    expect(loadConfig({ APP_URL: 'https://wifi.example.com/' }).appUrl).toBe('https://wifi.example.com');
+    expect(loadConfig({ HOST: '::1', PORT: '4000' }).appUrl).toBe('http://[::1]:4000');
+    expect(loadConfig({ LEGACY_ANALYTICS_SUNSET: '2028-02-29' }).legacyAnalyticsSunset.toISOString()).toBe(
+      '2028-02-29T00:00:00.000Z',
+    );
+  });
+
+  it.each([
+    [
+      { LOG_LEVEL: 'verbose' },
+      'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent; got "verbose".',
+    ],
+    [
+      { APP_URL: 'ftp://example.com' },
+      'APP_URL must be an absolute http:// or https:// URL; got "ftp://example.com".',
+    ],
+    [
+      { APP_URL: 'javascript:alert(1)' },
+      'APP_URL must be an absolute http:// or https:// URL; got "javascript:alert(1)".',
+    ],
+    [{ HOST: '999.1.1.1' }, 'HOST must be a host name or an IP address; got "999.1.1.1".'],
+    [
+      { LEGACY_ANALYTICS_SUNSET: '2026-02-30' },
+      'LEGACY_ANALYTICS_SUNSET must be a date YYYY-MM-DD; got "2026-02-30".',
+    ],
+  ])('refuses %j, naming the variable', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(new ConfigError(message));
+  });
+});
