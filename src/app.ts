@@ -30,6 +30,7 @@ import { connectRedis } from './redis/redis.js';
 import { API_PREFIX, methodNotAllowedMessage, mountRest, pathMethods, sendJson } from './rest/adapter.js';
 import { mountDocs, PUBLIC_API_PATHS } from './rest/docs.js';
 import { routeTable } from './rest/route-table.js';
+import { nestedDeeperThan } from './shared/json-depth.js';
 import { mountMedia } from './storage/media-route.js';
 
 export const BODY_LIMIT = 1024 * 1024;
@@ -88,21 +89,6 @@ export function readableUrl(url: string): string {
   }
 }
 
-/**
- * PHP's json_decode refuses JSON nested deeper than 512 arrays and objects (its default depth), and
- * so does REST here: such a body is a 400 like any other it cannot read, not work for the
- * validators' walks over the input.
- */
-const JSON_DEPTH = 512;
-
-function nestedDeeperThan(value: unknown, depth: number): boolean {
-  if (typeof value !== 'object' || value === null) return false;
-  if (depth === 0) return true;
-  const items = Array.isArray(value) ? value : Object.values(value);
-  for (const item of items) if (nestedDeeperThan(item, depth - 1)) return true;
-  return false;
-}
-
 const isGraphql = (request: FastifyRequest): boolean => request.url.split('?')[0] === '/graphql';
 const wantsGraphiql = (request: FastifyRequest): boolean =>
   request.method === 'GET' && (request.headers.accept ?? '').includes('text/html');
@@ -156,8 +142,7 @@ export async function buildApp(deps: {
       return done(new AppError('MALFORMED_JSON'), undefined);
     }
     // GraphQL judges its variables' nesting itself, in its own error format.
-    if (!isGraphql(req) && nestedDeeperThan(parsed, JSON_DEPTH))
-      return done(new AppError('MALFORMED_JSON'), undefined);
+    if (!isGraphql(req) && nestedDeeperThan(parsed)) return done(new AppError('MALFORMED_JSON'), undefined);
     done(null, parsed);
   });
   // HTML-form bodies, which Laravel reads as it reads a query string (PHP's `a[b]=…` nesting too).

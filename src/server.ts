@@ -19,29 +19,17 @@ process.on('SIGTERM', onEarlyTerm);
 
 const { buildApp } = await import('./app.js');
 const { ConfigError, databaseOptions, loadConfig } = await import('./config.js');
-const { DatabaseLockedError, openDatabase } = await import('./db/database.js');
+const { DatabaseLockedError, openDatabase, openFailure } = await import('./db/database.js');
 const { listenMetrics } = await import('./metrics/endpoint.js');
 
 /** A start that cannot go on, said in one line naming what to change (no stack trace). */
 class StartError extends Error {}
 
-/** Where the database is, for a message: DATABASE_URL without its password, or DATA_DIR. */
-function databaseNamed(config: Config): string {
-  if (!config.databaseUrl) return `DATA_DIR ${config.dataDir}`;
-  const url = new URL(config.databaseUrl);
-  return `DATABASE_URL ${url.protocol}//${url.host}${url.pathname}`;
-}
-
 async function main(): Promise<void> {
   const config = loadConfig();
   const db = await openDatabase(databaseOptions(config)).catch((err: unknown) => {
     if (err instanceof DatabaseLockedError) throw err;
-    const message = (err as Error).message;
-    // pg's words for a server that accepted the connection and never answered as PostgreSQL would.
-    const silent = /^timeout expired$|connection timeout/.test(message);
-    throw new StartError(
-      `${databaseNamed(config)}: ${silent ? `no answer as PostgreSQL within DB_CONNECT_TIMEOUT_MS (${config.dbConnectTimeoutMs} ms)` : message}`,
-    );
+    throw new StartError(openFailure(config, err));
   });
   if (stopBeforeListening) {
     await db.close();

@@ -126,6 +126,39 @@ describe('admin CLI and server on one embedded database', { timeout: 120_000 }, 
     expect(run.stderr).toContain('Usage: npm run --silent admin -- <command>');
   });
 
+  it('a database that cannot be reached is one line naming DATABASE_URL (exit 1, no stack trace)', async () => {
+    const env = { ...childEnv(), DATABASE_URL: 'postgresql://root:secret@127.0.0.1:1/gateway' };
+    const run = await finished(start('admin', ['token', 'list', '--tenant', 'x', '--json'], env), 100_000);
+    expect(run.code).toBe(1);
+    expect(onlyJson(run)).toEqual({
+      error: 'DATABASE_URL postgresql://127.0.0.1:1/gateway: connect ECONNREFUSED 127.0.0.1:1',
+    });
+    expect(run.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('--json keeps its promise on every usage error: one object, the message without the usage', async () => {
+    const cases: [string[], string][] = [
+      [['frobnicate', '--json'], 'Unknown command "frobnicate".'],
+      [['--json'], 'No command given.'],
+      [['bootstrap', '--bogus', '--json'], "Unknown option '--bogus'"],
+      [['bootstrap', '--json'], '--tenant is required.'],
+      [['bootstrap', '--tenant', '   ', '--json'], '--tenant must not be blank.'],
+      [['bootstrap', '--tenant', 'x'.repeat(256), '--json'], '--tenant must be at most 255 characters.'],
+      [
+        ['bootstrap', '--tenant', 'T', '--group', 'g'.repeat(300), '--json'],
+        '--group must be at most 255 characters.',
+      ],
+    ];
+    for (const [args, message] of cases) {
+      const run = await admin(...args);
+      expect(run.code, run.stderr).toBe(2);
+      expect(onlyJson(run).error).toContain(message);
+      expect(onlyJson(run).error).not.toContain('Usage:');
+      expect(run.stderr).toContain('Usage: npm run --silent admin -- <command>');
+      expect(run.stderr).not.toMatch(/\n\s+at /);
+    }
+  });
+
   it('bootstrap --json prints one object with the ids and a token', async () => {
     const run = await admin('bootstrap', '--tenant', 'Acme', '--group', 'Partners', '--json');
     expect(run.code, run.stderr).toBe(0);
@@ -149,7 +182,7 @@ describe('admin CLI and server on one embedded database', { timeout: 120_000 }, 
   });
 
   let issuedToken: string;
-  it('token issue --json prints a new token; an unknown user exits 1', async () => {
+  it('token issue --json prints a new token; an unknown user exits 2, as an unknown tenant does', async () => {
     const run = await admin('token', 'issue', '--user', first.user_id as string, '--json');
     expect(run.code, run.stderr).toBe(0);
     const issued = onlyJson(run);
@@ -159,10 +192,13 @@ describe('admin CLI and server on one embedded database', { timeout: 120_000 }, 
     expect(issued.token).not.toBe(first.token);
 
     const unknown = await admin('token', 'issue', '--user', 'no-such-user', '--json');
-    expect(unknown.code).toBe(1);
+    expect(unknown.code).toBe(2);
     const err = onlyJson(unknown);
-    expect(Object.keys(err)).toEqual(['error']);
-    expect(err.error).toContain('no-such-user');
+    expect(err).toEqual({ error: 'No user with id or email "no-such-user".' });
+    // Digits past PostgreSQL's integer name no user either (was a database error with its stack).
+    const huge = await admin('token', 'issue', '--user', '999999999999999999999', '--json');
+    expect(huge.code).toBe(2);
+    expect(onlyJson(huge)).toEqual({ error: 'No user with id or email "999999999999999999999".' });
   });
 
   let seeded: Record<string, number | string>;

@@ -615,6 +615,11 @@ Haddad",,+971,"[""json"",""list""]",,12,,\r\n`;
       { file: ['The file field must be a valid JSON array.'] },
     ],
     [
+      'a JSON file nested deeper than PHP reads (512), as a JSON body is refused',
+      [csvFile(`[${'['.repeat(100_000)}${']'.repeat(100_000)}]`, 'g.json', 'application/json')],
+      { file: ['The file field must be a valid JSON array.'] },
+    ],
+    [
       'an empty JSON array',
       [csvFile('[]', 'g.json')],
       { file: ['The file field must contain at least one row.'] },

@@ -1,5 +1,6 @@
 // `npm run --silent admin -- <command>`: the operator interface of decisions "Operator interface".
 // With --json a command prints exactly one JSON object on stdout; progress goes to stderr.
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { tokenScopeNames } from '../auth/permissions.js';
 import { ConfigError, databaseOptions, loadConfig } from '../config.js';
@@ -167,6 +168,15 @@ function required(values: Values, name: 'tenant' | 'user'): string {
   return v;
 }
 
+/** A tenant or group name as the API takes one: trimmed, not blank, at most 255 characters. */
+function nameOption(raw: string | undefined, name: 'tenant' | 'group'): string | undefined {
+  if (raw === undefined) return undefined;
+  const value = raw.trim();
+  if (value === '') throw new UsageError(`--${name} must not be blank.`);
+  if ([...value].length > 255) throw new UsageError(`--${name} must be at most 255 characters.`);
+  return value;
+}
+
 /** An option's value among `choices`, or the usage error naming them. */
 function oneOf<T extends string>(
   raw: string | undefined,
@@ -245,7 +255,10 @@ async function run(
   switch (command) {
     case 'bootstrap': {
       const { bootstrapTenant } = await import('../modules/tenants/bootstrap.service.js');
-      return bootstrapTenant(opened(db).prisma, { tenant: required(values, 'tenant'), group: values.group });
+      return bootstrapTenant(opened(db).prisma, {
+        tenant: nameOption(required(values, 'tenant'), 'tenant') as string,
+        group: nameOption(values.group, 'group'),
+      });
     }
     case 'token issue': {
       const scope = values.scope;
@@ -253,10 +266,13 @@ async function run(
         throw new UsageError(`--scope must be one of: ${TOKEN_SCOPES.join(', ')}; got "${scope}".`);
       }
       const { issueToken, UnknownUserError } = await import('../modules/tenants/bootstrap.service.js');
-      return failingPlainly(
-        () => issueToken(opened(db).prisma, required(values, 'user'), scope ? [scope] : []),
-        (err) => err instanceof UnknownUserError && {},
-      );
+      try {
+        return await issueToken(opened(db).prisma, required(values, 'user'), scope ? [scope] : []);
+      } catch (err) {
+        // An unknown user is a wrong operand (exit 2), as an unknown tenant or token id is.
+        if (err instanceof UnknownUserError) throw new UsageError(err.message);
+        throw err;
+      }
     }
     case 'token list': {
       const tenantId = required(values, 'tenant');
@@ -359,7 +375,9 @@ async function run(
       const database = opened(db);
       const tenantId = required(values, 'tenant');
       await requireTenant(database, tenantId);
-      const file = operands[0] ?? '';
+      // Relative to where the command was typed: `npm run` starts it in the package's folder and
+      // keeps the caller's in INIT_CWD.
+      const file = path.resolve(process.env.INIT_CWD ?? process.cwd(), operands[0] ?? '');
       // Refused rows (or an unreadable file): each named plainly; nothing was stored.
       const { text, ...result } = await failingPlainly(
         () =>
@@ -416,33 +434,37 @@ function valuesJoined(args: readonly string[]): string[] {
 }
 
 async function main(): Promise<number> {
+  const args = process.argv.slice(2);
+  // --json as asked, even when the command line does not parse: its one JSON object still comes.
+  const json = args.includes('--json');
+  /** A failure: `{"error"}` on stdout with --json; the message (and for usage errors, the usage) on stderr. */
+  const fail = (message: string, code: number, details: object = {}) => {
+    if (json) console.log(JSON.stringify({ error: message, ...details }));
+    console.error(`error: ${message}${code === 2 ? `\n\n${USAGE}` : ''}`);
+    return code;
+  };
   let parsed: { values: Values; positionals: string[] };
   try {
-    parsed = parseArgs({ args: valuesJoined(process.argv.slice(2)), options, allowPositionals: true });
+    parsed = parseArgs({ args: valuesJoined(args), options, allowPositionals: true });
   } catch (err) {
-    console.error(`${(err as Error).message}\n\n${USAGE}`);
-    return 2;
+    return fail((err as Error).message, 2);
   }
   const { values, positionals } = parsed;
   const { command, operands } = commandOf(positionals);
-  if (values.help || !command) {
+  if (values.help) {
     console.log(USAGE);
-    return values.help ? 0 : 2;
+    return 0;
   }
-  const fail = (message: string, code: number, details: object = {}) => {
-    if (values.json) console.log(JSON.stringify({ error: message, ...details }));
-    console.error(`error: ${message}`);
-    return code;
-  };
+  if (!command) return fail('No command given.', 2);
   // A usage mistake is answered at once: without opening (or waiting for) the database.
-  if (!COMMANDS.includes(command)) return fail(`Unknown command "${command}".\n\n${USAGE}`, 2);
+  if (!COMMANDS.includes(command)) return fail(`Unknown command "${command}".`, 2);
   if (command === 'token revoke' && operands.length !== 1) {
     const got = operands.length === 0 ? 'none' : `${operands.length}: ${operands.join(' ')}`;
-    return fail(`token revoke takes one TOKEN_ID; got ${got}.\n\n${USAGE}`, 2);
+    return fail(`token revoke takes one TOKEN_ID; got ${got}.`, 2);
   }
   if (command === 'import guests' && operands.length !== 1) {
     const got = operands.length === 0 ? 'none' : `${operands.length}: ${operands.join(' ')}`;
-    return fail(`import guests takes one FILE; got ${got}.\n\n${USAGE}`, 2);
+    return fail(`import guests takes one FILE; got ${got}.`, 2);
   }
   let db: Database | undefined;
   let live: { close(): Promise<void> } | undefined;
@@ -456,18 +478,23 @@ async function main(): Promise<number> {
         const { publishEventsThroughRedis } = await import('./live-events.js');
         live = publishEventsThroughRedis(config.redisUrl);
       }
-      const { openDatabase } = await import('../db/database.js');
+      const { openDatabase, openFailure } = await import('../db/database.js');
       // Maintenance commands (seeding) may run long statements: no statement timeout here.
-      db = await openDatabase({ ...databaseOptions(config), statementTimeoutMs: 0 });
+      db = await openDatabase({ ...databaseOptions(config), statementTimeoutMs: 0 }).catch((err: unknown) => {
+        if (err instanceof DatabaseLockedError) throw err;
+        throw new CommandFailed(openFailure(config, err));
+      });
     }
     const result = await run(command, operands, values, db, (s) => console.error(s));
     console.log(values.json ? JSON.stringify(result) : formatHuman(result));
     return 0;
   } catch (err) {
-    if (err instanceof UsageError) return fail(`${err.message}\n\n${USAGE}`, 2);
+    if (err instanceof UsageError) return fail(err.message, 2);
     if (err instanceof CommandFailed) return fail(err.message, 1, err.details);
     if (err instanceof ConfigError || err instanceof DatabaseLockedError) return fail(err.message, 1);
-    return fail(`unexpected failure: ${(err as Error).stack ?? String(err)}`, 1);
+    // Not one of the failures above: its message; the stack only when LOG_LEVEL=debug asks for it.
+    if (process.env.LOG_LEVEL === 'debug') console.error((err as Error).stack);
+    return fail(`unexpected failure: ${(err as Error)?.message ?? String(err)}`, 1);
   } finally {
     await db?.close();
     await live?.close();

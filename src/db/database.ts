@@ -86,6 +86,25 @@ export interface PoolStats {
 
 export { DatabaseLockedError };
 
+/**
+ * Why the database did not open, in one line naming where it is (DATABASE_URL without its password,
+ * or DATA_DIR), for the server's start and the admin CLI.
+ */
+export function openFailure(
+  config: { databaseUrl?: string; dataDir: string; dbConnectTimeoutMs: number },
+  err: unknown,
+): string {
+  const message = err instanceof Error ? err.message : String(err);
+  if (!config.databaseUrl) return `DATA_DIR ${config.dataDir}: ${message}`;
+  const url = new URL(config.databaseUrl);
+  // pg's words for a server that accepted the connection and never answered as PostgreSQL would.
+  const silent = /^timeout expired$|connection timeout/.test(message);
+  const reason = silent
+    ? `no answer as PostgreSQL within DB_CONNECT_TIMEOUT_MS (${config.dbConnectTimeoutMs} ms)`
+    : message;
+  return `DATABASE_URL ${url.protocol}//${url.host}${url.pathname}: ${reason}`;
+}
+
 export interface DatabaseOptions {
   /** postgresql://… ; without it, PGlite. */
   url?: string;

@@ -2,7 +2,9 @@
 // CLI's FILE): CSV, NDJSON or a JSON array, read into the same rows a JSON body sends, each with the
 // line it starts on. What the file itself gets wrong is the `file` field's 422; what one row gets
 // wrong is that row's (guests.import.ts reports it as `rows.N`).
+
 import { CsvError, readCsv } from '../../shared/csv-reader.js';
+import { nestedDeeperThan } from '../../shared/json-depth.js';
 import { ValidationError } from '../../validation/validator.js';
 
 export const IMPORT_FORMATS = ['csv', 'ndjson', 'json'] as const;
@@ -113,7 +115,7 @@ function tagList(cell: string): unknown {
   if (text.startsWith('[')) {
     try {
       const parsed: unknown = JSON.parse(text);
-      return Array.isArray(parsed) ? parsed : cell;
+      return Array.isArray(parsed) && !nestedDeeperThan(parsed) ? parsed : cell;
     } catch {
       return cell;
     }
@@ -137,11 +139,17 @@ function ndjsonRows(text: string): Omit<FileRows, 'format'> {
     .entries()) {
     if (line.trim() === '') continue;
     lines.push(i + 1);
+    let row: unknown;
     try {
-      rows.push(JSON.parse(line));
+      row = JSON.parse(line);
     } catch {
-      rows.push(new UnreadableRow('The :attribute field must be a valid JSON string.'));
+      row = undefined;
     }
+    rows.push(
+      row === undefined || nestedDeeperThan(row)
+        ? new UnreadableRow('The :attribute field must be a valid JSON string.')
+        : row,
+    );
   }
   return { rows, lines };
 }
@@ -154,7 +162,8 @@ function jsonRows(text: string): Omit<FileRows, 'format'> {
   } catch {
     parsed = undefined;
   }
-  if (!Array.isArray(parsed)) throw fileError('The file field must be a valid JSON array.');
+  if (!Array.isArray(parsed) || nestedDeeperThan(parsed))
+    throw fileError('The file field must be a valid JSON array.');
   // Elements are not numbered by line: the whole array may be one line.
   return { rows: parsed, lines: parsed.map(() => null) };
 }

@@ -96,7 +96,10 @@ export async function issueToken(
       OR: [
         { id: userRef },
         { email: userRef },
-        ...(/^\d+$/.test(userRef) ? [{ userId: Number(userRef) }] : []),
+        // An integer user id fits PostgreSQL's integer; longer digits name no user.
+        ...(/^\d{1,10}$/.test(userRef) && Number(userRef) <= 2_147_483_647
+          ? [{ userId: Number(userRef) }]
+          : []),
       ],
     },
     select: { id: true, tenantId: true },
