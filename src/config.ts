@@ -233,7 +233,7 @@ function metricsPort(env: NodeJS.ProcessEnv, port: number): number | undefined {
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const port = int(env, 'PORT', 4000, 0, 65535);
+  const port = int(env, 'PORT', 4000, 1, 65535);
   const host = env.HOST || '127.0.0.1';
   const databaseUrl = env.DATABASE_URL || undefined;
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {

@@ -58,6 +58,8 @@ describe('LOG_LEVEL, APP_URL, HOST and LEGACY_ANALYTICS_SUNSET', () => {
       'APP_URL must be an absolute http:// or https:// URL; got "javascript:alert(1)".',
     ],
     [{ HOST: '999.1.1.1' }, 'HOST must be a host name or an IP address; got "999.1.1.1".'],
+    // 0 would listen on a port the links (APP_URL's default) could not name.
+    [{ PORT: '0' }, 'PORT must be an integer from 1 to 65535; got "0".'],
     [
       { LEGACY_ANALYTICS_SUNSET: '2026-02-30' },
       'LEGACY_ANALYTICS_SUNSET must be a date YYYY-MM-DD; got "2026-02-30".',
