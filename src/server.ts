@@ -111,8 +111,9 @@ function listenFailure(err: NodeJS.ErrnoException, config: Config): Error {
 }
 
 main().catch((err: unknown) => {
-  // Plain sentences for what an operator can fix; anything else by its message alone (no stack).
+  // One line, by its message; the stack of an unforeseen failure only when LOG_LEVEL=debug asks for it.
+  console.error(`Cannot start: ${err instanceof Error ? err.message : String(err)}`);
   const known = err instanceof ConfigError || err instanceof DatabaseLockedError || err instanceof StartError;
-  console.error(`Cannot start: ${known ? (err as Error).message : String((err as Error)?.message ?? err)}`);
+  if (!known && process.env.LOG_LEVEL === 'debug' && err instanceof Error) console.error(err.stack);
   process.exit(1);
 });

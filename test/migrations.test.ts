@@ -22,6 +22,32 @@ async function undeclaredIndexes(db: PGlite) {
   return rows.rows;
 }
 
+/**
+ * A database at the version before `migration`, holding `rows`, then upgraded to the last version;
+ * `check` reads it, with the names of the migrations the upgrade applied.
+ */
+async function upgradeHolding(
+  migration: string,
+  rows: string,
+  check: (db: PGlite, applied: string[], expected: string[]) => Promise<void>,
+): Promise<void> {
+  const db = await initdbMemoryPglite();
+  try {
+    const all = readMigrations();
+    const before = all.filter((m) => m.name < migration);
+    await applyMigrations(pgliteRunner(db), before);
+    await db.exec(rows);
+    const applied = await applyMigrations(pgliteRunner(db), all);
+    await check(
+      db,
+      applied,
+      all.filter((m) => !before.includes(m)).map((m) => m.name),
+    );
+  } finally {
+    await db.close();
+  }
+}
+
 describe('migrations', () => {
   it('match schema.prisma (run `npm run migration:create -- <name>` after changing the schema)', async () => {
     const pending = await diffMigrationsToSchema(initdbMemoryPglite);
@@ -48,12 +74,7 @@ describe('migrations', () => {
   });
 
   it('upgrade a database of the previous version with its rows in place', async () => {
-    const db = await initdbMemoryPglite();
-    try {
-      const all = readMigrations();
-      const before = all.filter((m) => m.name < '20261121200000_text_indexes');
-      await applyMigrations(pgliteRunner(db), before);
-      await db.exec(`
+    const rows = `
         INSERT INTO "TenantGroup" (id, name, "updatedAt") VALUES ('g1', 'G', now());
         INSERT INTO "Tenant" (id, "groupId", name, "updatedAt") VALUES ('t1', 'g1', 'T', now()), ('t2', 'g1', 'T2', now());
         INSERT INTO "Location" (id, "tenantId", name, "updatedAt") VALUES ('l1', 't1', 'Lobby', now()), ('l2', 't2', 'LOBBY', now());
@@ -61,10 +82,9 @@ describe('migrations', () => {
           ('a', 't1', 'l1', 'a', 'Ann', 'Ann@Example.com', now()),
           ('b', 't1', 'l1', 'b', 'Bob', NULL, now()),
           ('c', 't1', 'l1', 'c', 'Cy', NULL, now()),
-          ('d', 't2', 'l2', 'd', 'Di', 'ann@example.com', now());`);
-      expect(await applyMigrations(pgliteRunner(db), all)).toEqual(
-        all.filter((m) => !before.includes(m)).map((m) => m.name),
-      );
+          ('d', 't2', 'l2', 'd', 'Di', 'ann@example.com', now());`;
+    await upgradeHolding('20261121200000_text_indexes', rows, async (db, applied, expected) => {
+      expect(applied).toEqual(expected);
       const guests = await db.query<{ id: string }>(
         `SELECT id FROM "Guest" WHERE name ILIKE '%' || 'an' || '%' ORDER BY id`,
       );
@@ -79,18 +99,11 @@ describe('migrations', () => {
           `INSERT INTO "Location" (id, "tenantId", name, "updatedAt") VALUES ('l3', 't1', 'lobby', now())`,
         ),
       ).rejects.toThrow(/Location_tenantId_lower_name_key/);
-    } finally {
-      await db.close();
-    }
+    });
   });
 
   it('take a webhook URL’s credentials out of the events and audit entries already logged, keys in order', async () => {
-    const db = await initdbMemoryPglite();
-    try {
-      const all = readMigrations();
-      const before = all.filter((m) => m.name < '20261128030000_webhook_url_credentials_out_of_logs');
-      await applyMigrations(pgliteRunner(db), before);
-      await db.exec(`
+    const rows = `
         INSERT INTO "Event" ("tenantId", id, type, "actorType", "resourceType", "resourceId", payload) VALUES
           ('t1', 1, 'webhook.created', 'user', 'webhook', 'w1',
            '{"id":"w1","url":"https://user:p%40ss@hooks.example.com/in?a=b@c","events":["*"]}'),
@@ -98,8 +111,8 @@ describe('migrations', () => {
           ('t1', 3, 'webhook.created', 'user', 'webhook', 'w2', '{"id":"w2","url":"https://hooks.example.com/a@b"}');
         INSERT INTO "AuditLog" (id, "tenantId", action, "resourceType", "resourceId", changes) VALUES
           ('a1', 't1', 'webhooks.update', 'webhook', 'w1',
-           '{"url":{"old":"http://tok@10.0.0.1/x","new":"https://user:p%40ss@hooks.example.com/in"},"description":{"old":null,"new":"CRM"}}');`);
-      await applyMigrations(pgliteRunner(db), all);
+           '{"url":{"old":"http://tok@10.0.0.1/x","new":"https://user:p%40ss@hooks.example.com/in"},"description":{"old":null,"new":"CRM"}}');`;
+    await upgradeHolding('20261128030000_webhook_url_credentials_out_of_logs', rows, async (db) => {
       const events = await db.query<{ payload: string }>(`SELECT payload::text FROM "Event" ORDER BY id`);
       expect(events.rows.map((r) => r.payload)).toEqual([
         '{"id":"w1","url":"https://[redacted]@hooks.example.com/in?a=b@c","events":["*"]}',
@@ -110,9 +123,7 @@ describe('migrations', () => {
       expect(audit.rows[0]?.changes).toBe(
         '{"url":{"old":"http://[redacted]@10.0.0.1/x","new":"https://[redacted]@hooks.example.com/in"},"description":{"old":null,"new":"CRM"}}',
       );
-    } finally {
-      await db.close();
-    }
+    });
   });
 
   it('apply once, record Prisma-compatible checksums, and are idempotent', async () => {

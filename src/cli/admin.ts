@@ -169,8 +169,7 @@ function required(values: Values, name: 'tenant' | 'user'): string {
 }
 
 /** A tenant or group name as the API takes one: trimmed, not blank, at most 255 characters. */
-function nameOption(raw: string | undefined, name: 'tenant' | 'group'): string | undefined {
-  if (raw === undefined) return undefined;
+function nameOption(raw: string, name: 'tenant' | 'group'): string {
   const value = raw.trim();
   if (value === '') throw new UsageError(`--${name} must not be blank.`);
   if ([...value].length > 255) throw new UsageError(`--${name} must be at most 255 characters.`);
@@ -256,8 +255,8 @@ async function run(
     case 'bootstrap': {
       const { bootstrapTenant } = await import('../modules/tenants/bootstrap.service.js');
       return bootstrapTenant(opened(db).prisma, {
-        tenant: nameOption(required(values, 'tenant'), 'tenant') as string,
-        group: nameOption(values.group, 'group'),
+        tenant: nameOption(required(values, 'tenant'), 'tenant'),
+        group: values.group === undefined ? undefined : nameOption(values.group, 'group'),
       });
     }
     case 'token issue': {

@@ -68,6 +68,11 @@ export interface Change {
   readonly after: Readonly<Record<string, unknown>> | null;
   /** Secret fields the write set (a password): named in the entry, their values "[redacted]". */
   readonly secrets?: readonly string[];
+  /**
+   * Fields whose secret part alone changed, which the views (redacted) cannot tell apart: named in
+   * the entry with the values given (a webhook URL's credentials: both sides redacted).
+   */
+  readonly redactedChanges?: Changes;
 }
 
 /** The event of a write with its audit entry; null for an update that changed nothing. */
@@ -75,6 +80,7 @@ export function changeEvent(c: Change): NewEvent | null {
   const changes = changesOf(c.before, c.after);
   for (const name of c.secrets ?? [])
     changes[name] = { old: c.before === null ? null : REDACTED, new: REDACTED };
+  Object.assign(changes, c.redactedChanges);
   if (c.before !== null && c.after !== null && !changed(changes)) return null;
   return {
     type: c.type,

@@ -65,3 +65,5 @@ export const SIZE: SizedMessages = {
   array: 'The :attribute field must contain :size items.',
 };
 export const INVALID_SELECTION = 'The selected :attribute is invalid.';
+/** Laravel's `distinct`. */
+export const DUPLICATE_VALUE = 'The :attribute field has a duplicate value.';

@@ -2,7 +2,6 @@
 // CLI's FILE): CSV, NDJSON or a JSON array, read into the same rows a JSON body sends, each with the
 // line it starts on. What the file itself gets wrong is the `file` field's 422; what one row gets
 // wrong is that row's (guests.import.ts reports it as `rows.N`).
-
 import { CsvError, readCsv } from '../../shared/csv-reader.js';
 import { nestedDeeperThan } from '../../shared/json-depth.js';
 import { ValidationError } from '../../validation/validator.js';

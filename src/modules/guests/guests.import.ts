@@ -28,6 +28,7 @@ import { type Fields, rulesOf } from '../../operations/operation.js';
 import {
   array,
   custom,
+  DUPLICATE_VALUE,
   type FieldErrors,
   inList,
   laravelInput,
@@ -270,8 +271,6 @@ function tally(keys: Iterable<string | undefined>): Map<string, number> {
   return counts;
 }
 
-const DISTINCT = 'The :attribute field has a duplicate value.';
-
 /** Laravel's `prohibited`: the field must be absent or empty (an import stores no avatar files). */
 const prohibited: Rule = {
   name: 'prohibited',
@@ -306,7 +305,7 @@ export function importRowFields(
     email: emailRepeated
       ? {
           ...fields.email,
-          rules: [...fields.email.rules, custom((v) => (emailRepeated(String(v)) ? DISTINCT : null))],
+          rules: [...fields.email.rules, custom((v) => (emailRepeated(String(v)) ? DUPLICATE_VALUE : null))],
         }
       : fields.email,
     partner_id: partnerIdProblem
@@ -382,7 +381,7 @@ async function checkRows(env: ImportEnv, rows: readonly unknown[], options: Impo
       ? {
           partnerIdProblem: () =>
             row.partnerId !== undefined && (partnerCounts.get(row.partnerId) ?? 0) > 1
-              ? DISTINCT
+              ? DUPLICATE_VALUE
               : row.partnerMatches.length > 1
                 ? 'The :attribute field matches more than one guest.'
                 : null,

@@ -6,6 +6,7 @@ import type { Prisma } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/unique-violation.js';
 import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import {
+  duplicateMessage,
   type FieldErrors,
   type Infer,
   type Rules,
@@ -159,8 +160,7 @@ export async function claimEvents(
     const digest = digestOf(raw[i]);
     const earlier = seen.get(id);
     if (earlier) {
-      if (earlier.digest !== digest)
-        errors.add(i, 'event_id', `The ${attr(i, 'event_id')} field has a duplicate value.`);
+      if (earlier.digest !== digest) errors.add(i, 'event_id', duplicateMessage(attr(i, 'event_id')));
       continue;
     }
     seen.set(id, { digest });

@@ -47,7 +47,7 @@ export function webhookItem(w: WebhookItemRow) {
  * how events and audit entries show it, since a tenant's `"*"` endpoint (another party's receiver,
  * perhaps) hears `webhook.*` events. The lists, read by the tenant's admins only, show it whole.
  */
-export function urlWithoutCredentials(url: string): string {
+function urlWithoutCredentials(url: string): string {
   const at = USERINFO.exec(url);
   return at ? `${at[1]}${REDACTED}@${url.slice(at[0].length)}` : url;
 }

@@ -39,7 +39,6 @@ import {
 import type { DisabledReason } from './webhooks.labels.js';
 import {
   type AttemptRow,
-  urlWithoutCredentials,
   type WebhookItemRow,
   webhookEventView,
   webhookItemSelect,
@@ -151,31 +150,26 @@ function webhookEvent(
   after: WebhookItemRow | null,
   secrets?: readonly string[],
 ): NewEvent | null {
-  const row = after ?? before;
-  if (!row) return null;
-  const event = changeEvent({
+  const shownBefore = before && webhookEventView(before);
+  const shownAfter = after && webhookEventView(after);
+  const shown = shownAfter ?? shownBefore;
+  if (!shown) return null;
+  // Only the URL's credentials changed: the entry still says the url changed (both sides redacted).
+  const credentialsChanged =
+    before !== null && after !== null && before.url !== after.url && shownBefore?.url === shownAfter?.url;
+  return changeEvent({
     type,
     resourceType: 'webhook',
-    resourceId: row.id,
+    resourceId: shown.id,
     action,
-    payload: webhookEventView(row),
-    before: before && webhookEventView(before),
-    after: after && webhookEventView(after),
+    payload: shown,
+    before: shownBefore,
+    after: shownAfter,
     secrets,
+    ...(credentialsChanged
+      ? { redactedChanges: { url: { old: shownBefore?.url, new: shownAfter?.url } } }
+      : {}),
   });
-  // Only the URL's credentials changed: the entry still says the url changed (both sides redacted).
-  if (event === null && before && after && before.url !== after.url) {
-    const url = { old: urlWithoutCredentials(before.url), new: urlWithoutCredentials(after.url) };
-    const payload = webhookEventView(row);
-    return {
-      type,
-      resourceType: 'webhook',
-      resourceId: row.id,
-      payload,
-      audit: { action, changes: { url } },
-    };
-  }
-  return event;
 }
 
 /** Records the change's event, if anything changed. */

@@ -1,4 +1,5 @@
 // Rules on a list's elements (Laravel's `field.*`): their errors are keyed `field.0`, `field.3`.
+import { DUPLICATE_VALUE, fill } from '../messages.js';
 import { phpString } from '../php-values.js';
 
 /**
@@ -17,6 +18,5 @@ export function duplicatedIndexes(list: readonly unknown[]): Set<number> {
   return new Set([...seen.values()].filter((at) => at.length > 1).flat());
 }
 
-/** `The :attribute field has a duplicate value.` for an element. */
-export const duplicateMessage = (attribute: string): string =>
-  `The ${attribute} field has a duplicate value.`;
+/** Laravel's `distinct` message for an element (`tags.2`) or any other attribute. */
+export const duplicateMessage = (attribute: string): string => fill(DUPLICATE_VALUE, { attribute });
