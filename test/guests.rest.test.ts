@@ -561,6 +561,14 @@ describe.concurrent('GET /guests filters', () => {
       ['gender=other', { gender: ['The selected gender is invalid.'] }],
       ['type=3', { type: ['The selected type is invalid.'] }],
       ['receive_marketing=2', { receive_marketing: ['The selected receive marketing is invalid.'] }],
+      // Bad paging does not hide a bad filter: both in one 422, the filter first (decisions, Pagination).
+      [
+        'birth_date=1990-1-2&page=0',
+        {
+          birth_date: ['The birth date field must match the format Y-m-d.'],
+          page: ['The page field must be at least 1.'],
+        },
+      ],
     ];
     for (const [query, errors] of cases) {
       const res = await t.request('GET', `${URL}?${query}`, { token: a.token });
