@@ -479,7 +479,7 @@ describe('shutdown', () => {
       params: {},
       query: { format: 'ndjson' },
       body: {},
-      envelope: { path: '', query: [] },
+      envelope: { path: '', query: {} },
     });
     if (!(answer instanceof StreamAnswer)) throw new Error('not a stream');
     const turns = tenantTurns(1, 1000);

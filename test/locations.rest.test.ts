@@ -278,6 +278,31 @@ describe.concurrent('GET /locations pagination edges', () => {
     });
   });
 
+  it("links write the query as Laravel's paginator does: trimmed, empty values left out, lists indexed", async () => {
+    const a = await tenant();
+    for (let i = 0; i < 3; i++) await addLocation(a.tenant_id, `Blue bar ${i}`);
+    // A repeated key keeps its first place and its last value (parse_str); `page=` is the default
+    // page, and its place is kept; an unknown list is kept, by index, its empty element left out.
+    const res = await t.request(
+      'GET',
+      `${URL}?per_page=5&name=%20blue%20bar%20&description=&page=&per_page=2&extra[]=x&extra[]=&extra[]=y`,
+      { token: a.token },
+    );
+    expect(res.status).toBe(200);
+    expect(res.json.data).toHaveLength(2);
+    const query = (page: number) => `per_page=2&name=blue%20bar&page=${page}&extra%5B0%5D=x&extra%5B2%5D=y`;
+    expect(res.json.links).toEqual({
+      first: `http://localhost/api/v1/locations?${query(1)}`,
+      last: null,
+      prev: null,
+      next: `http://localhost/api/v1/locations?${query(2)}`,
+    });
+    const next = await t.request('GET', res.json.links.next.replace('http://localhost', ''), {
+      token: a.token,
+    });
+    expect(next.json.data.map((l: { name: string }) => l.name)).toEqual(['Blue bar 2']);
+  });
+
   it('a page exactly full has no next', async () => {
     const a = await tenant();
     for (let i = 0; i < 4; i++) await addLocation(a.tenant_id, `Full ${i}`);

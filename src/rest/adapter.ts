@@ -41,14 +41,9 @@ async function validQueryOf(r: Route, query: Record<string, unknown>): Promise<R
   }
 }
 
-function queryPairs(rawUrl: string): [string, string][] {
-  const q = rawUrl.indexOf('?');
-  return q < 0 ? [] : [...new URLSearchParams(rawUrl.slice(q + 1)).entries()];
-}
-
 function envelopeSource(config: Config, request: FastifyRequest): EnvelopeSource {
   const pathOnly = request.url.split('?')[0] ?? '';
-  return { path: `${config.appUrl}${pathOnly}`, query: queryPairs(request.url) };
+  return { path: `${config.appUrl}${pathOnly}`, query: (request.query ?? {}) as Record<string, unknown> };
 }
 
 function bodyObject(body: unknown): Record<string, unknown> {

@@ -1,5 +1,7 @@
 // Laravel's simple pagination: the list envelope of spec 1.1 with the pagination decisions.
 import type { AppContext } from '../context.js';
+import { laravelInput } from '../validation/laravel-input.js';
+import { isPhpArray } from '../validation/php-values.js';
 import { integer, max, min, nullable, type Rules } from '../validation/validator.js';
 
 export interface PageRequest {
@@ -32,30 +34,40 @@ function rfc3986(s: string): string {
   return encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 }
 
-function buildQuery(params: [string, string][]): string {
-  return params.map(([k, v]) => `${rfc3986(k)}=${rfc3986(v)}`).join('&');
+/**
+ * `http_build_query($params, '', '&', PHP_QUERY_RFC3986)`: a list or map is written `key[index]=…`
+ * (at any depth, its brackets encoded), a null is left out, a boolean is `1` or `0`.
+ */
+function buildQuery(params: readonly (readonly [string, unknown])[]): string {
+  const pairs: string[] = [];
+  const add = (key: string, value: unknown): void => {
+    if (value === null || value === undefined) return;
+    if (isPhpArray(value)) {
+      for (const [k, v] of Object.entries(value)) add(`${key}[${k}]`, v);
+    } else if (typeof value === 'boolean') pairs.push(`${rfc3986(key)}=${value ? 1 : 0}`);
+    else pairs.push(`${rfc3986(key)}=${rfc3986(String(value))}`);
+  };
+  for (const [k, v] of params) add(k, v);
+  return pairs.join('&');
 }
 
 export interface EnvelopeSource {
   /** Absolute URL of the endpoint without a query. */
   path: string;
-  /** The request's query parameters in their original order (strings only; arrays flattened). */
-  query: [string, string][];
+  /** The request's query as PHP's parse_str reads it (src/http/query-string.ts), before Laravel's input middleware. */
+  query: Readonly<Record<string, unknown>>;
 }
 
-/** Every other query parameter is kept in the links, so following `next` reads the same set. */
+/**
+ * The request's query with the page changed, as Laravel's `withQueryString()` paginator writes it:
+ * `array_merge($query, ['page' => $page])` of the query its input middleware left (values trimmed,
+ * empty ones null and so left out), the page where the request put it or else last.
+ */
 function pageUrl(src: EnvelopeSource, page: number): string {
-  const params: [string, string][] = [];
-  let placed = false;
-  for (const [k, v] of src.query) {
-    if (k === 'page') {
-      if (!placed) params.push(['page', String(page)]);
-      placed = true;
-    } else {
-      params.push([k, v]);
-    }
-  }
-  if (!placed) params.push(['page', String(page)]);
+  const params = Object.entries(laravelInput(src.query));
+  const at = params.findIndex(([k]) => k === 'page');
+  if (at < 0) params.push(['page', page]);
+  else params[at] = ['page', page];
   return `${src.path}?${buildQuery(params)}`;
 }
 
