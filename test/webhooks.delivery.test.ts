@@ -252,8 +252,12 @@ describe('delivery', () => {
     expect(at(other.path).map((r) => r.json.type)).toEqual(['webhook.created']);
     expect(at(other.path)[0]?.json.tenant_id).toBe(b.tenant_id);
 
-    const deliveries = await t.request('GET', `/api/v1/webhooks/${onlyCreated.id}/deliveries`, {
-      token: a.token,
+    // The attempt is recorded after the answer arrives (in a batch): waited for, not assumed.
+    const deliveries = await until('the attempt recorded', async () => {
+      const list = await t.request('GET', `/api/v1/webhooks/${onlyCreated.id}/deliveries`, {
+        token: a.token,
+      });
+      return list.json.data.length > 0 && list;
     });
     expect(deliveries.json.data).toEqual([
       expect.objectContaining({
