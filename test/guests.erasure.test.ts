@@ -345,6 +345,59 @@ describe.concurrent('DELETE /guests/:id (erasure)', () => {
     expect(await prisma().currentPresence.count({ where: { mac: w.otherMac } })).toBe(1);
   }, 120_000);
 
+  it('empties the MAC in every event of the log that holds one, also from before the device was the guest’s', async () => {
+    const a = await newTenant(prisma());
+    const locationId = await addHierarchy(prisma(), a.tenant_id, { buildings: 1, floors: 1, zones: 1 });
+    const ingest = (await issueToken(prisma(), a.user_id, ['ingest'])).token;
+    const guest = async (name: string) => {
+      const res = await t.request('POST', GUESTS, {
+        token: a.token,
+        body: { location_id: locationId, name, email: `${name.replace(' ', '.')}.${tok()}@erase.test` },
+      });
+      expect(res.status, res.text).toBe(201);
+      return res.json.data.id as string;
+    };
+    const erased = await guest('Erin Erasable');
+    const other = await guest('Other Person');
+    const mac = randomMac();
+    const ip = `10.77.${1 + (n % 250)}.${1 + Math.floor(Math.random() * 250)}`;
+    const post = async (path: string, event: Record<string, unknown>) => {
+      const res = await t.request('POST', `/api/v1/ingest/${path}`, {
+        token: ingest,
+        body: { events: [{ event_id: eid(), location_id: locationId, ...event }] },
+      });
+      expect(res.status, res.text).toBe(200);
+    };
+    const session = (guestId: string, at: number, address: string) => ({
+      kind: 'start',
+      mac: mac.toLowerCase(),
+      ip: address,
+      guest_id: guestId,
+      bytes_up: 1,
+      bytes_down: 2,
+      login_type: 'Email',
+      at: iso(at),
+    });
+    // Seen as no one's, then the other guest's (its IP then), then the erased guest's.
+    await post('presence', { mac, data_type: 1, connected: true, seen_at: iso(600) });
+    await post('sessions', session(other, 480, ip));
+    await post('sessions', session(erased, 300, '10.88.0.1'));
+    await post('presence', { mac, data_type: 1, connected: true, seen_at: iso(10) });
+    const needles = notations(mac);
+    expect(await findAnywhere(needles)).toEqual(expect.arrayContaining(['Event.payload']));
+
+    expect((await erase(a.token, erased)).status).toBe(204);
+    expect(await findAnywhere(needles)).toEqual([]);
+    // The device's own event loses what the erasure empties on the device (its address then too).
+    const [seen] = await prisma().event.findMany({
+      where: { tenantId: a.tenant_id, type: 'device.first_seen' },
+    });
+    expect(seen?.payload).toMatchObject({ mac: '', ip: '', guest_id: other });
+    // The other guest's own session keeps its address: it is the other guest's data.
+    const sessions = await t.request('GET', `/api/v1/sessions?guest_id=${other}`, { token: a.token });
+    expect(sessions.json.data.map((x: Json) => x.guest_device_ip)).toEqual([ip]);
+  }, 120_000);
+
   it('makes the guest absent everywhere: 404 on REST, null on GraphQL, gone from lists and relations', async () => {
     const w = await world();
     expect((await erase(w.a.token, w.guestId)).status).toBe(204);

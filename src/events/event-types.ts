@@ -112,6 +112,13 @@ export const MENTIONS: Partial<
   ],
 };
 
+/**
+ * Where events copy a device's MAC, whoever owned the device then (no one yet, or another guest): a
+ * guest's erasure empties these keys in every event holding one of its devices' MACs, as it replaces
+ * the MACs in every table (src/modules/guests/guests.privacy.ts).
+ */
+export const MAC_KEYS: readonly string[] = ['mac', 'guest_device_mac'];
+
 /** The types of a resource's own events (`guest` → guest.created, guest.updated, guest.erased). */
 export const typesOf = (resourceType: ResourceType): EventType[] =>
   EVENT_TYPES.filter((t) => t.startsWith(`${resourceType}.`));

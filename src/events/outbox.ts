@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import type { Prisma } from '../db/database.js';
 import type { Prisma as PrismaNS } from '../generated/prisma/client.js';
-import { type EventType, MENTIONS, type ResourceType, typesOf } from './event-types.js';
+import { type EventType, MAC_KEYS, MENTIONS, type ResourceType, typesOf } from './event-types.js';
 
 export type Tx = PrismaNS.TransactionClient;
 
@@ -215,6 +215,40 @@ async function forgetEarlier(tx: Tx, tenantId: string, e: NewEvent): Promise<voi
       blank,
       m.idKey,
       erased,
+    );
+  }
+}
+
+/**
+ * What a guest's erasure does to the log beyond the guest's own events (forgetEarlier): every event
+ * holding one of `macs` (its devices' MACs, in every stored form) has its MAC emptied, also where the
+ * device was no one's or another guest's then; the devices' own events (`device.first_seen` of
+ * `deviceIds`) lose the fields the erasure empties on the devices.
+ */
+export async function forgetDevices(
+  tx: Tx,
+  tenantId: string,
+  devices: { macs: readonly string[]; deviceIds: readonly string[] },
+): Promise<void> {
+  if (devices.macs.length > 0) {
+    const holds = MAC_KEYS.map((k) => `"payload"->>'${k}' = ANY($2::text[])`).join(' OR ');
+    await tx.$executeRawUnsafe(
+      `UPDATE "Event" SET "payload" = ${replaceKeys('"payload"', 'x.k = ANY($3::text[])', `'""'::json`)}
+       WHERE "tenantId" = $1 AND (${holds})`,
+      tenantId,
+      devices.macs,
+      MAC_KEYS,
+    );
+  }
+  const device = MENTIONS.guest?.find((m) => m.resourceType === 'guest_device');
+  if (device && devices.deviceIds.length > 0) {
+    await tx.$executeRawUnsafe(
+      `UPDATE "Event" SET "payload" = ${replaceKeys('"payload"', 'x.k = ANY($4::text[])', `'""'::json`)}
+       WHERE "tenantId" = $1 AND "type" = ANY($2::text[]) AND "resourceId" = ANY($3::text[])`,
+      tenantId,
+      [...device.types],
+      devices.deviceIds,
+      [...device.blank],
     );
   }
 }

@@ -8,7 +8,7 @@ import type { Config } from '../../config.js';
 import type { AppContext } from '../../context.js';
 import type { Prisma } from '../../db/database.js';
 import { AppError } from '../../errors.js';
-import { actorOf, type EventActor, writeWithEvents } from '../../events/outbox.js';
+import { actorOf, type EventActor, forgetDevices, writeWithEvents } from '../../events/outbox.js';
 import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { operation } from '../../operations/operation.js';
 import { avatarStorage } from '../../storage/storage.js';
@@ -248,10 +248,10 @@ async function macsOf(tx: Tx, tenantId: string, guestId: string): Promise<string
 /**
  * Replaces each of the guest's MACs by its stand-in in every table of the tenant that stores one
  * (also rows not linked to the guest: the same device seen before it signed in). Every stored form
- * of a MAC (upper, lower, dashes) maps to the stand-in of its canonical form.
+ * of a MAC (upper, lower, dashes) maps to the stand-in of its canonical form. Resolves to those forms.
  */
-async function replaceMacs(tx: Tx, tenantId: string, macs: string[]): Promise<void> {
-  if (macs.length === 0) return;
+async function replaceMacs(tx: Tx, tenantId: string, macs: string[]): Promise<string[]> {
+  if (macs.length === 0) return [];
   const salt = randomBytes(32);
   const from: string[] = [];
   const to: string[] = [];
@@ -278,6 +278,7 @@ async function replaceMacs(tx: Tx, tenantId: string, macs: string[]): Promise<vo
       FROM unnest(${from}::text[], ${to}::text[]) AS m(mac, stand_in)
       WHERE t."tenantId" = ${tenantId} AND t.${PrismaNS.raw(`"${column}"`)} = m.mac`);
   }
+  return from;
 }
 
 /** What an erasure needs: the database, and the config that says where avatars are stored. */
@@ -316,7 +317,9 @@ export async function eraseGuestData(
     if (!row || (opts.when && !(await opts.when(tx)))) return undefined;
     await tx.guest.updateMany({ where: { id: guestId, tenantId }, data: blankGuest(new Date()) });
     await tx.guestTag.deleteMany({ where: own });
-    await replaceMacs(tx, tenantId, await macsOf(tx, tenantId, guestId));
+    const macs = await replaceMacs(tx, tenantId, await macsOf(tx, tenantId, guestId));
+    const devices = await tx.guestDevice.findMany({ where: own, select: { id: true } });
+    await forgetDevices(tx, tenantId, { macs, deviceIds: devices.map((d) => d.id) });
     await tx.guestDevice.updateMany({
       where: own,
       data: { ip: null, userAgent: null, partnerId: null, description: '' },
