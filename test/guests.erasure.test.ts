@@ -415,6 +415,11 @@ describe.concurrent('DELETE /guests/:id (erasure)', () => {
     expect(again.text).toBe(NOT_FOUND);
     const list = await t.request('GET', `${GUESTS}?per_page=100`, { token });
     expect(list.json.data.map((g: Json) => g.id)).toEqual([w.other.id]);
+    // Its sessions answer no address: neither the one they had nor the 0.0.0.0 they have now.
+    for (const ip of [w.values.ip, '0.0.0.0'])
+      expect((await t.request('GET', `/api/v1/sessions/${ip}`, { token })).text).toBe(NOT_FOUND);
+    const byIp = await t.request('GET', `/api/v1/sessions/${w.values.ip},0.0.0.0,10.200.0.9`, { token });
+    expect(byIp.json.map((x: Json) => x.ip_address)).toEqual(['10.200.0.9']);
 
     const gql = await t.graphql(
       token,
@@ -426,6 +431,7 @@ describe.concurrent('DELETE /guests/:id (erasure)', () => {
         guestSessions(first: 10) { edges { node { guestId guest { id } } } }
         guestDevices(first: 10) { edges { node { guestId guest { id } } } }
         accessCodes { edges { node { guestId guest { id } guestName } } }
+        sessionsByIp(ipAddresses: ["0.0.0.0"]) { ipAddress }
       }`,
       { id: w.guestId, loc: w.locationId },
     );
@@ -433,6 +439,7 @@ describe.concurrent('DELETE /guests/:id (erasure)', () => {
     const d = gql.json.data;
     expect(d.guest).toBeNull();
     expect(d.guestExport).toBeNull();
+    expect(d.sessionsByIp).toEqual([]);
     expect(d.guests).toEqual({ totalCount: 1, edges: [{ node: { id: w.other.id } }] });
     expect(d.location.guests).toEqual({ totalCount: 1, edges: [{ node: { id: w.other.id } }] });
     // Sessions stay as anonymous records: linked by id, the guest itself absent.

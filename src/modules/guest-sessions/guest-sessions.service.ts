@@ -128,13 +128,15 @@ export async function sessionsByIp(
   const wanted = [...new Set(addresses.map((a) => a.toLowerCase()))];
   const where = sessionScope(scope);
   // The latest row per address is picked in the database (DISTINCT ON), not by loading every
-  // session of every address.
+  // session of every address. An erased guest's sessions (their address `0.0.0.0`) answer no lookup:
+  // the guest is absent from every read.
   const latest = await ctx.prisma.$queryRaw<{ id: string }[]>`
-    SELECT DISTINCT ON ("ipAddress") "id" FROM "GuestSession"
-    WHERE "tenantId" = ${scope.tenantId}
-      AND (${scope.locationId}::text IS NULL OR "locationId" = ${scope.locationId})
-      AND "ipAddress" = ANY(${wanted}::text[])
-    ORDER BY "ipAddress", "startTime" DESC, "id" DESC`;
+    SELECT DISTINCT ON (s."ipAddress") s."id" FROM "GuestSession" s
+    JOIN "Guest" g ON g."id" = s."guestId" AND g."erasedAt" IS NULL
+    WHERE s."tenantId" = ${scope.tenantId}
+      AND (${scope.locationId}::text IS NULL OR s."locationId" = ${scope.locationId})
+      AND s."ipAddress" = ANY(${wanted}::text[])
+    ORDER BY s."ipAddress", s."startTime" DESC, s."id" DESC`;
   if (latest.length === 0) return [];
   const select = {
     ipAddress: true,
