@@ -1,7 +1,12 @@
 // Builds the service from a config and an open database; used by the server and by the tests.
 import './v8-tuning.js';
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, {
+  type FastifyBodyParser,
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyRequest,
+} from 'fastify';
 import { createTokenUsage, type TokenUsage } from './auth/token-usage.js';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
@@ -131,8 +136,10 @@ export async function buildApp(deps: {
   metrics.instrument(fastify);
 
   // JSON bodies: an empty body is no input (Laravel reads it as such); anything unparsable is a 400.
+  // JSON is every type Laravel's `isJson()` reads as JSON: one holding `/json` or `+json`
+  // (`application/vnd.api+json`, `text/json`).
   fastify.removeContentTypeParser(['application/json']);
-  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+  const jsonBody: FastifyBodyParser<string> = (req, body, done) => {
     const text = String(body);
     if (text.trim() === '') return done(null, {});
     let parsed: unknown;
@@ -144,7 +151,9 @@ export async function buildApp(deps: {
     // GraphQL judges its variables' nesting itself, in its own error format.
     if (!isGraphql(req) && nestedDeeperThan(parsed)) return done(new AppError('MALFORMED_JSON'), undefined);
     done(null, parsed);
-  });
+  };
+  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, jsonBody);
+  fastify.addContentTypeParser(/\/json|\+json/, { parseAs: 'string' }, jsonBody);
   // HTML-form bodies, which Laravel reads as it reads a query string (PHP's `a[b]=…` nesting too).
   fastify.addContentTypeParser(
     'application/x-www-form-urlencoded',

@@ -170,6 +170,32 @@ describe('bodies', () => {
     expectUnauthenticated(await t.request('POST', '/api/v1/locations', { headers: form, rawBody: 'name=x' }));
   });
 
+  it("reads as JSON every content type Laravel's isJson() does (/json, +json); others carry no input", async () => {
+    const types = ['application/vnd.api+json', 'text/json; charset=utf-8', 'application/json-patch+json'];
+    for (const [i, type] of types.entries()) {
+      const created = await t.request('POST', '/api/v1/locations', {
+        token,
+        headers: { 'content-type': type },
+        rawBody: `{"name":" Typed Hall ${i} "}`,
+      });
+      expect(created.status, `${type}: ${created.text}`).toBe(201);
+      expect(created.json.data.name).toBe(`Typed Hall ${i}`);
+      const malformed = await t.request('POST', '/api/v1/locations', {
+        token,
+        headers: { 'content-type': type },
+        rawBody: '{"name":',
+      });
+      expect(malformed.status, type).toBe(400);
+    }
+    const plain = await t.request('POST', '/api/v1/locations', {
+      token,
+      headers: { 'content-type': 'text/plain' },
+      rawBody: '{"name":"Plain Hall"}',
+    });
+    expect(plain.status).toBe(422);
+    expect(plain.json.errors).toEqual({ name: ['The name field is required.'] });
+  });
+
   it('reads an empty JSON body as no input', async () => {
     for (const rawBody of ['', '  \n']) {
       const res = await t.request('POST', '/api/v1/locations', { token, rawBody });
