@@ -471,12 +471,36 @@ describe('types and coercion', () => {
     expect(out).toEqual({ page: 5, per_page: 10, flag: true, n: 15 });
   });
 
-  it.each([1.5, '1.5', true, 'abc', [1], { a: 1 }])('integer rejects %j', async (value) => {
-    expect(await messages(value, integer())).toEqual(['The f field must be an integer.']);
-  });
+  it.each([1.5, '1.5', true, 'abc', [1], { a: 1 }, '007', '-01', '+', '1 2', '0x1A'])(
+    'integer rejects %j',
+    async (value) => {
+      expect(await messages(value, integer())).toEqual(['The f field must be an integer.']);
+    },
+  );
 
   it('integer accepts negative strings', async () => {
     await expect(validate({ f: '-12' }, { f: [integer()] })).resolves.toEqual({ f: -12 });
+  });
+
+  it('measures a JSON number beyond a double as PHP’s INF: an integer no more, and too large', async () => {
+    const rules = [nullable(), integer(), min(1), max(3650)];
+    expect(await messages(JSON.parse('1e400'), ...rules)).toEqual([
+      'The f field must be an integer.',
+      'The f field must not be greater than 3650.',
+    ]);
+    expect(await messages(JSON.parse('-1e400'), ...rules)).toEqual([
+      'The f field must be an integer.',
+      'The f field must be at least 1.',
+    ]);
+  });
+
+  it.each([
+    ['+50', 50],
+    ['0', 0],
+    ['-0', 0],
+    ['+0', 0],
+  ])('integer accepts %j as PHP’s FILTER_VALIDATE_INT does', async (text, value) => {
+    await expect(validate({ f: text }, { f: [integer()] })).resolves.toEqual({ f: value });
   });
 
   it('boolean accepts Laravel values and "true"/"false", coercing', async () => {

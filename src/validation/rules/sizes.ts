@@ -17,8 +17,11 @@ function measure(value: unknown, valueType: ValueType | undefined): { kind: Size
         ? valueType
         : undefined;
   if (isPhpArray(value)) return { kind: declared ?? 'array', size: count(value) };
+  // A JSON number beyond a double (`1e400`) is PHP's INF, measured as such (`max` refuses it).
   const byValue =
-    declared === 'numeric' ? isNumeric(value) : declared === undefined && typeof value === 'number';
+    declared === 'numeric'
+      ? isNumeric(value) || (typeof value === 'number' && !Number.isNaN(value))
+      : declared === undefined && typeof value === 'number';
   if (byValue) return { kind: declared ?? 'numeric', size: Number(value) };
   // Characters are code points, as mb_strlen counts them.
   return { kind: declared ?? 'string', size: [...(phpString(value) ?? '')].length };

@@ -9,15 +9,22 @@ export function string(): Rule<string> {
   });
 }
 
-/** JS integers and `/^-?\d+$/` strings within the safe range (coerced to numbers). */
+/**
+ * Integer text as PHP's FILTER_VALIDATE_INT (Laravel's `integer`) reads it: an optional sign, then 0
+ * or digits without a leading zero (`+50` is one, `007` is not).
+ */
+const PHP_INT = /^[+-]?(?:0|[1-9]\d*)$/;
+
+/** JS integers and PHP integer strings within the safe range (coerced to numbers). */
 export function integer(): Rule<number> {
   return simple<number>(
     'integer',
     'The :attribute field must be an integer.',
     (v) =>
       (typeof v === 'number' && Number.isSafeInteger(v)) ||
-      (typeof v === 'string' && /^-?\d+$/.test(v) && Number.isSafeInteger(Number(v))),
-    { type: 'integer', coerce: Number },
+      (typeof v === 'string' && PHP_INT.test(v) && Number.isSafeInteger(Number(v))),
+    // `+ 0`: PHP's integers have no negative zero (`-0` is 0).
+    { type: 'integer', coerce: (v) => Number(v) + 0 },
   );
 }
 
