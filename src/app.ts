@@ -136,8 +136,9 @@ export async function buildApp(deps: {
   metrics.instrument(fastify);
 
   // JSON bodies: an empty body is no input (Laravel reads it as such); anything unparsable is a 400.
-  // JSON is every type Laravel's `isJson()` reads as JSON: one holding `/json` or `+json`
-  // (`application/vnd.api+json`, `text/json`).
+  // JSON is also what Laravel's `isJson()` reads as JSON, a type `…/json` or `…+json`
+  // (`application/vnd.api+json`, `text/json`), judged by the type itself, not by its parameters
+  // (`text/plain; a=/json`, which a browser sends cross-site without asking, is no JSON).
   fastify.removeContentTypeParser(['application/json']);
   const jsonBody: FastifyBodyParser<string> = (req, body, done) => {
     const text = String(body);
@@ -153,7 +154,7 @@ export async function buildApp(deps: {
     done(null, parsed);
   };
   fastify.addContentTypeParser('application/json', { parseAs: 'string' }, jsonBody);
-  fastify.addContentTypeParser(/\/json|\+json/, { parseAs: 'string' }, jsonBody);
+  fastify.addContentTypeParser(/^[^\s;/]+\/(?:[^\s;]*\+)?json\s*(?:;|$)/i, { parseAs: 'string' }, jsonBody);
   // HTML-form bodies, which Laravel reads as it reads a query string (PHP's `a[b]=…` nesting too).
   fastify.addContentTypeParser(
     'application/x-www-form-urlencoded',

@@ -142,6 +142,22 @@ describe('the events subscription, one instance', () => {
     } finally {
       resumed.close();
     }
+    // An `$after` variable sent null or blank is no value: the header resumes (an EventSource
+    // resends the same variables on every reconnection).
+    for (const after of [null, '', ' ']) {
+      const blank = await subscribeTo(
+        base,
+        a.token,
+        EVENTS,
+        { after },
+        { headers: { 'Last-Event-ID': '1' } },
+      );
+      try {
+        expect((await take(blank, 2)).frameIds, JSON.stringify(after)).toEqual(['2', '3']);
+      } finally {
+        blank.close();
+      }
+    }
     // The argument wins over the header.
     const both = await subscribeTo(
       base,

@@ -242,6 +242,23 @@ describe('presenceChanged resumed after an event id', () => {
     } finally {
       sub.close();
     }
+    // A blank `after` is no value: the reconnection's `Last-Event-ID` resumes, as for `events`.
+    const resent = await subscribeTo(
+      base,
+      a.token,
+      RESUMED,
+      { locationId, after: '' },
+      { headers: { 'Last-Event-ID': seen } },
+    );
+    try {
+      const first = await resent.nextFrame(5000);
+      expect((first.data as Change).data.presenceChanged.macAddresses).toEqual([
+        'AA:BB:CC:00:00:02',
+        'AA:BB:CC:00:00:03',
+      ]);
+    } finally {
+      resent.close();
+    }
     // A past `after` beyond the log is refused, as the events subscription refuses it.
     const bad = await subscribeTo(base, a.token, RESUMED, {
       locationId,

@@ -16,7 +16,7 @@ import {
 import { SingleFlight } from '../../shared/single-flight.js';
 import { validate } from '../../validation/validator.js';
 import { eventFilters } from '../events/events.inputs.js';
-import { resumePoint } from '../events/events.service.js';
+import { resumeAfter, resumePoint } from '../events/events.service.js';
 import { type PresenceChange, presenceTopic } from '../presence/presence.pubsub.js';
 import { resumePresence } from '../presence/presence.resume.js';
 import { activeSessionFilters, locationLogFilters, locationSessionFilters } from './analytics.inputs.js';
@@ -420,7 +420,7 @@ export async function watchPresence(
     select: { id: true },
   });
   if (!location || !ctx.pubsub) throw new AppError('NOT_FOUND');
-  const resent = after ?? ctx.stream?.lastEventId ?? null;
+  const resent = resumeAfter(ctx, after);
   if (resent === null)
     return ctx.pubsub.subscribe('presenceChanged', presenceTopic(scope.tenantId, location.id));
   const input = await validate({ after: resent }, { after: eventFilters.after.rules });

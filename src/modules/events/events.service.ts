@@ -9,6 +9,7 @@ import { followLog, logBounds } from '../../events/feed.js';
 import type { RecordedEvent } from '../../events/outbox.js';
 import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { type ListWhere, listOperation } from '../../operations/operation.js';
+import { laravelInput } from '../../validation/laravel-input.js';
 import { eventFilters, keptTypes } from './events.inputs.js';
 
 /** The log and its live feed: filters → where, oldest first (ids follow commit order). */
@@ -60,10 +61,18 @@ export async function resumePoint(ctx: AppContext, tenantId: string, after: numb
   return from;
 }
 
-/** `after` from the subscription's argument, else from the SSE reconnection's `Last-Event-ID`. */
-export function afterOf(ctx: AppContext, raw: Readonly<Record<string, unknown>>): Record<string, unknown> {
-  const resent = ctx.stream?.lastEventId;
-  return raw.after === undefined && resent ? { ...raw, after: resent } : raw;
+/**
+ * Where a subscription resumes: its `after` argument, else (absent, null or blank: no value, as
+ * Laravel's input middleware read it) the `Last-Event-ID` a reconnecting SSE client resends, else
+ * null (only new events). A client that always sends its `$after` variable, null at first, resumes too.
+ */
+export function resumeAfter(ctx: AppContext, after: unknown): unknown {
+  const given = laravelInput({ after }).after;
+  return given ?? ctx.stream?.lastEventId ?? null;
+}
+
+function afterOf(ctx: AppContext, raw: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  return { ...raw, after: resumeAfter(ctx, raw.after) };
 }
 
 /** The subscription: what was missed after `after`, then live; checks before the stream opens. */
