@@ -8,11 +8,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventType } from '../src/events/event-types.js';
 import { recordEvents, systemActor, writeWithEvents } from '../src/events/outbox.js';
 import { pruneEvents } from '../src/events/sweeper.js';
+import { RECHECK_MS, RIGHTS_CHANGED } from '../src/graphql/stream-credentials.js';
 import { issueToken } from '../src/modules/tenants/bootstrap.service.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { addUser, newTenant } from './helpers/fixtures.js';
 import { startAdmin } from './helpers/processes.js';
 import { type Frame, type Subscriber, subscribeTo } from './helpers/sse.js';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const EVENTS = `subscription Events($after: ID, $types: [String!]) {
   events(after: $after, types: $types) { id type resourceId actor { type userId } }
@@ -333,6 +336,90 @@ describe('the events subscription, one instance', () => {
           { id: '4', type: 'guest.created', payload: '{"id":"g-2"}', actor: { type: 'system' } },
         ],
       },
+    });
+  });
+
+  describe('an open stream whose credentials stop holding', () => {
+    /**
+     * Subscribed with `token`, one event received (the stream is open and delivering), and then
+     * RECHECK_MS without a payload: the next payload is sent only if the credentials still hold.
+     */
+    async function delivering(tenantId: string, token: string): Promise<Subscriber> {
+      const sub = await subscribeTo(base, token, EVENTS, { after: String(await lastId(tenantId)) });
+      await write(t, tenantId, 'open');
+      expect((await take(sub, 1)).events[0]?.resourceId).toBe('open-0');
+      await sleep(RECHECK_MS + 50);
+      return sub;
+    }
+    const lastId = async (tenantId: string) =>
+      (await t.db.prisma.eventSequence.findUnique({ where: { tenantId } }))?.lastId ?? 0n;
+    /** After a change (its own event the next payload) and more events: the stream's next frame, and whether it ended. */
+    async function afterChange(tenantId: string, sub: Subscriber) {
+      await write(t, tenantId, 'after', 2);
+      const frame = await sub.nextFrame(5000);
+      return { frame, ended: await sub.ended(5000) };
+    }
+    const unauthenticated = {
+      errors: [{ message: 'Unauthenticated.', extensions: { code: 'UNAUTHENTICATED' } }],
+    };
+
+    it('ends on the first payload after its token is revoked: an error, no event, no id', async () => {
+      const a = await newTenant(t.db.prisma);
+      const created = await t.request('POST', '/api/v1/api-tokens', {
+        token: a.token,
+        body: { name: 'live', scopes: ['read'] },
+      });
+      expect(created.status, created.text).toBe(201);
+      const sub = await delivering(a.tenant_id, created.json.data.token);
+      try {
+        const revoked = await t.request('DELETE', `/api/v1/api-tokens/${created.json.data.id}`, {
+          token: a.token,
+        });
+        expect(revoked.status).toBe(204);
+        const { frame, ended } = await afterChange(a.tenant_id, sub);
+        expect(frame).toEqual({ id: null, data: unauthenticated });
+        expect(ended).toBe(true);
+      } finally {
+        sub.close();
+      }
+    });
+
+    it('ends once its user is deactivated, and once its rights change (subscribe again)', async () => {
+      const a = await newTenant(t.db.prisma);
+      const deactivated = await addUser(t.db.prisma, a.tenant_id, 'tenant');
+      const sub = await delivering(a.tenant_id, deactivated.token);
+      try {
+        const res = await t.request('PUT', `/api/v1/users/${deactivated.userId}/deactivate`, {
+          token: a.token,
+        });
+        expect(res.status, res.text).toBe(204);
+        expect(await afterChange(a.tenant_id, sub)).toEqual({
+          frame: { id: null, data: unauthenticated },
+          ended: true,
+        });
+      } finally {
+        sub.close();
+      }
+      const changed = await addUser(t.db.prisma, a.tenant_id, 'tenant');
+      const again = await delivering(a.tenant_id, changed.token);
+      try {
+        await t.db.prisma.user.update({
+          where: { id: changed.userId },
+          data: { permissions: ['guests.export'] },
+        });
+        expect(await afterChange(a.tenant_id, again)).toEqual({
+          frame: {
+            id: null,
+            data: { errors: [{ message: RIGHTS_CHANGED, extensions: { code: 'UNAUTHENTICATED' } }] },
+          },
+          ended: true,
+        });
+      } finally {
+        again.close();
+      }
+      // Subscribing again judges the new rights: the stream opens.
+      const renewed = await delivering(a.tenant_id, changed.token);
+      renewed.close();
     });
   });
 });

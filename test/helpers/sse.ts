@@ -16,6 +16,8 @@ export interface Subscriber {
   next(timeoutMs: number): Promise<unknown>;
   /** The next frame with its `id:`, or a timeout error. */
   nextFrame(timeoutMs: number): Promise<Frame>;
+  /** Whether the server ended the stream within `timeoutMs`. */
+  ended(timeoutMs: number): Promise<boolean>;
   close(): void;
 }
 
@@ -97,10 +99,23 @@ export async function subscribeTo(
       arrived = null;
     }
   };
+  let over = false;
+  void pump.then(() => {
+    over = true;
+  });
   return {
     status: res.status,
     nextFrame,
     next: async (timeoutMs) => (await nextFrame(timeoutMs)).data,
+    async ended(timeoutMs) {
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, timeoutMs);
+      });
+      await Promise.race([pump, late]);
+      clearTimeout(timer);
+      return over;
+    },
     close() {
       controller.abort();
       void pump;
