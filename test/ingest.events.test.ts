@@ -95,7 +95,7 @@ describe.concurrent('events of the presence ingest', () => {
       zone_id: zoneId,
       entered_at: micros(enteredAt),
       left_at: left ? micros(left) : null,
-      duration: left ? 30 : 0,
+      duration: left ? (left.getTime() - enteredAt.getTime()) / 1000 : 0,
       reason: left ? 'moved' : null,
     });
     const by = (requestId: string) => ['ingest', a.user_id, tokenId, requestId];
@@ -133,7 +133,8 @@ describe.concurrent('events of the presence ingest', () => {
         actor: by(r2),
         resourceType: 'presence',
         resourceId: logA.id,
-        payload: zone(logA, z0.id, first, second),
+        // Left at its last detection in zone A (seen only once there), as a location is.
+        payload: zone(logA, z0.id, first, first),
       },
       {
         id: 5,
@@ -156,6 +157,69 @@ describe.concurrent('events of the presence ingest', () => {
       },
     ]);
     expect(await eventsOf(a.tenant_id, 5)).toEqual([]);
+  });
+
+  it('a zone left by a move inside the location ends at its last detection there, as a location does', async () => {
+    const { a, z0, z1, ingest } = await setup();
+    const mac = 'AA:BB:CC:10:00:07';
+    const [entered, last, moved] = [ago(60), ago(40), ago(30)];
+    for (const [zone, at] of [
+      [z0, entered],
+      [z0, last],
+      [z1, moved],
+    ] as const) {
+      await send(PRESENCE, ingest, [
+        { event_id: eid(), mac, data_type: 1, connected: false, zone_id: zone.id, seen_at: at.toISOString() },
+      ]);
+    }
+    const left = (await eventsOf(a.tenant_id)).find((e) => e.type === 'presence.zone_left');
+    expect(left?.payload).toMatchObject({
+      zone_id: z0.id,
+      entered_at: micros(entered),
+      left_at: micros(last),
+      duration: 20,
+      reason: 'moved',
+    });
+    const logs = await prisma().locationLog.findMany({
+      where: { tenantId: a.tenant_id },
+      orderBy: { timestamp: 'asc' },
+    });
+    expect(logs.map((l) => [l.zoneId, l.duration])).toEqual([
+      [z0.id, 20],
+      [z1.id, 0],
+    ]);
+  });
+
+  it('a device seen in two zones at the same instant, then again where it is, enters and leaves each visit once', async () => {
+    const { a, z0, z1, ingest } = await setup();
+    const at = ago(30).toISOString();
+    // Several devices: which of two visits starting at the same instant is the latest is no matter of chance.
+    const macs = Array.from({ length: 6 }, (_, i) => `AA:BB:CC:10:01:0${i}`);
+    for (const zone of [z0, z1, z1]) {
+      await send(
+        PRESENCE,
+        ingest,
+        macs.map((mac) => ({
+          event_id: eid(),
+          mac,
+          data_type: 1,
+          connected: false,
+          zone_id: zone.id,
+          seen_at: at,
+        })),
+      );
+    }
+    const events = await eventsOf(a.tenant_id);
+    for (const mac of macs) {
+      const mine = events.filter((e) => e.payload.mac === mac);
+      expect(mine.map((e) => [e.type, e.payload.zone_id ?? null])).toEqual([
+        ['presence.location_entered', null],
+        ['presence.zone_entered', z0.id],
+        ['presence.zone_left', z0.id],
+        ['presence.zone_entered', z1.id],
+      ]);
+      expect(await prisma().locationLog.count({ where: { tenantId: a.tenant_id, guestMac: mac } })).toBe(2);
+    }
   });
 
   it('a detection after the active window leaves zone and location by timeout, then enters again (a returning visit)', async () => {

@@ -246,7 +246,8 @@ describe.concurrent('POST /ingest/presence', () => {
       orderBy: { timestamp: 'asc' },
     });
     expect(logs.map((l) => [l.sessionId, l.zoneId, l.timestamp.toISOString(), l.duration])).toEqual([
-      [sessions[0]?.id, z0.id, at(0), 120],
+      // The zone visit ends at its last detection there (60), as the location visit does (120).
+      [sessions[0]?.id, z0.id, at(0), 60],
       [sessions[0]?.id, z1.id, at(120), 0],
       [sessions[1]?.id, z1.id, at(1000), 0],
     ]);

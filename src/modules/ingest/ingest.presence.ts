@@ -165,6 +165,8 @@ interface LocationSessionRow {
   startedAt: Date;
   endedAt: Date | null;
   duration: number;
+  /** Its latest zone visit (of an open session): the one a detection extends or leaves. */
+  lastLogId: string | null;
   isNew: boolean;
 }
 
@@ -269,7 +271,8 @@ async function loadPresenceState(tx: Tx, tenantId: string, macs: string[]): Prom
   for (const s of openRows) {
     openByMac.set(s.mac, { ...s, isNew: false });
   }
-  const openIds = [...openByMac.values()].map((s) => s.id);
+  // The session names its latest visit: two may start at the same instant, which time cannot order.
+  const lastLogIds = [...openByMac.values()].flatMap((s) => (s.lastLogId ? [s.lastLogId] : []));
   const lastLogs = await tx.$queryRaw<
     {
       id: string;
@@ -281,9 +284,8 @@ async function loadPresenceState(tx: Tx, tenantId: string, macs: string[]): Prom
       guestId: string | null;
       guestMac: string;
     }[]
-  >`SELECT DISTINCT ON ("sessionId") "id", "sessionId", "zoneId", "timestamp", "duration", "locationId", "guestId", "guestMac"
-    FROM "LocationLog" WHERE "tenantId" = ${tenantId} AND "sessionId" = ANY(${openIds}::text[])
-    ORDER BY "sessionId", "timestamp" DESC, "id" DESC`;
+  >`SELECT "id", "sessionId", "zoneId", "timestamp", "duration", "locationId", "guestId", "guestMac"
+    FROM "LocationLog" WHERE "tenantId" = ${tenantId} AND "id" = ANY(${lastLogIds}::text[])`;
   return {
     deviceByMac: new Map(devices.map((d) => [normalizeMac(d.mac), d])),
     currentByMac: new Map(current.map((c) => [c.mac, c])),
@@ -329,7 +331,7 @@ function trackDetection(
   markChanged(writes.changed, e.locationId, e.mac);
   writes.latest.set(e.mac, record);
   const session = followLocationSession(state, writes, windowSeconds, e, cur, device);
-  followZoneLog(state, writes, e, session, device);
+  followZoneLog(state, writes, e, cur, session, device);
   state.currentByMac.set(e.mac, record);
 }
 
@@ -396,6 +398,7 @@ function followLocationSession(
     startedAt: e.seenAt,
     endedAt: null,
     duration: 0,
+    lastLogId: null,
     isNew: true,
   };
   state.visited.add(key);
@@ -405,21 +408,27 @@ function followLocationSession(
   return opened;
 }
 
-/** The session's zone log after detection `e`: extended in the same zone, else the old one ended and a new one. */
+/**
+ * The session's zone log after detection `e`: extended in the same zone, else the old one ended at
+ * the last detection in its zone (`cur`, as a location visit ends at its last detection) and a new one.
+ */
 function followZoneLog(
   state: PresenceState,
   writes: PresenceWrites,
   e: PresenceEvent,
+  cur: { seenAt: Date } | undefined,
   session: LocationSessionRow,
   device: { guestId: string } | undefined,
 ): void {
   const log = state.logBySession.get(session.id);
+  const stays = log !== undefined && log.zoneId === e.zoneId;
   if (log) {
-    log.duration = seconds(log.timestamp, e.seenAt);
+    const lastSeen = stays ? e.seenAt : (cur?.seenAt ?? e.seenAt);
+    log.duration = seconds(log.timestamp, lastSeen);
     touchLog(writes, log);
+    if (stays) return;
+    writes.log.record(zoneEvent(log, session.deviceId, { at: lastSeen, reason: 'moved' }));
   }
-  if (log && log.zoneId === e.zoneId) return;
-  if (log) writes.log.record(zoneEvent(log, session.deviceId, { at: e.seenAt, reason: 'moved' }));
   const next: LocationLogRow = {
     id: newId(),
     sessionId: session.id,
@@ -432,6 +441,8 @@ function followZoneLog(
     guestMac: e.mac,
   };
   state.logBySession.set(session.id, next);
+  session.lastLogId = next.id;
+  touchSession(writes, session);
   writes.newLogs.push(next);
   writes.log.record(zoneEvent(next, session.deviceId));
 }
@@ -494,22 +505,25 @@ export async function upsertCurrentPresence(
 async function insertLocationSessions(tx: Tx, tenantId: string, list: LocationSessionRow[]): Promise<void> {
   if (list.length === 0) return;
   await tx.$executeRaw`INSERT INTO "LocationSession"
-        ("id", "tenantId", "locationId", "guestId", "deviceId", "mac", "startedAt", "endedAt", "duration", "visitType")
-      SELECT v."id", ${tenantId}, v."locationId", v."guestId", v."deviceId", v."mac", v."startedAt", v."endedAt", v."duration", v."visitType"
+        ("id", "tenantId", "locationId", "guestId", "deviceId", "mac", "startedAt", "endedAt", "duration", "visitType", "lastLogId")
+      SELECT v."id", ${tenantId}, v."locationId", v."guestId", v."deviceId", v."mac", v."startedAt", v."endedAt", v."duration", v."visitType", v."lastLogId"
       FROM unnest(${list.map((s) => s.id)}::text[], ${list.map((s) => s.locationId)}::text[],
         ${list.map((s) => s.guestId)}::text[], ${list.map((s) => s.deviceId)}::text[], ${list.map((s) => s.mac)}::text[],
         ${list.map((s) => s.startedAt.toISOString())}::timestamptz[],
         ${list.map((s) => s.endedAt?.toISOString() ?? null)}::timestamptz[],
-        ${list.map((s) => s.duration)}::int[], ${list.map((s) => s.visitType)}::smallint[])
-        AS v("id", "locationId", "guestId", "deviceId", "mac", "startedAt", "endedAt", "duration", "visitType")`;
+        ${list.map((s) => s.duration)}::int[], ${list.map((s) => s.visitType)}::smallint[],
+        ${list.map((s) => s.lastLogId)}::text[])
+        AS v("id", "locationId", "guestId", "deviceId", "mac", "startedAt", "endedAt", "duration", "visitType", "lastLogId")`;
 }
 
 async function updateLocationSessions(tx: Tx, tenantId: string, list: LocationSessionRow[]): Promise<void> {
   if (list.length === 0) return;
-  await tx.$executeRaw`UPDATE "LocationSession" AS s SET "endedAt" = v."endedAt", "duration" = v."duration"
+  await tx.$executeRaw`UPDATE "LocationSession" AS s
+      SET "endedAt" = v."endedAt", "duration" = v."duration", "lastLogId" = v."lastLogId"
       FROM (SELECT unnest(${list.map((s) => s.id)}::text[]) AS "id",
                    unnest(${list.map((s) => s.endedAt?.toISOString() ?? null)}::timestamptz[]) AS "endedAt",
-                   unnest(${list.map((s) => s.duration)}::int[]) AS "duration") AS v
+                   unnest(${list.map((s) => s.duration)}::int[]) AS "duration",
+                   unnest(${list.map((s) => s.lastLogId)}::text[]) AS "lastLogId") AS v
       WHERE s."id" = v."id" AND s."tenantId" = ${tenantId}`;
 }
 

@@ -1,6 +1,6 @@
 // Leave by timeout: a device not detected for ACTIVE_WINDOW_SECONDS has left its location. Its next
 // detection would close the visit (ingest.presence.ts); the event sweeper (src/events/sweeper.ts)
-// does it sooner, closing the open location session and its latest zone visit at the last detection
+// does it sooner, closing the open location session and its latest zone visit (`lastLogId`) at the last detection
 // and recording `presence.zone_left` and `presence.location_left` with `reason: "timeout"`, as the
 // service (actor `system`). A later detection then opens a new (returning) visit.
 import type { Prisma } from '../../db/database.js';
@@ -19,6 +19,7 @@ interface ClosedVisit {
   startedAt: Date;
   visitType: number;
   lastSeen: Date;
+  lastLogId: string | null;
 }
 
 interface LatestLog {
@@ -69,13 +70,12 @@ export async function closeTimedOutVisits(
         WHERE s."id" = q."id" AND s."tenantId" = ${tenantId} AND s."endedAt" IS NULL
           AND cp."tenantId" = s."tenantId" AND cp."mac" = s."mac" AND cp."seenAt" < ${cutoff}
         RETURNING s."id", s."mac", s."deviceId", s."guestId", s."locationId", s."startedAt",
-          s."visitType", cp."seenAt" AS "lastSeen"`;
+          s."visitType", cp."seenAt" AS "lastSeen", s."lastLogId"`;
         if (visits.length === 0) return [];
-        const ids = visits.map((v) => v.id);
+        const lastLogIds = visits.flatMap((v) => (v.lastLogId ? [v.lastLogId] : []));
         const logs = await tx.$queryRaw<LatestLog[]>`
-        SELECT DISTINCT ON ("sessionId") "id", "sessionId", "zoneId", "timestamp", "locationId", "guestId", "guestMac"
-        FROM "LocationLog" WHERE "tenantId" = ${tenantId} AND "sessionId" = ANY(${ids}::text[])
-        ORDER BY "sessionId", "timestamp" DESC, "id" DESC`;
+        SELECT "id", "sessionId", "zoneId", "timestamp", "locationId", "guestId", "guestMac"
+        FROM "LocationLog" WHERE "tenantId" = ${tenantId} AND "id" = ANY(${lastLogIds}::text[])`;
         const logOf = new Map(logs.map((l) => [l.sessionId, l]));
         if (logs.length > 0) {
           const lastSeen = new Map(visits.map((v) => [v.id, v.lastSeen]));
