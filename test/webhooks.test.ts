@@ -381,13 +381,26 @@ describe.concurrent('PUT /webhooks/:id and DELETE /webhooks/:id', () => {
       token: a.token,
       body: { url: null, events: [], is_active: 'yes' },
     });
+    // Sent empty, a field the update may leave out is required, as Laravel's `sometimes|required`.
     expect(bad.text).toBe(
       unprocessable({
-        url: ['The url field must be a string.', 'The url field must be a valid URL.'],
-        events: ['The events field must have at least 1 items.'],
+        url: ['The url field is required.'],
+        events: ['The events field is required.'],
         is_active: ['The is active field must be true or false.'],
       }),
     );
+    for (const events of [null, [], '']) {
+      const empty = await t.request('PUT', `${URL}/${hook.id}`, { token: a.token, body: { events } });
+      expect(empty.text, JSON.stringify(events)).toBe(
+        unprocessable({ events: ['The events field is required.'] }),
+      );
+    }
+    const gql = await t.graphql(
+      a.token,
+      'mutation($id: ID!) { updateWebhook(id: $id, input: { events: [] }) { id } }',
+      { id: hook.id },
+    );
+    expect(gql.json.errors?.[0]?.message).toBe('The events field is required.');
   });
 
   it('a URL’s credentials: whole in the list, "[redacted]@" in events and audit entries; a new password alone is still an entry', async () => {

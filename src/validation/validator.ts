@@ -40,6 +40,7 @@ export {
   type RequiredIfOptions,
   required,
   requiredIf,
+  requiredWhenPresent,
   requiredWith,
   requiredWithoutAll,
 } from './rules/presence.js';

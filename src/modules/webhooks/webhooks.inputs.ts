@@ -23,6 +23,7 @@ import {
   nullable,
   type Rule,
   required,
+  requiredWhenPresent,
   string,
   textFilter,
   url,
@@ -78,8 +79,8 @@ export const webhookCreateFields = {
  * stay; `is_active: true` enables a disabled endpoint again (its paused deliveries are due at once).
  */
 export const webhookUpdateFields = {
-  url: field([string(), max(URL_MAX), url(['http', 'https'])], URL_DESCRIPTION),
-  events: field([array(), min(1), eventTypes], EVENTS_DESCRIPTION),
+  url: field([requiredWhenPresent(), string(), max(URL_MAX), url(['http', 'https'])], URL_DESCRIPTION),
+  events: field([requiredWhenPresent(), array(), min(1), eventTypes], EVENTS_DESCRIPTION),
   description: field([nullable(), string(), max(255)], 'What it is for; null clears it'),
   is_active: field(
     [boolean()],

@@ -13,6 +13,21 @@ export function required(): RequiredRule {
   };
 }
 
+/**
+ * Laravel's `sometimes|required`, a partial update's field: left out, it passes (and stays as it is);
+ * sent, it must be filled (null, blank text or `[]` is "required", and stops the field).
+ */
+export function requiredWhenPresent(): Rule<Keep> {
+  return {
+    ...simple(
+      'requiredWhenPresent',
+      'The :attribute field is required.',
+      (v) => v === undefined || isFilled(v),
+    ),
+    implicit: true,
+  };
+}
+
 export interface RequiredIfOptions {
   /** Replaces the other field's value in `:value` (Laravel's `validation.values` lines). */
   displayValue?: string;
