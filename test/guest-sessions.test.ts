@@ -258,6 +258,7 @@ describe.concurrent('GET /sessions', () => {
     expect(await ids(a.token, '?end_time=2026-01-05')).toEqual([jan4.id, jan5.id]);
     expect(await ids(a.token, '?end_time=2026-01-04')).toEqual([]);
     expect(await ids(a.token, '?start_time=2026-01-05&end_time=2026-01-05')).toEqual([jan5.id]);
+    expect(await ids(a.token, '?start_time=0001-01-01&end_time=9999-12-31')).toEqual([jan4.id, jan5.id]);
     expect(await count(a.token, '?end_time=2027-01-01')).toBe(2);
     const res = await t.request('GET', `${URL}?start_time=2026-01-05T00:00:00Z&end_time=yesterday`, {
       token: a.token,

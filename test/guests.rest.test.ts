@@ -516,6 +516,9 @@ describe.concurrent('GET /guests filters', () => {
     const last = await at('2026-03-16T23:59:59.999Z');
     await at('2026-03-17T00:00:00Z'); // one week after: out
     expect(await ids(a.token, 'last_visit_date=2026-03-10')).toEqual([first, last]);
+    // The week after the last day PHP's `Y-m-d` reads ends with that day, not past it.
+    expect(await ids(a.token, 'last_visit_date=9999-12-28')).toEqual([]);
+    expect(await ids(a.token, 'last_visit_date=9999-12-01,9999-12-31')).toEqual([]);
   });
 
   it('reads a last_visit_date range as an inclusive interval of at most one month', async () => {

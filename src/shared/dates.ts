@@ -6,5 +6,14 @@ const DAY_MS = 86_400_000;
 /** Start of a `yyyy-mm-dd` day in UTC. */
 export const dayStart = (day: string): Date => new Date(`${day}T00:00:00.000Z`);
 
-/** Start of the day after a `yyyy-mm-dd` day in UTC: the exclusive end of "on or before that day". */
-export const nextDayStart = (day: string): Date => new Date(dayStart(day).getTime() + DAY_MS);
+/** The last millisecond a database date is written for (a later one is year 10000, which no driver writes). */
+const LAST_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
+/**
+ * Start of the day after a `yyyy-mm-dd` day in UTC: the exclusive end of "on or before that day"
+ * (for 9999-12-31, its last millisecond).
+ */
+export const nextDayStart = (day: string): Date => writableDate(dayStart(day).getTime() + DAY_MS);
+
+/** A bound of a date range as the database can be given it: at most 9999-12-31's last millisecond. */
+export const writableDate = (ms: number): Date => new Date(Math.min(ms, LAST_MS));

@@ -494,6 +494,20 @@ describe('types and coercion', () => {
     ]);
   });
 
+  it.each(['0001-01-01', '0099-12-31', '2024-02-29', '9999-12-31'])(
+    'date_format Y-m-d takes %s, as PHP’s createFromFormat does',
+    async (text) => {
+      expect(await messages(text, dateFormat('Y-m-d'))).toEqual([]);
+    },
+  );
+
+  it.each(['0099-02-29', '2026-02-29', '1-01-01', '2026-1-01'])(
+    'date_format Y-m-d refuses %s',
+    async (text) => {
+      expect(await messages(text, dateFormat('Y-m-d'))).toEqual(['The f field must match the format Y-m-d.']);
+    },
+  );
+
   it.each([
     ['+50', 50],
     ['0', 0],

@@ -5,7 +5,7 @@ import type { Prisma } from '../../db/database.js';
 import { CASE_INSENSITIVE_UNIQUE, takenIgnoringCase, textSearch } from '../../db/text-search.js';
 import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { field, filterOf } from '../../operations/operation.js';
-import { dayStart } from '../../shared/dates.js';
+import { dayStart, writableDate } from '../../shared/dates.js';
 import { GENDER_WORDS, genderOfWord } from '../../shared/labels.js';
 import {
   array,
@@ -79,7 +79,7 @@ export function visitWindow(text: string): VisitWindow | keyof typeof LAST_VISIT
   if (parts.length === 1) {
     const start = parseDay(parts[0] ?? '');
     if (start === null) return 'format';
-    return { from: new Date(start), to: new Date(start + 7 * DAY_MS) };
+    return { from: new Date(start), to: writableDate(start + 7 * DAY_MS) };
   }
   if (parts.length !== 2) return 'format';
   const start = parseDay(parts[0] ?? '');
@@ -87,7 +87,7 @@ export function visitWindow(text: string): VisitWindow | keyof typeof LAST_VISIT
   if (start === null || end === null) return 'format';
   if (end < start) return 'order';
   if (end > oneMonthAfter(start)) return 'month';
-  return { from: new Date(start), to: new Date(end + DAY_MS) };
+  return { from: new Date(start), to: writableDate(end + DAY_MS) };
 }
 
 const LAST_VISIT_DATE =

@@ -17,9 +17,12 @@ type DatePart = 'year' | 'month' | 'day' | 'hour' | 'minute' | 'second';
 function toEpoch(parts: Partial<Record<DatePart, number>>): number | null {
   const { year = 1970, month = 1, day = 1, hour = 0, minute = 0, second = 0 } = parts;
   if (month < 1 || month > 12 || hour > 23 || minute > 59 || second > 59) return null;
-  const epoch = Date.UTC(year, month - 1, day, hour, minute, second);
-  // Date.UTC rolls 2026-02-30 over into March; a real date survives the round trip.
-  const date = new Date(epoch);
+  // setUTCFullYear, not Date.UTC: that reads the years 0–99 as 1900–1999 (PHP's `Y` takes 0001).
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day);
+  date.setUTCHours(hour, minute, second);
+  const epoch = date.getTime();
+  // A day past the month's end rolls over (2026-02-30 into March); a real date survives the round trip.
   const realDay = date.getUTCFullYear() === year && date.getUTCMonth() === month - 1;
   return realDay && date.getUTCDate() === day ? epoch : null;
 }
