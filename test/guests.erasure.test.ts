@@ -385,6 +385,27 @@ describe.concurrent('DELETE /guests/:id (erasure)', () => {
     await post('presence', { mac, data_type: 1, connected: true, seen_at: iso(10) });
     const needles = notations(mac);
     expect(await findAnywhere(needles)).toEqual(expect.arrayContaining(['Event.payload']));
+    // The copy holds what the erasure treats as the guest's: the device's presence from before it was
+    // anyone's (no guest then), beside its own; the other guest's rows stay the other guest's.
+    const copy = await t.request('GET', `${GUESTS}/${erased}/export`, { token: a.token });
+    expect(copy.status, copy.text).toBe(200);
+    const guestIds = (rows: Json[]) => rows.map((r) => r.guest_id ?? null);
+    // Its two detections: the one before the device was anyone's, and the one after it was the guest's.
+    expect(copy.json.data.presence_records).toHaveLength(2);
+    expect(guestIds(copy.json.data.location_sessions)).toEqual([erased, null]);
+    expect(new Set(guestIds(copy.json.data.location_logs))).toEqual(new Set([erased, null]));
+    const gql = await t.graphql(
+      a.token,
+      'query($id: ID!) { guestExport(id: $id) { presenceRecords { id } locationSessions { id } locationLogs { id } } }',
+      { id: erased },
+    );
+    expect(gql.json.data.guestExport).toEqual({
+      presenceRecords: [expect.any(Object), expect.any(Object)],
+      locationSessions: copy.json.data.location_sessions.map((r: Json) => ({ id: r.id })),
+      locationLogs: copy.json.data.location_logs.map(() => expect.any(Object)),
+    });
+    const otherCopy = await t.request('GET', `${GUESTS}/${other}/export`, { token: a.token });
+    expect(otherCopy.json.data.presence_records).toEqual([]);
 
     expect((await erase(a.token, erased)).status).toBe(204);
     expect(await findAnywhere(needles)).toEqual([]);

@@ -12,6 +12,8 @@ import {
   eraseGuest,
   exportableGuest,
   exportGuest,
+  heldRows,
+  macsHeld,
   ownRows,
   presenceOrder,
   presenceRecordSelect,
@@ -115,27 +117,27 @@ const GuestExport = builder.objectRef<CopySubject>('GuestExport').implement({
     }),
     presenceRecords: t.field({
       type: [GuestPresenceRecord],
-      resolve: (g, _args, ctx) =>
+      resolve: async (g, _args, ctx) =>
         ctx.prisma.presenceRecord.findMany({
-          where: ownRows(g),
+          where: heldRows(g, { mac: { in: await macsHeld(ctx, g) } }),
           orderBy: presenceOrder,
           select: presenceRecordSelect,
         }),
     }),
     locationSessions: t.prismaField({
       type: ['LocationSession'],
-      resolve: (query, g, _args, ctx) =>
+      resolve: async (query, g, _args, ctx) =>
         ctx.prisma.locationSession.findMany({
           ...query,
-          where: ownRows(g),
+          where: heldRows(g, { mac: { in: await macsHeld(ctx, g) } }),
           orderBy: locationSessionOrder,
         }),
     }),
     locationLogs: t.field({
       type: [GuestLocationLog],
-      resolve: (g, _args, ctx) =>
+      resolve: async (g, _args, ctx) =>
         ctx.prisma.locationLog.findMany({
-          where: ownRows(g),
+          where: heldRows(g, { guestMac: { in: await macsHeld(ctx, g) } }),
           orderBy: locationLogOrder,
           select: {
             id: true,

@@ -21,7 +21,7 @@ import {
 } from '../analytics/analytics.service.js';
 import { deviceListSelect, deviceOrder } from '../guest-devices/guest-devices.service.js';
 import { sessionItemSelect, sessionOrder } from '../guest-sessions/guest-sessions.service.js';
-import { normalizeMac } from '../presence/mac.js';
+import { macVariants, normalizeMac } from '../presence/mac.js';
 import { guestById, guestErased, guestInclude } from './guests.service.js';
 
 /** The guest of the path id in the caller's scope (not erased), or 404. */
@@ -65,6 +65,33 @@ export const ownRows = (g: CopySubject) => ({
   guestId: g.id,
   ...(g.at ? { locationId: g.at } : {}),
 });
+
+const devicesMacs = new WeakMap<CopySubject, Promise<string[]>>();
+
+/** The MACs of the guest's devices, in every form a table stores them (read once per copy). */
+export function macsHeld(ctx: AppContext, g: CopySubject): Promise<string[]> {
+  let macs = devicesMacs.get(g);
+  if (!macs) {
+    macs = ctx.prisma.guestDevice
+      .findMany({ where: { tenantId: g.tenantId, guestId: g.id }, select: { mac: true } })
+      .then((rows) => [...new Set(rows.flatMap((d) => macVariants(d.mac)))]);
+    devicesMacs.set(g, macs);
+  }
+  return macs;
+}
+
+/**
+ * The presence rows of the guest: its own, and those of its devices' MACs that no guest held then
+ * (the device seen before it was the guest's), which its erasure treats as its own too. `byMac`: the
+ * table's MAC column among those MACs. Another guest's rows stay that guest's.
+ */
+export function heldRows<W extends object>(g: CopySubject, byMac: W) {
+  return {
+    tenantId: g.tenantId,
+    ...(g.at ? { locationId: g.at } : {}),
+    OR: [{ guestId: g.id }, { guestId: null, ...byMac }],
+  };
+}
 
 // ---------------------------------------------------------------------------------------------
 // The copy
@@ -117,27 +144,37 @@ async function copyOf(ctx: AppContext, g: CopySubject) {
   // Devices have no location of their own: the guest's are all its location's.
   const own = { tenantId, guestId };
   const here = ownRows(g);
-  const [guest, tags, devices, sessions, presenceRecords, locationSessions, locationLogs, accessCodes] =
+  // Read first: their MACs find the presence of the devices from before they were the guest's.
+  const devices = await ctx.prisma.guestDevice.findMany({
+    where: own,
+    orderBy: deviceOrder(true),
+    select: deviceListSelect,
+  });
+  const macs = [...new Set(devices.flatMap((d) => macVariants(d.mac)))];
+  const [guest, tags, sessions, presenceRecords, locationSessions, locationLogs, accessCodes] =
     await Promise.all([
       ctx.prisma.guest.findUniqueOrThrow({ where: { id: guestId }, include: guestInclude(tenantId) }),
       tagsOf(ctx, g),
-      ctx.prisma.guestDevice.findMany({ where: own, orderBy: deviceOrder(true), select: deviceListSelect }),
       ctx.prisma.guestSession.findMany({
         where: here,
         orderBy: sessionOrder(true),
         select: sessionItemSelect,
       }),
       ctx.prisma.presenceRecord.findMany({
-        where: here,
+        where: heldRows(g, { mac: { in: macs } }),
         orderBy: presenceOrder,
         select: presenceRecordSelect,
       }),
       ctx.prisma.locationSession.findMany({
-        where: here,
+        where: heldRows(g, { mac: { in: macs } }),
         orderBy: locationSessionOrder,
         select: locationSessionSelect,
       }),
-      ctx.prisma.locationLog.findMany({ where: here, orderBy: locationLogOrder, select: locationLogSelect }),
+      ctx.prisma.locationLog.findMany({
+        where: heldRows(g, { guestMac: { in: macs } }),
+        orderBy: locationLogOrder,
+        select: locationLogSelect,
+      }),
       ctx.prisma.accessCode.findMany({
         where: usedCodesWhere(g),
         orderBy: accessCodeOrder,
