@@ -1,6 +1,7 @@
 // The operator interface end to end: the admin CLI and the server as child processes on one
 // embedded database in a temporary DATA_DIR (always embedded, whatever TEST_DATABASE_URL says).
 import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -134,6 +135,17 @@ describe('admin CLI and server on one embedded database', { timeout: 120_000 }, 
       error: 'DATABASE_URL postgresql://127.0.0.1:1/gateway: connect ECONNREFUSED 127.0.0.1:1',
     });
     expect(run.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('a DATA_DIR with no database is one line for every command but bootstrap; nothing is made there', async () => {
+    const missing = path.join(dataDir, 'mistyped', 'data');
+    const env = { ...childEnv(), DATA_DIR: missing };
+    const run = await finished(start('admin', ['token', 'list', '--tenant', 'x', '--json'], env), 100_000);
+    expect(run.code).toBe(1);
+    expect(onlyJson(run)).toEqual({
+      error: `DATA_DIR ${missing}: no database there; \`bootstrap\` starts one (is it the server's DATA_DIR?)`,
+    });
+    expect(existsSync(missing)).toBe(false);
   });
 
   it('--json keeps its promise on every usage error: one object, the message without the usage', async () => {

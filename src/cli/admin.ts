@@ -1,5 +1,6 @@
 // `npm run --silent admin -- <command>`: the operator interface of decisions "Operator interface".
 // With --json a command prints exactly one JSON object on stdout; progress goes to stderr.
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { tokenScopeNames } from '../auth/permissions.js';
@@ -476,6 +477,17 @@ async function main(): Promise<number> {
         // The servers' live readers hear of this command's events at once, as of their own writes.
         const { publishEventsThroughRedis } = await import('./live-events.js');
         live = publishEventsThroughRedis(config.redisUrl);
+      }
+      // Only bootstrap starts an embedded database: for any other command, a DATA_DIR without one
+      // is a mistyped path, said so at once rather than made into an empty database.
+      if (
+        !config.databaseUrl &&
+        command !== 'bootstrap' &&
+        !existsSync(path.join(config.dataDir, 'PG_VERSION'))
+      ) {
+        throw new CommandFailed(
+          `DATA_DIR ${config.dataDir}: no database there; \`bootstrap\` starts one (is it the server's DATA_DIR?)`,
+        );
       }
       const { openDatabase, openFailure } = await import('../db/database.js');
       // Maintenance commands (seeding) may run long statements: no statement timeout here.
