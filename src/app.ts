@@ -35,7 +35,7 @@ import { connectRedis } from './redis/redis.js';
 import { API_PREFIX, methodNotAllowedMessage, mountRest, pathMethods, sendJson } from './rest/adapter.js';
 import { mountDocs, PUBLIC_API_PATHS } from './rest/docs.js';
 import { routeTable } from './rest/route-table.js';
-import { nestedDeeperThan } from './shared/json-depth.js';
+import { undecodable } from './shared/json-decode.js';
 import { mountMedia } from './storage/media-route.js';
 
 export const BODY_LIMIT = 1024 * 1024;
@@ -149,8 +149,9 @@ export async function buildApp(deps: {
     } catch {
       return done(new AppError('MALFORMED_JSON'), undefined);
     }
-    // GraphQL judges its variables' nesting itself, in its own error format.
-    if (!isGraphql(req) && nestedDeeperThan(parsed)) return done(new AppError('MALFORMED_JSON'), undefined);
+    // What PHP's json_decode refuses (too deep, an unpaired surrogate) is malformed too. GraphQL judges
+    // its variables' nesting itself, in its own error format.
+    if (!isGraphql(req) && undecodable(parsed)) return done(new AppError('MALFORMED_JSON'), undefined);
     done(null, parsed);
   };
   fastify.addContentTypeParser('application/json', { parseAs: 'string' }, jsonBody);

@@ -134,6 +134,24 @@ describe('bodies', () => {
     expect(res.text).toBe('{"message":"Malformed JSON body."}');
   });
 
+  it('answers JSON with an unpaired surrogate 400, as PHP’s json_decode refuses it; a paired one is read', async () => {
+    for (const rawBody of [
+      '{"name":"Hall \\ud800"}',
+      '{"name":"x","\\udc00":1}',
+      '{"name":["\\udbff\\u0041"]}',
+    ]) {
+      const res = await t.request('POST', '/api/v1/locations', { token, rawBody });
+      expect(res.status, rawBody).toBe(400);
+      expect(res.text).toBe('{"message":"Malformed JSON body."}');
+    }
+    const paired = await t.request('POST', '/api/v1/locations', {
+      token,
+      rawBody: `{"name":"Smile \\ud83d\\ude00 ${Date.now()}"}`,
+    });
+    expect(paired.status, paired.text).toBe(201);
+    expect(paired.json.data.name).toMatch(/^Smile 😀 /);
+  });
+
   it('answers JSON nested deeper than 512 arrays and objects 400, as PHP’s json_decode refuses it; 512 levels are read', async () => {
     const nested = (levels: number) => `{"name":${'['.repeat(levels - 1)}1${']'.repeat(levels - 1)}}`;
     for (const levels of [513, 5000]) {

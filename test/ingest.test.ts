@@ -133,6 +133,24 @@ describe.concurrent('POST /ingest/presence', () => {
     expect(await tables(a.tenant_id)).toEqual(before);
   });
 
+  it('refuses a moment the database cannot hold (year 0, or past 9999 once its offset applies)', async () => {
+    const { a, z0, ingest } = await setup();
+    const before = await tables(a.tenant_id);
+    const res = await t.request('POST', PRESENCE, {
+      token: ingest,
+      body: {
+        events: [
+          presence({ zone_id: z0.id, seen_at: '0001-01-01T00:00:00+14:00' }),
+          presence({ zone_id: z0.id, seen_at: '9999-12-31T23:59:59-14:00' }),
+          presence({ zone_id: z0.id, seen_at: '0001-01-01T00:00:00Z' }),
+        ],
+      },
+    });
+    expect(res.status).toBe(422);
+    expect(Object.keys(res.json.errors)).toEqual(['events.0.seen_at', 'events.1.seen_at']);
+    expect(await tables(a.tenant_id)).toEqual(before);
+  });
+
   it('refuses a zone of another location than the one named, and the envelope', async () => {
     const { z0, ingest, a } = await setup();
     const res = await t.request('POST', PRESENCE, {

@@ -816,6 +816,16 @@ describe.concurrent('POST /locations and PUT /locations/:id', () => {
             smart_login_frequency_type: ['The selected smart login frequency type is invalid.'],
           },
         );
+        // At most what its column holds (it was a 500 beyond).
+        for (const frequency of [2147483648, '1700000000000']) {
+          await expect422(
+            method,
+            { name: 'x', smart_login: 1, smart_login_frequency: frequency, smart_login_frequency_type: 2 },
+            {
+              smart_login_frequency: ['The smart login frequency field must not be greater than 2147483647.'],
+            },
+          );
+        }
         // Not required when smart login is off.
         await expectOk(method, { name: 'SL off', smart_login: 0 });
       });

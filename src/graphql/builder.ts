@@ -7,6 +7,7 @@ import { GraphQLError } from 'graphql';
 import type { AppContext } from '../context.js';
 import type PrismaTypes from '../generated/prisma/pothos-types.js';
 import { getDatamodel } from '../generated/prisma/pothos-types.js';
+import { storableInstant } from '../shared/dates.js';
 import { isoMicros } from '../shared/format.js';
 
 export const builder = new SchemaBuilder<{
@@ -33,7 +34,7 @@ builder.scalarType('DateTime', {
   parseValue: (v) => {
     const d = new Date(String(v));
     // A GraphQLError: graphql-js reports it as the caller's coercion error (another error is masked).
-    if (Number.isNaN(d.getTime())) throw new GraphQLError('DateTime must be an ISO 8601 date-time.');
+    if (!storableInstant(d.getTime())) throw new GraphQLError('DateTime must be an ISO 8601 date-time.');
     return d;
   },
 });

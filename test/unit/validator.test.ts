@@ -8,6 +8,7 @@ import {
   confirmed,
   countryCode,
   custom,
+  date,
   dateFormat,
   email,
   exists,
@@ -501,7 +502,25 @@ describe('types and coercion', () => {
     },
   );
 
-  it.each(['0099-02-29', '2026-02-29', '1-01-01', '2026-1-01'])(
+  it.each([
+    '0001-01-01',
+    '0050-06-15 12:00:00',
+    '2026-11-28T05:00:00+04:00',
+    '9999-12-31T23:59:59Z',
+    '9999-12-31T23:59:59+14:00',
+  ])('date takes %s', async (text) => {
+    expect(await messages(text, date())).toEqual([]);
+  });
+
+  // PostgreSQL has no year 0, and no driver writes year 10000: such moments are no dates here.
+  it.each(['0000-01-01', '0001-01-01T00:00:00+14:00', '9999-12-31T23:59:59-14:00', '2026-02-30'])(
+    'date refuses %s',
+    async (text) => {
+      expect(await messages(text, date())).toEqual(['The f field must be a valid date.']);
+    },
+  );
+
+  it.each(['0000-01-01', '0099-02-29', '2026-02-29', '1-01-01', '2026-1-01'])(
     'date_format Y-m-d refuses %s',
     async (text) => {
       expect(await messages(text, dateFormat('Y-m-d'))).toEqual(['The f field must match the format Y-m-d.']);

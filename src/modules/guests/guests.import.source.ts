@@ -3,7 +3,7 @@
 // line it starts on. What the file itself gets wrong is the `file` field's 422; what one row gets
 // wrong is that row's (guests.import.ts reports it as `rows.N`).
 import { CsvError, readCsv } from '../../shared/csv-reader.js';
-import { nestedDeeperThan } from '../../shared/json-depth.js';
+import { undecodable } from '../../shared/json-decode.js';
 import { ValidationError } from '../../validation/validator.js';
 
 export const IMPORT_FORMATS = ['csv', 'ndjson', 'json'] as const;
@@ -114,7 +114,7 @@ function tagList(cell: string): unknown {
   if (text.startsWith('[')) {
     try {
       const parsed: unknown = JSON.parse(text);
-      return Array.isArray(parsed) && !nestedDeeperThan(parsed) ? parsed : cell;
+      return Array.isArray(parsed) && !undecodable(parsed) ? parsed : cell;
     } catch {
       return cell;
     }
@@ -145,7 +145,7 @@ function ndjsonRows(text: string): Omit<FileRows, 'format'> {
       row = undefined;
     }
     rows.push(
-      row === undefined || nestedDeeperThan(row)
+      row === undefined || undecodable(row)
         ? new UnreadableRow('The :attribute field must be a valid JSON string.')
         : row,
     );
@@ -161,7 +161,7 @@ function jsonRows(text: string): Omit<FileRows, 'format'> {
   } catch {
     parsed = undefined;
   }
-  if (!Array.isArray(parsed) || nestedDeeperThan(parsed))
+  if (!Array.isArray(parsed) || undecodable(parsed))
     throw fileError('The file field must be a valid JSON array.');
   // Elements are not numbered by line: the whole array may be one line.
   return { rows: parsed, lines: parsed.map(() => null) };

@@ -1,5 +1,7 @@
 // The rules of the ingest batches (beyond the spec). Each event is checked on its own and its
 // messages are keyed `events.<index>.<field>`, with Laravel's wording for nested attributes.
+
+import { storableInstant } from '../../shared/dates.js';
 import {
   array,
   boolean,
@@ -37,7 +39,8 @@ const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+
 export function parseIsoDateTime(v: unknown): Date | null {
   if (typeof v !== 'string' || !ISO_8601.test(v)) return null;
   const d = new Date(v);
-  return Number.isNaN(d.getTime()) ? null : d;
+  // Also a moment the database cannot hold (year 0, or past 9999 once the offset is applied).
+  return storableInstant(d.getTime()) ? d : null;
 }
 
 /** A value its rules guarantee; missing only when a rule's check and its coercion disagree (a bug). */

@@ -110,7 +110,11 @@ export function locationWriteFields(env: InputEnv) {
       'IANA time zone of the venue, default UTC',
     ),
     smart_login: field([nullable(), integer(), inList([0, 1])], 'null inherit, 0 disabled, 1 enabled'),
-    smart_login_frequency: field([requiredIf('smart_login', 1), nullable(), integer(), min(1)]),
+    smart_login_frequency: field(
+      // At most what its column (a PostgreSQL integer) holds.
+      [requiredIf('smart_login', 1), nullable(), integer(), min(1), max(2_147_483_647)],
+      'How many hours or days (smart_login_frequency_type) between logins: 1 to 2147483647',
+    ),
     smart_login_frequency_type: field(
       [requiredIf('smart_login', 1), nullable(), integer(), inList([2, 3])],
       '2 hours, 3 days',

@@ -1,4 +1,6 @@
 // Date rules: dateFormat (strict, as PHP's round trip) and afterOrEqual (dates read as Laravel compares them).
+
+import { storableInstant } from '../../shared/dates.js';
 import type { Keep, Rule, RuleContext } from '../engine.js';
 import { fill } from '../messages.js';
 import { isEmpty, isNumeric } from '../php-values.js';
@@ -22,6 +24,7 @@ function toEpoch(parts: Partial<Record<DatePart, number>>): number | null {
   date.setUTCFullYear(year, month - 1, day);
   date.setUTCHours(hour, minute, second);
   const epoch = date.getTime();
+  if (!storableInstant(epoch)) return null;
   // A day past the month's end rolls over (2026-02-30 into March); a real date survives the round trip.
   const realDay = date.getUTCFullYear() === year && date.getUTCMonth() === month - 1;
   return realDay && date.getUTCDate() === day ? epoch : null;
@@ -89,11 +92,18 @@ function parseDate(value: unknown): number | null {
     Number(part ?? 0),
   );
   if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 59) return null;
-  const epoch = Date.UTC(Number(y), month - 1, day, hour, minute, second);
-  if (zone === undefined || zone === 'Z') return epoch;
-  const sign = zone.startsWith('-') ? -1 : 1;
-  const digits = zone.replace(/[+:-]/g, '');
-  return epoch - sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2))) * 60_000;
+  // setUTCFullYear, not Date.UTC, which reads the years 0–99 as 1900–1999.
+  const local = new Date(0);
+  local.setUTCFullYear(Number(y), month - 1, day);
+  local.setUTCHours(hour, minute, second);
+  let epoch = local.getTime();
+  if (zone !== undefined && zone !== 'Z') {
+    const sign = zone.startsWith('-') ? -1 : 1;
+    const digits = zone.replace(/[+:-]/g, '');
+    epoch -= sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2))) * 60_000;
+  }
+  // A moment the database cannot hold (year 0, or past 9999 once its offset is applied) is no date.
+  return storableInstant(epoch) ? epoch : null;
 }
 
 /**

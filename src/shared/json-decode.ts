@@ -1,0 +1,27 @@
+// What PHP's json_decode refuses, this service refuses too, wherever JSON comes in (a request body, an
+// imported file): JSON nested deeper than 512 arrays and objects (its default depth), and a string or
+// key holding an unpaired UTF-16 surrogate (`"\ud800"`: JSON_ERROR_UTF16). Such input is unreadable
+// like any other. A lone surrogate would otherwise be stored as U+FFFD, so what was checked (an ingest
+// event id's duplicate) and what was stored would differ.
+export const JSON_DEPTH = 512;
+
+/** An unpaired surrogate (in a `u` expression, a paired one is one code point, not a match). */
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/**
+ * Whether json_decode would refuse what JSON.parse made `value`: arrays or objects nested deeper than
+ * `depth` (a walk of at most that depth), or an unpaired surrogate in a string or key.
+ */
+export function undecodable(value: unknown, depth = JSON_DEPTH): boolean {
+  if (typeof value === 'string') return LONE_SURROGATE.test(value);
+  if (typeof value !== 'object' || value === null) return false;
+  if (depth === 0) return true;
+  if (Array.isArray(value)) {
+    for (const item of value) if (undecodable(item, depth - 1)) return true;
+    return false;
+  }
+  for (const [key, item] of Object.entries(value)) {
+    if (LONE_SURROGATE.test(key) || undecodable(item, depth - 1)) return true;
+  }
+  return false;
+}
