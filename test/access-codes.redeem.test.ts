@@ -526,9 +526,10 @@ describe.sequential('redeem statement count', () => {
     const { result, sql } = await recordStatements(t.db, () => redeem(a.token, body));
     expect(result.status, result.text).toBe(200);
     // Authentication, the code and location rules, the code with its names and limits, then in
-    // one transaction the device, the conditional update and the event (with its audit entry).
+    // one transaction the device's turn (src/modules/presence/device-locks.ts), the device, the
+    // conditional update and the event (with its audit entry).
     // (PGlite reports its commit as `-- Implicit "COMMIT" query …`, PostgreSQL as `COMMIT`.)
-    expect(sql.filter((s) => !/^BEGIN\b|\bCOMMIT\b/.test(s))).toHaveLength(7);
+    expect(sql.filter((s) => !/^BEGIN\b|\bCOMMIT\b/.test(s))).toHaveLength(8);
   });
 });
 

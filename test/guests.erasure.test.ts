@@ -419,6 +419,82 @@ describe.concurrent('DELETE /guests/:id (erasure)', () => {
     expect(sessions.json.data.map((x: Json) => x.guest_device_ip)).toEqual([ip]);
   }, 120_000);
 
+  it('wins over writes sent at the same moment: an update, an ingest batch, a redeem; none answers 500', async () => {
+    const w = await world();
+    const ingest = (await issueToken(prisma(), w.a.user_id, ['ingest'])).token;
+    const zone = await prisma().zone.findFirstOrThrow({ where: { tenantId: w.a.tenant_id } });
+    const [erasure, ...others] = await Promise.all([
+      erase(w.a.token, w.guestId),
+      t.request('PUT', `${GUESTS}/${w.guestId}`, {
+        token: w.a.token,
+        body: { location_id: w.locationId, name: 'Back Again', email: `back.${tok()}@erase.test` },
+      }),
+      t.request('POST', '/api/v1/ingest/presence', {
+        token: ingest,
+        body: {
+          events: w.macs.map((mac) => ({
+            event_id: eid(),
+            mac,
+            data_type: 1,
+            connected: true,
+            zone_id: zone.id,
+            seen_at: iso(1),
+          })),
+        },
+      }),
+      t.request('POST', '/api/v1/ingest/sessions', {
+        token: ingest,
+        body: {
+          events: w.macs.map((mac) => ({
+            event_id: eid(),
+            kind: 'start',
+            mac,
+            ip: w.values.ip,
+            location_id: w.locationId,
+            bytes_up: 1,
+            bytes_down: 1,
+            login_type: 'Email',
+            at: iso(1),
+          })),
+        },
+      }),
+    ]);
+    expect(erasure?.status).toBe(204);
+    // The update came before (then erased with the rest) or after (then the guest was absent).
+    const [update, presence, sessions] = others;
+    expect([200, 404]).toContain(update?.status);
+    expect(presence?.status, presence?.text).toBe(200);
+    // After the erasure the MACs are no known device: a start then needs its guest_id.
+    expect([200, 422], sessions?.text).toContain(sessions?.status);
+    if (sessions?.status === 422)
+      expect(sessions.json.errors['events.0.guest_id']).toEqual([
+        'The events.0.guest id field is required when events.0.mac is not a known device.',
+      ]);
+    // Whatever the order, nothing of the guest is left: no name, no address anywhere, and no row
+    // linked to it holds a MAC as it was. (A batch that came after the erasure saw MACs of no known
+    // device: what it wrote is a new sighting, of no one.)
+    const needles = [...Object.values(w.values), 'Back Again'].filter((v) => v !== w.values.tag);
+    expect(await findAnywhere(needles)).toEqual([]);
+    const raw = { in: w.macs.flatMap(notations) };
+    const linked = { tenantId: w.a.tenant_id, guestId: w.guestId };
+    expect([
+      await prisma().presenceRecord.count({ where: { ...linked, mac: raw } }),
+      await prisma().currentPresence.count({ where: { ...linked, mac: raw } }),
+      await prisma().locationSession.count({ where: { ...linked, mac: raw } }),
+      await prisma().locationLog.count({ where: { ...linked, guestMac: raw } }),
+      await prisma().guestDevice.count({ where: { ...linked, mac: raw } }),
+      await prisma().guestSession.count({ where: { ...linked, ipAddress: { not: '0.0.0.0' } } }),
+    ]).toEqual([0, 0, 0, 0, 0, 0]);
+    const events = await prisma().event.findMany({ where: { tenantId: w.a.tenant_id } });
+    const mentions = events.filter((e) => {
+      const p = e.payload as Record<string, unknown>;
+      return p.guest_id === w.guestId && w.macs.flatMap(notations).some((m) => JSON.stringify(p).includes(m));
+    });
+    expect(mentions).toEqual([]);
+    const row = await prisma().guest.findUniqueOrThrow({ where: { id: w.guestId } });
+    expect([row.name, row.email, row.erasedAt !== null]).toEqual(['', null, true]);
+  }, 120_000);
+
   it('makes the guest absent everywhere: 404 on REST, null on GraphQL, gone from lists and relations', async () => {
     const w = await world();
     expect((await erase(w.a.token, w.guestId)).status).toBe(204);

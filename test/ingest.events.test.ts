@@ -222,6 +222,47 @@ describe.concurrent('events of the presence ingest', () => {
     }
   });
 
+  it('batches about the same devices at once take turns: one open visit each, every zone visit entered and left once', async () => {
+    const { a, z0, z1, ingest } = await setup();
+    const other = await addHierarchy(prisma(), a.tenant_id, { buildings: 1, floors: 1, zones: 1 });
+    const z2 = await prisma().zone.findFirstOrThrow({
+      where: { tenantId: a.tenant_id, floor: { building: { locationId: other } } },
+    });
+    const macs = Array.from({ length: 5 }, (_, i) => `AA:BB:CC:10:02:0${i}`);
+    const batch = (zoneId: string, secondsAgo: number) =>
+      macs.map((mac) => ({
+        event_id: eid(),
+        mac,
+        data_type: 1,
+        connected: false,
+        zone_id: zoneId,
+        seen_at: ago(secondsAgo).toISOString(),
+      }));
+    await send(PRESENCE, ingest, batch(z0.id, 60));
+    await Promise.all([
+      send(PRESENCE, ingest, batch(z1.id, 50)),
+      send(PRESENCE, ingest, batch(z2.id, 40)),
+      send(PRESENCE, ingest, batch(z1.id, 30)),
+      send(PRESENCE, ingest, batch(z2.id, 20)),
+    ]);
+    const events = await eventsOf(a.tenant_id);
+    for (const mac of macs) {
+      expect(
+        await prisma().locationSession.count({ where: { tenantId: a.tenant_id, mac, endedAt: null } }),
+      ).toBe(1);
+      const open = new Map<string, number>();
+      for (const e of events.filter((x) => x.payload.mac === mac)) {
+        const n = open.get(e.resourceId) ?? 0;
+        if (e.type.endsWith('_entered')) open.set(e.resourceId, n + 1);
+        else open.set(e.resourceId, n - 1);
+        // Left only once entered, entered once.
+        expect([0, 1], `${mac} ${e.type} ${e.resourceId}`).toContain(open.get(e.resourceId));
+      }
+      // What is still open: one location visit and one zone visit.
+      expect([...open.values()].filter((n) => n === 1)).toHaveLength(2);
+    }
+  });
+
   it('a detection after the active window leaves zone and location by timeout, then enters again (a returning visit)', async () => {
     const { a, locationId, z0, ingest } = await setup();
     const mac = 'AA:BB:CC:10:00:02';

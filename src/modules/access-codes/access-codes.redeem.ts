@@ -11,6 +11,7 @@ import { ValidationError } from '../../validation/validator.js';
 import { deviceFirstSeen, deviceListSelect } from '../guest-devices/guest-devices.service.js';
 import { sessionEvent, sessionItemSelect } from '../guest-sessions/guest-sessions.service.js';
 import { guestVisibleSelect, recordGuestCreated } from '../guests/guests.service.js';
+import { lockDevices } from '../presence/device-locks.js';
 import { macVariants, normalizeMac } from '../presence/mac.js';
 import { GENERATED, redeemFields } from './access-codes.inputs.js';
 import { AVAILABLE, REVOKED, USED } from './access-codes.labels.js';
@@ -151,6 +152,8 @@ async function redeemIn(
   const { tx, log } = w;
   // The rule let through a MAC in one of Laravel's notations; stored upper-case with colons.
   const mac = normalizeMac(input.mac);
+  // The device takes its turn as an ingest batch's do (src/modules/presence/device-locks.ts).
+  await lockDevices(tx, tenantId, [mac]);
   const device = await tx.guestDevice.findFirst({
     where: { tenantId, mac: { in: macVariants(mac) } },
     select: { id: true, guestId: true, guest: { select: guestNameSelect } },

@@ -21,8 +21,9 @@ import {
 } from '../analytics/analytics.service.js';
 import { deviceListSelect, deviceOrder } from '../guest-devices/guest-devices.service.js';
 import { sessionItemSelect, sessionOrder } from '../guest-sessions/guest-sessions.service.js';
+import { lockAllDevices } from '../presence/device-locks.js';
 import { macVariants, normalizeMac } from '../presence/mac.js';
-import { guestById, guestErased, guestInclude } from './guests.service.js';
+import { guestById, guestErased, guestInclude, lockLiveGuest } from './guests.service.js';
 
 /** The guest of the path id in the caller's scope (not erased), or 404. */
 async function guestInScope(ctx: AppContext, scope: Scope, id: string) {
@@ -347,10 +348,10 @@ export async function eraseGuestData(
   const avatar = await writeWithEvents(source, TRANSACTION_OPTIONS, async (tx, log) => {
     // Locked first: a concurrent erasure of the same guest waits on this row, then finds nothing; the
     // avatar path read here is the one the erasure empties (a concurrent update cannot swap it).
-    const [row] = await tx.$queryRaw<{ imagePath: string | null }[]>(PrismaNS.sql`
-      SELECT "imagePath" FROM "Guest"
-      WHERE "id" = ${guestId} AND "tenantId" = ${tenantId} AND "erasedAt" IS NULL
-      FOR UPDATE`);
+    // Every device of the tenant takes its turn first: a batch writing the guest's MACs is done
+    // before this reads them, or waits until this is done (src/modules/presence/device-locks.ts).
+    await lockAllDevices(tx, tenantId);
+    const row = await lockLiveGuest(tx, tenantId, guestId);
     if (!row || (opts.when && !(await opts.when(tx)))) return undefined;
     await tx.guest.updateMany({ where: { id: guestId, tenantId }, data: blankGuest(new Date()) });
     await tx.guestTag.deleteMany({ where: own });

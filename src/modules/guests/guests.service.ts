@@ -397,6 +397,22 @@ export function guestErased(guestId: string, action: string, at = new Date()): N
 const guestInTx = (tx: Tx, tenantId: string, id: string): Promise<GuestRow> =>
   tx.guest.findUniqueOrThrow({ where: { id }, include: guestInclude(tenantId) });
 
+/**
+ * Locks the guest's row for the caller's write, if it is not erased (its avatar's path, read under
+ * the lock); null when it is absent or erased. Every write of a guest (its update, its erasure) takes it first: an update waiting on an
+ * erasure then finds the guest erased (404), never writing its values back onto the erased row.
+ */
+export async function lockLiveGuest(
+  tx: Tx,
+  tenantId: string,
+  id: string,
+): Promise<{ imagePath: string | null } | null> {
+  const [row] = await tx.$queryRaw<{ imagePath: string | null }[]>`
+    SELECT "imagePath" FROM "Guest"
+    WHERE "id" = ${id} AND "tenantId" = ${tenantId} AND "erasedAt" IS NULL FOR UPDATE`;
+  return row ?? null;
+}
+
 /** `guest.created` for a guest another write made (a redeem's anonymous guest), read in its transaction. */
 export async function recordGuestCreated(
   ctx: AppContext,
@@ -464,6 +480,8 @@ export const updateGuest = operation({
     const data = toColumns(input, existing);
     const updated = await withAvatar(ctx, input, (imagePath) =>
       writeWithEvents(ctx, async (tx, log) => {
+        // Erased meanwhile (a concurrent erasure): absent, as after it.
+        if (!(await lockLiveGuest(tx, scope.tenantId, existing.id))) throw new AppError('NOT_FOUND');
         const before = await guestInTx(tx, scope.tenantId, existing.id);
         await tx.guest.update({
           where: { id: existing.id },

@@ -8,6 +8,7 @@ import type { Prisma } from '../../db/database.js';
 import { scoped } from '../../db/scope.js';
 import { actorOf, type EventLog, lastIdOf } from '../../events/outbox.js';
 import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
+import { lockDevices } from '../presence/device-locks.js';
 import { macVariants, normalizeMac } from '../presence/mac.js';
 import { publishPresence } from '../presence/presence.pubsub.js';
 import {
@@ -38,6 +39,12 @@ export async function ingestPresence(
     tenantId,
     actor,
     async (tx, log) => {
+      // The batch's devices take their turn first (src/modules/presence/device-locks.ts).
+      await lockDevices(
+        tx,
+        tenantId,
+        [...valid.values()].map((e) => e.mac),
+      );
       const events = await resolvePlaces(tx, tenantId, valid, errors);
       errors.throwIfAny();
       const fresh = await claimEvents(tx, tenantId, 'presence', raw, valid, errors);

@@ -9,6 +9,7 @@ import { actorOf, type EventLog } from '../../events/outbox.js';
 import { AVAILABLE, USED } from '../access-codes/access-codes.labels.js';
 import { deviceFirstSeen, deviceListSelect } from '../guest-devices/guest-devices.service.js';
 import { sessionEvent, sessionItemSelect } from '../guest-sessions/guest-sessions.service.js';
+import { lockDevices } from '../presence/device-locks.js';
 import { macVariants, normalizeMac } from '../presence/mac.js';
 import {
   attr,
@@ -33,6 +34,12 @@ export async function ingestSessions(
   const { raw, valid } = await validateEvents(body, sessionEventRules, readSessionEvent, errors);
   const { tenantId } = scoped(scope);
   await inTransactionWithEvents(ctx.prisma, tenantId, actorOf(ctx, 'ingest'), async (tx, log) => {
+    // The batch's devices take their turn first (src/modules/presence/device-locks.ts).
+    await lockDevices(
+      tx,
+      tenantId,
+      [...valid.values()].map((e) => e.mac),
+    );
     const events = await resolveSessionEvents(tx, tenantId, valid, errors);
     errors.throwIfAny();
     const fresh = await claimEvents(tx, tenantId, 'session', raw, valid, errors);
