@@ -552,6 +552,28 @@ describe.concurrent('PUT /users/:id/deactivate and /activate', () => {
     expect((await userRow(support.userId)).status).toBe(1);
   });
 
+  it('deactivations and an activation at once take turns: the log’s last word is the final status', async () => {
+    const a = await tenant();
+    for (let round = 0; round < 4; round++) {
+      const u = await addUser(t.db.prisma, a.tenant_id, 'tenant');
+      const answers = await Promise.all(
+        ['deactivate', 'activate', 'deactivate'].map((action) =>
+          t.request('PUT', `${URL}/${u.userId}/${action}`, { token: a.token }),
+        ),
+      );
+      for (const r of answers) expect(r.status, r.text).toBe(204);
+      const row = await userRow(u.userId);
+      const events = await t.db.prisma.event.findMany({
+        where: { tenantId: a.tenant_id, resourceId: u.userId },
+        orderBy: { id: 'asc' },
+      });
+      // Each event a change from the status before it: alternating, ending where the row is.
+      const statuses = events.map((e) => (e.payload as { status: number }).status);
+      expect(statuses.at(-1)).toBe(row.status);
+      for (let i = 1; i < statuses.length; i++) expect(statuses[i]).not.toBe(statuses[i - 1]);
+    }
+  });
+
   it('a venue admin deactivates its location’s front desk, not another location’s', async () => {
     const a = await tenant();
     const other = await t.db.prisma.location.create({ data: { tenantId: a.tenant_id, name: 'Far venue' } });

@@ -647,6 +647,46 @@ describe.concurrent('POST /webhooks/:id/rotate-secret', () => {
     }
   };
 
+  it('two rotations at once take turns: the later keeps the earlier one’s secret as the previous', async () => {
+    const a = await tenant();
+    const hook = await create(a.token, { url: receiver.url, events: ['*'] });
+    const answers = await Promise.all(
+      [1, 2].map(() => t.request('POST', `${URL}/${hook.id}/rotate-secret`, { token: a.token })),
+    );
+    for (const r of answers) expect(r.status, r.text).toBe(200);
+    const secrets = answers.map((r) => r.json.data.secret as string);
+    const row = await t.db.prisma.webhook.findUniqueOrThrow({ where: { id: hook.id } });
+    const key = t.config.webhooks.secretsKey;
+    const stored = [openSecret(row.secret, key), openSecret(row.previousSecret ?? '', key)];
+    // Each answered secret signs: one is the current, the other the previous (not the first one's).
+    expect(stored.sort()).toEqual([...secrets].sort());
+  });
+
+  it('changes, replays and tests sent beside a delete answer as before or after it: never 500', async () => {
+    const a = await tenant();
+    for (let round = 0; round < 3; round++) {
+      const hook = await create(a.token, { url: receiver.url, events: ['*'] });
+      const answers = await Promise.all([
+        t.request('PUT', `${URL}/${hook.id}`, { token: a.token, body: { is_active: false } }),
+        t.request('PUT', `${URL}/${hook.id}`, { token: a.token, body: { description: `r${round}` } }),
+        t.request('POST', `${URL}/${hook.id}/replay`, { token: a.token, body: { since_event_id: 1 } }),
+        t.request('POST', `${URL}/${hook.id}/rotate-secret`, { token: a.token }),
+        t.request('DELETE', `${URL}/${hook.id}`, { token: a.token }),
+        t.request('DELETE', `${URL}/${hook.id}`, { token: a.token }),
+      ]);
+      for (const r of answers) {
+        expect([200, 204, 404], r.text).toContain(r.status);
+        if (r.status === 404) expect(r.text).toBe('{"error":"Record not found."}');
+      }
+      expect(
+        answers
+          .slice(4)
+          .map((r) => r.status)
+          .sort(),
+      ).toEqual([204, 404]);
+    }
+  });
+
   it('200 with a new secret once; the previous one signs beside it for 24 h by default; stored sealed', async () => {
     const a = await tenant();
     const hook = await create(a.token, { url: receiver.url, events: ['*'] });

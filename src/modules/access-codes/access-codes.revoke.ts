@@ -1,6 +1,7 @@
 // Revoke (beyond the spec): withdraw one code, or a batch by ids or by the list's filters.
 import type { Scope } from '../../auth/principal.js';
 import type { AppContext } from '../../context.js';
+import { lockRow } from '../../db/row-lock.js';
 import { scoped } from '../../db/scope.js';
 import { notFound } from '../../errors.js';
 import { writeWithEvents } from '../../events/outbox.js';
@@ -38,6 +39,8 @@ export const revokeAccessCode = operation({
   input: {},
   run: ({ ctx, action, found }) =>
     writeWithEvents(ctx, async (tx, log): Promise<AccessCodeListRow> => {
+      // Behind the redeems under way (they lock the code too): its event shows the uses they made.
+      if (!(await lockRow(tx, 'AccessCode', found.id))) throw notFound();
       const before = await tx.accessCode.findUnique({
         where: { id: found.id },
         include: accessCodeListInclude,

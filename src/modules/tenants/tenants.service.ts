@@ -3,6 +3,7 @@
 import type { Scope } from '../../auth/principal.js';
 import type { AppContext } from '../../context.js';
 import { countRows, findManyRows } from '../../db/raw-rows.js';
+import { lockRow } from '../../db/row-lock.js';
 import { AppError } from '../../errors.js';
 import { changeEvent } from '../../events/audit.js';
 import { type EventLog, writeWithEvents } from '../../events/outbox.js';
@@ -154,6 +155,7 @@ export const updateTenant = operation({
   input: tenantWriteFields,
   run: ({ ctx, action, input, found }) =>
     writeWithEvents(ctx, async (tx, log) => {
+      if (!(await lockRow(tx, 'Tenant', found.id))) throw new AppError('NOT_FOUND');
       const before = await tx.tenant.findUniqueOrThrow({ where: { id: found.id } });
       const tenant = await tx.tenant.update({ where: { id: found.id }, data: toColumns(input) });
       tenantChange(log, action, before, tenant);
@@ -174,6 +176,8 @@ const setTrashed = (trashed: boolean) =>
     run: ({ ctx, input, found }) =>
       writeWithEvents(ctx, async (tx, log) => {
         const action = trashed ? 'tenants.deactivate' : 'tenants.activate';
+        // Concurrent (de)activations take turns: each reads what the one before it wrote.
+        if (!(await lockRow(tx, 'Tenant', found.id))) throw new AppError('NOT_FOUND');
         const before = await tx.tenant.findUniqueOrThrow({ where: { id: found.id } });
         const tenant = await tx.tenant.update({ where: { id: found.id }, data: { isTrashed: trashed } });
         tenantChange(log, action, before, tenant);

@@ -4,6 +4,7 @@ import { hashPassword } from '../../auth/passwords.js';
 import type { Scope } from '../../auth/principal.js';
 import type { AppContext } from '../../context.js';
 import { countRows, findManyRows } from '../../db/raw-rows.js';
+import { lockRow } from '../../db/row-lock.js';
 import { scoped } from '../../db/scope.js';
 import { isUniqueViolation, takenError } from '../../db/unique-violation.js';
 import { AppError } from '../../errors.js';
@@ -179,6 +180,7 @@ export const updateUser = operation({
     const data = await toColumns(input);
     try {
       return await writeWithEvents(ctx, async (tx, log) => {
+        if (!(await lockRow(tx, 'User', found.id))) throw new AppError('NOT_FOUND');
         const before = await userInTx(tx, found.id);
         const row = await tx.user.update({ where: { id: found.id }, data, include: userInclude });
         userChange(log, action, before, row);
@@ -205,6 +207,8 @@ const setStatus = (status: typeof PASSIVE | typeof ACTIVE) =>
     input: {},
     run: ({ ctx, found }) =>
       writeWithEvents(ctx, async (tx, log) => {
+        // Concurrent activations take turns: each reads what the one before it wrote.
+        if (!(await lockRow(tx, 'User', found.id))) throw new AppError('NOT_FOUND');
         const before = await userInTx(tx, found.id);
         const row = await tx.user.update({ where: { id: found.id }, data: { status }, include: userInclude });
         userChange(log, status === ACTIVE ? 'users.activate' : 'users.deactivate', before, row);

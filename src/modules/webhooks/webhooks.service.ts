@@ -6,6 +6,7 @@ import type { Scope } from '../../auth/principal.js';
 import type { WebhookSettings } from '../../config.js';
 import type { AppContext } from '../../context.js';
 import type { Prisma } from '../../db/database.js';
+import { lockRow } from '../../db/row-lock.js';
 import { notFound } from '../../errors.js';
 import { changeEvent } from '../../events/audit.js';
 import type { EventType } from '../../events/event-types.js';
@@ -177,6 +178,19 @@ function recordChange(log: EventLog, event: NewEvent | null): void {
   if (event) log.record(event);
 }
 
+/**
+ * The endpoint as it is now, locked for the caller's write (src/db/row-lock.ts); deleted meanwhile:
+ * 404, as any request after the delete.
+ */
+async function lockedWebhook<S extends PrismaNS.WebhookSelect>(
+  tx: PrismaNS.TransactionClient,
+  id: string,
+  select: S,
+): Promise<PrismaNS.WebhookGetPayload<{ select: S }>> {
+  if (!(await lockRow(tx, 'Webhook', id))) throw notFound();
+  return tx.webhook.findUniqueOrThrow({ where: { id }, select });
+}
+
 // ---------------------------------------------------------------------------------------------
 // Writes
 
@@ -250,7 +264,11 @@ export const rotateWebhookSecret = operation({
     const now = new Date();
     const keep = hours > 0;
     const row = await writeWithEvents(ctx, async (tx, log) => {
-      const { secret: replaced, ...before } = found;
+      // Two rotations at once take turns: the second keeps the first's new secret as the previous one.
+      const { secret: replaced, ...before } = await lockedWebhook(tx, found.id, {
+        ...webhookItemSelect,
+        secret: true,
+      });
       const after = await tx.webhook.update({
         where: { id: found.id },
         data: {
@@ -281,9 +299,11 @@ export const updateWebhook = operation({
   action: 'webhooks.update',
   find: webhookInScope,
   input: webhookUpdateFields,
-  async run({ ctx, scope, input, found }): Promise<WebhookItemRow> {
+  async run({ ctx, scope, input, found: listed }): Promise<WebhookItemRow> {
     if (input.url !== undefined) await assertPublicTarget(ctx.config.webhooks, input.url);
     return writeWithEvents(ctx, async (tx, log) => {
+      // As it is now, under its lock: concurrent changes take turns, each diffing against the last.
+      const found = await lockedWebhook(tx, listed.id, webhookItemSelect);
       // Only what differs is written: a field sent again as it is leaves `updated_at` alone, as
       // Eloquent saves only dirty attributes.
       const data: PrismaNS.WebhookUpdateInput = {};
@@ -327,9 +347,11 @@ export const deleteWebhook = operation({
   input: {},
   async run({ ctx, found }): Promise<{ id: string }> {
     await writeWithEvents(ctx, async (tx, log) => {
+      // Deleted meanwhile (a concurrent delete): 404, as after it.
+      const current = await lockedWebhook(tx, found.id, webhookItemSelect);
       // Its stream, queue and attempts go with it (cascade).
       await tx.webhook.delete({ where: { id: found.id } });
-      recordChange(log, webhookEvent('webhook.deleted', 'webhooks.delete', found, null));
+      recordChange(log, webhookEvent('webhook.deleted', 'webhooks.delete', current, null));
     });
     return { id: found.id };
   },
@@ -400,6 +422,8 @@ export const testWebhook = operation({
  * subscribes to are queued again, in id order, with their original `webhook-id`. Resolves to how many.
  * A disabled endpoint's replay waits until it is enabled again.
  */
+const REPLAY_TRANSACTION = { maxWait: 5_000, timeout: 60_000 };
+
 export const replayWebhook = operation({
   action: 'webhooks.replay',
   find: webhookInScope,
@@ -430,12 +454,17 @@ export const replayWebhook = operation({
         ],
       });
     }
-    return ctx.prisma.$executeRawUnsafe(
-      `INSERT INTO "WebhookDelivery" ("tenantId", "webhookId", "eventId", "eventType", "status", "nextAttemptAt")
-       SELECT $1, w."id", e."id", e."type", 'pending', CASE WHEN w."isActive" THEN now() END
-       ${matching} ORDER BY e."id"`,
-      ...params,
-    );
+    return ctx.prisma.$transaction(async (tx) => {
+      // Deleted meanwhile: 404, not a delivery of no endpoint.
+      await lockedWebhook(tx, found.id, { id: true });
+      return tx.$executeRawUnsafe(
+        `INSERT INTO "WebhookDelivery" ("tenantId", "webhookId", "eventId", "eventType", "status", "nextAttemptAt")
+         SELECT $1, w."id", e."id", e."type", 'pending', CASE WHEN w."isActive" THEN now() END
+         ${matching} ORDER BY e."id"`,
+        ...params,
+      );
+      // A replay of many events may take longer than a write's usual few seconds.
+    }, REPLAY_TRANSACTION);
   },
 });
 
