@@ -354,6 +354,40 @@ describe.concurrent('events of the presence ingest', () => {
 });
 
 describe.concurrent('events of the session ingest', () => {
+  it('starts for one new device sent at once take turns: one device, one open session, each ended once', async () => {
+    const { a, ingest } = await setup();
+    const guest = await prisma().guest.create({
+      data: { tenantId: a.tenant_id, locationId: a.location_id, username: uniqueName('g'), name: 'G' },
+    });
+    const mac = 'AA:BB:CC:20:01:01';
+    const at = ago(60).toISOString();
+    await Promise.all(
+      [1, 2, 3, 4, 5, 6, 7, 8].map((i) =>
+        send(SESSIONS, ingest, [
+          {
+            event_id: eid(),
+            kind: 'start',
+            mac,
+            ip: `10.0.1.${i}`,
+            guest_id: guest.id,
+            location_id: a.location_id,
+            login_type: 'Email',
+            bytes_up: 0,
+            bytes_down: 0,
+            at,
+          },
+        ]),
+      ),
+    );
+    expect(await prisma().guestDevice.count({ where: { tenantId: a.tenant_id, mac } })).toBe(1);
+    const sessions = await prisma().guestSession.findMany({
+      where: { tenantId: a.tenant_id, guestId: guest.id },
+    });
+    expect(sessions.filter((x) => x.endTime === null)).toHaveLength(1);
+    const ended = (await eventsOf(a.tenant_id)).filter((e) => e.type === 'guest_session.ended');
+    expect(new Set(ended.map((e) => e.resourceId)).size).toBe(ended.length);
+  });
+
   it('records device.first_seen once, and sessions started and ended (a new start ends the open one)', async () => {
     const { a, ingest, tokenId } = await setup();
     const guest = await prisma().guest.create({
