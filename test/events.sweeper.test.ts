@@ -1,20 +1,26 @@
 // The event sweeper (src/events/sweeper.ts): devices not detected for ACTIVE_WINDOW_SECONDS leave
 // their zone and location by timeout (src/modules/ingest/ingest.timeouts.ts), the event log keeps
-// EVENT_RETENTION_DAYS and the audit log AUDIT_RETENTION_DAYS. The functions are run per tenant here: a whole pass would also sweep the
-// other test files' tenants, which run meanwhile.
+// EVENT_RETENTION_DAYS and the audit log AUDIT_RETENTION_DAYS. The functions are run per tenant here,
+// on a database of this file's own.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pruneAuditLog, pruneEvents } from '../src/events/sweeper.js';
 import { closeTimedOutVisits } from '../src/modules/ingest/ingest.timeouts.js';
 import { issueToken } from '../src/modules/tenants/bootstrap.service.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { addHierarchy, newTenant } from './helpers/fixtures.js';
+import { type ScratchDatabase, scratchDatabase } from './helpers/scratch-database.js';
 
 let t: TestApp;
+let scratch: ScratchDatabase;
 beforeAll(async () => {
-  t = await startApp();
+  // A database of this file's own: the whole pass below reads every tenant, which in the shared
+  // test database would be every earlier run's too (thousands: a pass of tens of seconds).
+  scratch = await scratchDatabase('sweeper');
+  t = await startApp({}, { db: scratch.db });
 });
 afterAll(async () => {
   await t.close();
+  await scratch.drop();
 });
 
 const prisma = () => t.db.prisma;
