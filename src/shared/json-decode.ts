@@ -3,7 +3,7 @@
 // key holding an unpaired UTF-16 surrogate (`"\ud800"`: JSON_ERROR_UTF16). Such input is unreadable
 // like any other. A lone surrogate would otherwise be stored as U+FFFD, so what was checked (an ingest
 // event id's duplicate) and what was stored would differ.
-export const JSON_DEPTH = 512;
+const JSON_DEPTH = 512;
 
 /** An unpaired surrogate (in a `u` expression, a paired one is one code point, not a match). */
 const LONE_SURROGATE = /\p{Cs}/u;

@@ -67,6 +67,11 @@ export const ownRows = (g: CopySubject) => ({
   ...(g.at ? { locationId: g.at } : {}),
 });
 
+/** The MACs of `devices`, in every form a table stores them. */
+const macFormsOf = (devices: readonly { mac: string }[]): string[] => [
+  ...new Set(devices.flatMap((d) => macVariants(d.mac))),
+];
+
 const devicesMacs = new WeakMap<CopySubject, Promise<string[]>>();
 
 /** The MACs of the guest's devices, in every form a table stores them (read once per copy). */
@@ -75,7 +80,7 @@ export function macsHeld(ctx: AppContext, g: CopySubject): Promise<string[]> {
   if (!macs) {
     macs = ctx.prisma.guestDevice
       .findMany({ where: { tenantId: g.tenantId, guestId: g.id }, select: { mac: true } })
-      .then((rows) => [...new Set(rows.flatMap((d) => macVariants(d.mac)))]);
+      .then(macFormsOf);
     devicesMacs.set(g, macs);
   }
   return macs;
@@ -151,7 +156,7 @@ async function copyOf(ctx: AppContext, g: CopySubject) {
     orderBy: deviceOrder(true),
     select: deviceListSelect,
   });
-  const macs = [...new Set(devices.flatMap((d) => macVariants(d.mac)))];
+  const macs = macFormsOf(devices);
   const [guest, tags, sessions, presenceRecords, locationSessions, locationLogs, accessCodes] =
     await Promise.all([
       ctx.prisma.guest.findUniqueOrThrow({ where: { id: guestId }, include: guestInclude(tenantId) }),
@@ -346,11 +351,11 @@ export async function eraseGuestData(
   const own = { tenantId, guestId };
   const source = { prisma: deps.prisma, tenantId, actor: deps.actor };
   const avatar = await writeWithEvents(source, TRANSACTION_OPTIONS, async (tx, log) => {
-    // Locked first: a concurrent erasure of the same guest waits on this row, then finds nothing; the
-    // avatar path read here is the one the erasure empties (a concurrent update cannot swap it).
     // Every device of the tenant takes its turn first: a batch writing the guest's MACs is done
     // before this reads them, or waits until this is done (src/modules/presence/device-locks.ts).
     await lockAllDevices(tx, tenantId);
+    // Then the guest's row: a concurrent erasure or update of the guest waits on it, then finds it
+    // erased; the avatar path read here is the one the erasure empties.
     const row = await lockLiveGuest(tx, tenantId, guestId);
     if (!row || (opts.when && !(await opts.when(tx)))) return undefined;
     await tx.guest.updateMany({ where: { id: guestId, tenantId }, data: blankGuest(new Date()) });

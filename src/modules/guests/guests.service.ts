@@ -399,8 +399,9 @@ const guestInTx = (tx: Tx, tenantId: string, id: string): Promise<GuestRow> =>
 
 /**
  * Locks the guest's row for the caller's write, if it is not erased (its avatar's path, read under
- * the lock); null when it is absent or erased. Every write of a guest (its update, its erasure) takes it first: an update waiting on an
- * erasure then finds the guest erased (404), never writing its values back onto the erased row.
+ * the lock); null when it is absent or erased. Every write of a guest (its update, its erasure)
+ * takes it first: an update waiting on an erasure then finds the guest erased (404), never writing
+ * its values back onto the erased row.
  */
 export async function lockLiveGuest(
   tx: Tx,

@@ -416,14 +416,15 @@ export const testWebhook = operation({
   },
 });
 
+/** A replay of many events may take longer than a write's usual few seconds. */
+const REPLAY_TRANSACTION = { maxWait: 5_000, timeout: 60_000 };
+
 /**
  * `POST /webhooks/:id/replay`, GraphQL `replayWebhook`: the tenant's events in the range asked (ids
  * `since_event_id`…`until_event_id`, or times `since`…`until`, both ends inclusive) that the endpoint
  * subscribes to are queued again, in id order, with their original `webhook-id`. Resolves to how many.
  * A disabled endpoint's replay waits until it is enabled again.
  */
-const REPLAY_TRANSACTION = { maxWait: 5_000, timeout: 60_000 };
-
 export const replayWebhook = operation({
   action: 'webhooks.replay',
   find: webhookInScope,
@@ -456,14 +457,13 @@ export const replayWebhook = operation({
     }
     return ctx.prisma.$transaction(async (tx) => {
       // Deleted meanwhile: 404, not a delivery of no endpoint.
-      await lockedWebhook(tx, found.id, { id: true });
+      if (!(await lockRow(tx, 'Webhook', found.id))) throw notFound();
       return tx.$executeRawUnsafe(
         `INSERT INTO "WebhookDelivery" ("tenantId", "webhookId", "eventId", "eventType", "status", "nextAttemptAt")
          SELECT $1, w."id", e."id", e."type", 'pending', CASE WHEN w."isActive" THEN now() END
          ${matching} ORDER BY e."id"`,
         ...params,
       );
-      // A replay of many events may take longer than a write's usual few seconds.
     }, REPLAY_TRANSACTION);
   },
 });

@@ -15,17 +15,25 @@ const FORMAT_TOKENS: Record<string, { pattern: string; unit: DatePart }> = {
 };
 type DatePart = 'year' | 'month' | 'day' | 'hour' | 'minute' | 'second';
 
+/**
+ * The UTC moment of the calendar parts, a day past the month's end rolling over (2026-02-30 into
+ * March). setUTCFullYear, not Date.UTC: that reads the years 0–99 as 1900–1999 (PHP's `Y` takes 0001).
+ */
+function utcDate(year: number, month: number, day: number, hour = 0, minute = 0, second = 0): Date {
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day);
+  date.setUTCHours(hour, minute, second);
+  return date;
+}
+
 /** Epoch ms (UTC) of a real calendar date/time, or null. */
 function toEpoch(parts: Partial<Record<DatePart, number>>): number | null {
   const { year = 1970, month = 1, day = 1, hour = 0, minute = 0, second = 0 } = parts;
   if (month < 1 || month > 12 || hour > 23 || minute > 59 || second > 59) return null;
-  // setUTCFullYear, not Date.UTC: that reads the years 0–99 as 1900–1999 (PHP's `Y` takes 0001).
-  const date = new Date(0);
-  date.setUTCFullYear(year, month - 1, day);
-  date.setUTCHours(hour, minute, second);
+  const date = utcDate(year, month, day, hour, minute, second);
   const epoch = date.getTime();
   if (!storableInstant(epoch)) return null;
-  // A day past the month's end rolls over (2026-02-30 into March); a real date survives the round trip.
+  // A real date survives the round trip (a rolled-over one does not).
   const realDay = date.getUTCFullYear() === year && date.getUTCMonth() === month - 1;
   return realDay && date.getUTCDate() === day ? epoch : null;
 }
@@ -92,11 +100,7 @@ function parseDate(value: unknown): number | null {
     Number(part ?? 0),
   );
   if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 59) return null;
-  // setUTCFullYear, not Date.UTC, which reads the years 0–99 as 1900–1999.
-  const local = new Date(0);
-  local.setUTCFullYear(Number(y), month - 1, day);
-  local.setUTCHours(hour, minute, second);
-  let epoch = local.getTime();
+  let epoch = utcDate(Number(y), month, day, hour, minute, second).getTime();
   if (zone !== undefined && zone !== 'Z') {
     const sign = zone.startsWith('-') ? -1 : 1;
     const digits = zone.replace(/[+:-]/g, '');
