@@ -234,16 +234,23 @@ describe.concurrent('GET /locations pagination edges', () => {
       ['0', 'The per page field must be at least 1.'],
       ['abc', 'The per page field must be an integer.'],
       ['1.5', 'The per page field must be an integer.'],
+      // PHP's FILTER_VALIDATE_INT (Laravel's `integer`): a leading zero is no integer.
+      ['010', 'The per page field must be an integer.'],
     ];
     for (const [value, message] of cases) {
       const res = await t.request('GET', `${URL}?per_page=${value}`, { token: a.token });
       expect(res.status).toBe(422);
       expect(res.text).toBe(`{"message":"${message}","errors":{"per_page":["${message}"]}}`);
     }
-    for (const value of ['100', '1']) {
+    // `%2B5` is `+5`, a sign FILTER_VALIDATE_INT takes.
+    for (const [value, perPage] of [
+      ['100', 100],
+      ['1', 1],
+      ['%2B5', 5],
+    ] as const) {
       const res = await t.request('GET', `${URL}?per_page=${value}`, { token: a.token });
       expect(res.status).toBe(200);
-      expect(res.json.meta.per_page).toBe(Number(value));
+      expect(res.json.meta.per_page).toBe(perPage);
     }
   });
 
