@@ -2,6 +2,7 @@
 // their zone and location by timeout (src/modules/ingest/ingest.timeouts.ts), the event log keeps
 // EVENT_RETENTION_DAYS and the audit log AUDIT_RETENTION_DAYS. The functions are run per tenant here,
 // on a database of this file's own.
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pruneAuditLog, pruneEvents } from '../src/events/sweeper.js';
 import { closeTimedOutVisits } from '../src/modules/ingest/ingest.timeouts.js';
@@ -123,6 +124,75 @@ describe.concurrent('leave by timeout', () => {
     expect(await closeTimedOutVisits(prisma(), a.tenant_id, ago(4 * DAY), ago(300))).toBe(1);
   });
 });
+
+// Two connections at once: on PGlite every transaction has the one connection to itself.
+describe.skipIf(!process.env.TEST_DATABASE_URL)(
+  'leave by timeout beside a batch detecting the same devices',
+  () => {
+    it('takes turns: the sweeper does not close a visit the batch goes on extending', async () => {
+      const { a, zone } = await setup();
+      const ingest = (await issueToken(prisma(), a.user_id, ['ingest'])).token;
+      const window = t.config.activeWindowSeconds;
+      const gone = ago(window + 100);
+      const macs = ['AA:BB:CC:31:00:01', 'AA:BB:CC:31:00:02'];
+      const batch = (seenAt: Date) =>
+        t.request('POST', '/api/v1/ingest/presence', {
+          token: ingest,
+          body: {
+            events: macs.map((mac) => ({
+              event_id: `sw-${Date.now()}-${++n}`,
+              mac,
+              data_type: 1,
+              connected: false,
+              zone_id: zone.id,
+              seen_at: seenAt.toISOString(),
+            })),
+          },
+        });
+      expect((await batch(gone)).status).toBe(200);
+      // A second client holds the devices' current rows: a late batch (5 s after their last detection,
+      // before the cutoff) stops there, after it read their open visits, while the sweeper passes.
+      const holder = new pg.Client({ connectionString: scratch.url });
+      await holder.connect();
+      try {
+        await holder.query('BEGIN');
+        await holder.query('SELECT 1 FROM "CurrentPresence" WHERE "tenantId" = $1 FOR UPDATE', [a.tenant_id]);
+        const late = batch(new Date(gone.getTime() + 5000));
+        const waiting = async (like: string): Promise<boolean> => {
+          // Within the holder's transaction the view is read once unless its snapshot is cleared.
+          await holder.query('SELECT pg_stat_clear_snapshot()');
+          const { rows } = await holder.query(
+            `SELECT count(*)::int AS n FROM pg_stat_activity
+             WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE $1`,
+            [like],
+          );
+          return rows[0].n > 0;
+        };
+        await expect.poll(() => waiting('%INSERT INTO "CurrentPresence"%'), { timeout: 10_000 }).toBe(true);
+        let swept = false;
+        const closed = closeTimedOutVisits(prisma(), a.tenant_id, ago(DAY), ago(window)).finally(() => {
+          swept = true;
+        });
+        // The sweeper waits for the batch's turn (or, without it, closes the visits under the batch).
+        await expect
+          .poll(async () => swept || (await waiting('%pg_advisory_xact_lock%')), { timeout: 10_000 })
+          .toBe(true);
+        await holder.query('COMMIT');
+        expect((await late).status).toBe(200);
+        expect(await closed).toBe(macs.length);
+      } finally {
+        await holder.end();
+      }
+      // Closed once, at the late detections; no visit left by timeout is open again.
+      const visits = await prisma().locationSession.findMany({ where: { tenantId: a.tenant_id } });
+      expect(visits.map((v) => v.endedAt?.toISOString())).toEqual(
+        macs.map(() => new Date(gone.getTime() + 5000).toISOString()),
+      );
+      const left = (await eventsOf(a.tenant_id)).filter((e) => e.type === 'presence.location_left');
+      expect(left.map((e) => e.payload.id).sort()).toEqual(visits.map((v) => v.id).sort());
+    });
+  },
+);
 
 describe.concurrent('event retention', () => {
   it('deletes the events older than the cutoff, the newer stay', async () => {

@@ -5,6 +5,7 @@
 // service (actor `system`). A later detection then opens a new (returning) visit.
 import type { Prisma } from '../../db/database.js';
 import { lastIdOf, systemActor, writeReturningEvents } from '../../events/outbox.js';
+import { lockDevices } from '../presence/device-locks.js';
 import { locationEvent, zoneEvent } from './ingest.events.js';
 
 /** Visits closed per statement (and per transaction). */
@@ -52,22 +53,29 @@ export async function closeTimedOutVisits(
   let closed = 0;
   for (;;) {
     if (signal?.aborted) return closed;
+    let found = 0;
     const { value: visits, events } = await writeReturningEvents(
       { prisma, tenantId, actor: systemActor },
       async (tx, log) => {
-        // The UPDATE checks again what the SELECT found: a detection committed meanwhile keeps its visit.
+        const quiet = await tx.$queryRaw<{ id: string; mac: string }[]>`
+        SELECT s."id", s."mac" FROM "CurrentPresence" cp
+        JOIN "LocationSession" s ON s."tenantId" = cp."tenantId" AND s."mac" = cp."mac" AND s."endedAt" IS NULL
+        WHERE cp."tenantId" = ${tenantId} AND cp."seenAt" >= ${from} AND cp."seenAt" < ${cutoff}
+        ORDER BY s."id" LIMIT ${TIMEOUT_BATCH}`;
+        found = quiet.length;
+        if (quiet.length === 0) return [];
+        // The devices' turn (src/modules/presence/device-locks.ts): a batch that read their open visits
+        // commits first, and the UPDATE then checks again what the SELECT found.
+        await lockDevices(
+          tx,
+          tenantId,
+          quiet.map((q) => q.mac),
+        );
         const visits = await tx.$queryRaw<ClosedVisit[]>`
-        WITH quiet AS (
-          SELECT s."id" FROM "CurrentPresence" cp
-          JOIN "LocationSession" s ON s."tenantId" = cp."tenantId" AND s."mac" = cp."mac" AND s."endedAt" IS NULL
-          WHERE cp."tenantId" = ${tenantId} AND cp."seenAt" >= ${from} AND cp."seenAt" < ${cutoff}
-          ORDER BY s."id" LIMIT ${TIMEOUT_BATCH}
-          FOR UPDATE OF s SKIP LOCKED
-        )
         UPDATE "LocationSession" AS s SET "endedAt" = cp."seenAt",
           "duration" = GREATEST(0, floor(extract(epoch FROM cp."seenAt" - s."startedAt")))::int
-        FROM quiet q, "CurrentPresence" cp
-        WHERE s."id" = q."id" AND s."tenantId" = ${tenantId} AND s."endedAt" IS NULL
+        FROM "CurrentPresence" cp
+        WHERE s."id" = ANY(${quiet.map((q) => q.id)}::text[]) AND s."tenantId" = ${tenantId} AND s."endedAt" IS NULL
           AND cp."tenantId" = s."tenantId" AND cp."mac" = s."mac" AND cp."seenAt" < ${cutoff}
         RETURNING s."id", s."mac", s."deviceId", s."guestId", s."locationId", s."startedAt",
           s."visitType", cp."seenAt" AS "lastSeen", s."lastLogId"`;
@@ -102,6 +110,6 @@ export async function closeTimedOutVisits(
       onLeft(left, lastIdOf(events));
     }
     closed += visits.length;
-    if (visits.length < TIMEOUT_BATCH) return closed;
+    if (found < TIMEOUT_BATCH) return closed;
   }
 }
