@@ -495,6 +495,71 @@ describe.concurrent('DELETE /guests/:id (erasure)', () => {
     expect([row.name, row.email, row.erasedAt !== null]).toEqual(['', null, true]);
   }, 120_000);
 
+  it('wins over redeems sent at the same moment: of codes issued to the guest, and naming the guest', async () => {
+    const w = await world();
+    const issued = await t.request('POST', '/api/v1/access-codes', {
+      token: w.a.token,
+      body: {
+        location_id: w.locationId,
+        service_profile_id: w.a.service_profile_id,
+        type: 2,
+        quantity: 3,
+        guest_id: w.guestId,
+      },
+    });
+    expect(issued.status, issued.text).toBe(201);
+    const codes: string[] = issued.json.access_codes.map((c: { code: string }) => c.code);
+    const more = await t.request('POST', '/api/v1/access-codes', {
+      token: w.a.token,
+      body: { location_id: w.locationId, service_profile_id: w.a.service_profile_id, type: 2, quantity: 2 },
+    });
+    const spare: string[] = more.json.access_codes.map((c: { code: string }) => c.code);
+    const sent: string[] = [];
+    const redeem = (code: string, delayMs: number, extra: Record<string, unknown> = {}) =>
+      new Promise((r) => setTimeout(r, delayMs)).then(() =>
+        t.request('POST', '/api/v1/access-codes/redeem', {
+          token: w.a.token,
+          body: {
+            code,
+            location_id: w.locationId,
+            mac: sent[sent.push(randomMac()) - 1],
+            start_session: true,
+            ip_address: '10.33.0.7',
+            ...extra,
+          },
+        }),
+      );
+    const [erasure, ...redeems] = await Promise.all([
+      erase(w.a.token, w.guestId),
+      ...codes.map((code, i) => redeem(code, i)),
+      ...spare.map((code, i) => redeem(code, i, { guest_id: w.guestId })),
+    ]);
+    expect(erasure?.status).toBe(204);
+    for (const res of redeems.slice(0, codes.length)) expect(res.status, res.text).toBe(200);
+    // Naming the guest: before the erasure (then erased with the rest), or after it: as absent.
+    for (const res of redeems.slice(codes.length)) {
+      expect([200, 422], res.text).toContain(res.status);
+      if (res.status === 422)
+        expect(res.json.errors).toEqual({ guest_id: ['The selected guest id is invalid.'] });
+    }
+    // Nothing written after the erasure is the erased guest's: no code, device, session or event.
+    const linked = { tenantId: w.a.tenant_id, guestId: w.guestId };
+    expect([
+      await prisma().accessCode.count({ where: linked }),
+      await prisma().guestDevice.count({ where: { ...linked, mac: { in: sent } } }),
+      await prisma().guestSession.count({ where: { ...linked, ipAddress: { not: '0.0.0.0' } } }),
+    ]).toEqual([0, 0, 0]);
+    const events = await prisma().event.findMany({
+      where: { tenantId: w.a.tenant_id },
+      orderBy: { id: 'asc' },
+    });
+    const erasedAt = events.findIndex((e) => e.type === 'guest.erased');
+    const after = events.slice(erasedAt + 1).filter((e) => JSON.stringify(e.payload).includes(w.guestId));
+    expect(after.map((e) => e.type)).toEqual([]);
+    const row = await prisma().guest.findUniqueOrThrow({ where: { id: w.guestId } });
+    expect(row.online).toBe(false);
+  });
+
   it('makes the guest absent everywhere: 404 on REST, null on GraphQL, gone from lists and relations', async () => {
     const w = await world();
     expect((await erase(w.a.token, w.guestId)).status).toBe(204);

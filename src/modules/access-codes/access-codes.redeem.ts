@@ -7,6 +7,7 @@ import { isUniqueViolation } from '../../db/unique-violation.js';
 import { type EventLog, writeWithEvents } from '../../events/outbox.js';
 import type { AccessCode, Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { type InputOf, operation } from '../../operations/operation.js';
+import { fill, INVALID_SELECTION } from '../../validation/messages.js';
 import { ValidationError } from '../../validation/validator.js';
 import { deviceFirstSeen, deviceListSelect } from '../guest-devices/guest-devices.service.js';
 import { sessionEvent, sessionItemSelect } from '../guest-sessions/guest-sessions.service.js';
@@ -235,15 +236,25 @@ async function guestOf(
 ): Promise<GuestName> {
   const { tx } = w;
   const named = input.guest_id ?? null;
+  // Read under the devices' turn: an erasure that committed meanwhile (it takes every device's turn)
+  // left no guest to name, and the code's guest may be gone.
   if (named !== null) {
     if (device?.guestId === named) return device.guest;
-    return tx.guest.findFirstOrThrow({
+    const guest = await tx.guest.findFirst({
       where: { tenantId, id: named, erasedAt: null },
       select: guestNameSelect,
     });
+    if (!guest) throw new ValidationError({ guest_id: [fill(INVALID_SELECTION, { attribute: 'guest id' })] });
+    return guest;
   }
   if (device) return device.guest;
-  if (code.guestId !== null && code.guest) return { id: code.guestId, ...code.guest };
+  if (code.guestId !== null) {
+    const guest = await tx.guest.findFirst({
+      where: { tenantId, id: code.guestId, erasedAt: null },
+      select: guestNameSelect,
+    });
+    if (guest) return guest;
+  }
   const created = await tx.guest.create({
     data: { tenantId, locationId: input.location_id, username: mac, name: mac },
     select: guestNameSelect,
