@@ -438,6 +438,24 @@ describe.concurrent('PUT /tenants/:id/switch', () => {
     expect(ok.text).toBe('{"success":true}');
     expect((await t.request('GET', '/api/v1/locations', { token: support.token })).status).toBe(200);
   });
+
+  it('beside a deactivation of that tenant: switched before it (then given its user_status) or refused after it', async () => {
+    for (let round = 0; round < 6; round++) {
+      const g = await group(3);
+      const [a, b, c] = [nth(g.tenants, 0), nth(g.tenants, 1), nth(g.tenants, 2)];
+      const [sw, off] = await Promise.all([
+        t.request('PUT', `${URL}/${b.tenant_id}/switch`, { token: a.token }),
+        t.request('PUT', `${URL}/${b.tenant_id}/deactivate`, { token: c.token, body: { user_status: 2 } }),
+      ]);
+      expect(off.text).toBe('{"is_trashed":true}');
+      const user = await userRow(a.user_id);
+      if (sw.status === 200) expect([user.tenantId, user.status]).toEqual([b.tenant_id, 2]);
+      else {
+        expect([sw.status, sw.text]).toEqual([403, '{"message":"This action is unauthorized."}']);
+        expect([user.tenantId, user.status]).toEqual([a.tenant_id, 1]);
+      }
+    }
+  });
 });
 
 // -------------------------------------------------------------------------------------------------

@@ -216,8 +216,18 @@ export const switchTenant = operation({
   find: reachable,
   input: {},
   async run({ ctx, action, found: tenant }) {
-    if (tenant.isTrashed && ctx.principal.role !== 'support') throw new AppError('FORBIDDEN');
+    const refused = (t: { isTrashed: boolean }) => t.isTrashed && ctx.principal.role !== 'support';
+    if (refused(tenant)) throw new AppError('FORBIDDEN');
     await writeWithEvents(ctx, async (tx, log) => {
+      // A deactivation of the tenant at the same moment takes turns with this: it comes first (then
+      // this is refused) or after (then it gives the caller its user_status too).
+      if (!(await lockRow(tx, 'Tenant', tenant.id))) throw new AppError('NOT_FOUND');
+      const now = await tx.tenant.findUniqueOrThrow({
+        where: { id: tenant.id },
+        select: { isTrashed: true },
+      });
+      if (refused(now)) throw new AppError('FORBIDDEN');
+      await lockRow(tx, 'User', ctx.principal.userId);
       const before = await userInTx(tx, ctx.principal.userId);
       const after = await tx.user.update({
         where: { id: ctx.principal.userId },
