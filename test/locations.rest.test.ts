@@ -1,6 +1,7 @@
 // REST /api/v1/locations (spec 2.1, 2.2, 4.1 and the decisions): exact statuses and PHP-style bodies.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordStatements, startApp, type TestApp } from './helpers/app.js';
+import { expectChain, fieldChanges } from './helpers/audit-chain.js';
 import { addHierarchy, addUser, newTenant } from './helpers/fixtures.js';
 import { unprocessable } from './helpers/laravel.js';
 
@@ -556,6 +557,22 @@ describe.concurrent('GET /locations/hierarchy', () => {
 
 // -------------------------------------------------------------------------------------------------
 describe.concurrent('POST /locations and PUT /locations/:id', () => {
+  it('updates sent at once take turns: one entry for identical ones, a chain of old values for different ones', async () => {
+    const a = await tenant();
+    const put = (city: string) =>
+      t.request('PUT', `${URL}/${a.location_id}`, { token: a.token, body: { name: 'Chained', city } });
+    for (const res of await Promise.all(Array.from({ length: 8 }, () => put('Same City'))))
+      expect(res.status, res.text).toBe(200);
+    const once = await fieldChanges(t.db.prisma, a.tenant_id, a.location_id, 'city');
+    expect(once).toEqual([{ old: null, new: 'Same City' }]);
+    const cities = Array.from({ length: 8 }, (_, i) => `City ${i}`);
+    for (const res of await Promise.all(cities.map(put))) expect(res.status, res.text).toBe(200);
+    const final = (await t.db.prisma.location.findUniqueOrThrow({ where: { id: a.location_id } })).city;
+    const changes = (await fieldChanges(t.db.prisma, a.tenant_id, a.location_id, 'city')).slice(1);
+    expect(changes).toHaveLength(8);
+    expectChain(changes, 'Same City', final);
+  });
+
   const full = {
     name: 'Café Central',
     description: 'Main hall',

@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueToken } from '../src/modules/tenants/bootstrap.service.js';
 import { startApp, type TestApp } from './helpers/app.js';
+import { expectChain, fieldChanges } from './helpers/audit-chain.js';
 import { addUser, newTenant } from './helpers/fixtures.js';
 
 let t: TestApp;
@@ -43,6 +44,30 @@ const SETTINGS_FIELDS =
   'anonymizeInactiveGuestsAfterMonths deletePresenceRecordsAfterDays deleteLocationLogsAfterDays deleteGuestSessionsAfterDays updatedAt';
 const QUERY = `{ retentionSettings { ${SETTINGS_FIELDS} } }`;
 const MUTATION = `mutation($input: RetentionSettingsInput!) { updateRetentionSettings(input: $input) { ${SETTINGS_FIELDS} } }`;
+
+describe.concurrent('PUT /settings/retention at once', () => {
+  it('takes turns, the first save too: one entry for identical ones, a chain of old values for different ones', async () => {
+    const a = await newTenant(t.db.prisma);
+    const put = (days: number) =>
+      t.request('PUT', URL, { token: a.token, body: { delete_presence_records_after_days: days } });
+    for (const res of await Promise.all(Array.from({ length: 8 }, () => put(30))))
+      expect(res.status, res.text).toBe(200);
+    const field = 'delete_presence_records_after_days';
+    expect(await fieldChanges(t.db.prisma, a.tenant_id, a.tenant_id, field)).toEqual([
+      { old: null, new: 30 },
+    ]);
+    const days = Array.from({ length: 8 }, (_, i) => 40 + i);
+    for (const res of await Promise.all(days.map(put))) expect(res.status, res.text).toBe(200);
+    const final = (
+      await t.db.prisma.retentionSettings.findUniqueOrThrow({ where: { tenantId: a.tenant_id } })
+    ).deletePresenceRecordsAfterDays;
+    const changes = (await fieldChanges(t.db.prisma, a.tenant_id, a.tenant_id, field)).filter(
+      (c) => c.new !== 30,
+    );
+    expect(changes).toHaveLength(8);
+    expectChain(changes, 30, final);
+  });
+});
 
 describe.concurrent('GET /settings/retention', () => {
   it('is every setting off (null) for a tenant that never saved any', async () => {

@@ -7,7 +7,7 @@ import { Prisma as PrismaNS } from '../generated/prisma/client.js';
 type Tx = PrismaNS.TransactionClient;
 
 /** The tables whose rows are written this way. */
-export type LockedTable = 'User' | 'Tenant' | 'Webhook' | 'AccessCode';
+export type LockedTable = 'User' | 'Tenant' | 'Location' | 'Webhook' | 'AccessCode';
 
 /** Locks the row `id` of `table` (FOR UPDATE) until the transaction ends; false when there is none. */
 export async function lockRow(tx: Tx, table: LockedTable, id: string): Promise<boolean> {

@@ -3,6 +3,7 @@ import { authorize } from '../../auth/permissions.js';
 import type { Scope } from '../../auth/principal.js';
 import type { AppContext } from '../../context.js';
 import { countRows, findFirstRow, findManyRows } from '../../db/raw-rows.js';
+import { lockRow } from '../../db/row-lock.js';
 import { scoped } from '../../db/scope.js';
 import { isUniqueViolation, takenError } from '../../db/unique-violation.js';
 import { AppError } from '../../errors.js';
@@ -260,6 +261,8 @@ export const updateLocation = operation({
   async run({ ctx, action, input, found }): Promise<Location> {
     try {
       return await writeWithEvents(ctx, async (tx, log) => {
+        // Concurrent updates take turns: each reads (for its entry's "before") what the one before wrote.
+        if (!(await lockRow(tx, 'Location', found.id))) throw new AppError('NOT_FOUND');
         const before = await tx.location.findUniqueOrThrow({ where: { id: found.id } });
         const row = await tx.location.update({ where: { id: found.id }, data: toColumns(input) });
         locationChange(log, action, before, row);

@@ -3,6 +3,7 @@
 // the retention sweeper (retention.sweep.ts). Stored in `RetentionSettings`, one row per tenant that
 // saved them; a tenant without a row has every setting off.
 import type { Prisma } from '../../db/database.js';
+import { lockRow } from '../../db/row-lock.js';
 import { changeEvent } from '../../events/audit.js';
 import { type Tx, writeWithEvents } from '../../events/outbox.js';
 import { operation } from '../../operations/operation.js';
@@ -81,6 +82,9 @@ export const updateRetentionSettings = operation({
     }
     if (Object.keys(data).length === 0) return retentionSettingsOf(ctx.prisma, scope.tenantId);
     return writeWithEvents(ctx, async (tx, log) => {
+      // The settings may have no row yet: concurrent saves take turns on the tenant's row instead,
+      // each reading what the one before it wrote.
+      await lockRow(tx, 'Tenant', scope.tenantId);
       const before = await retentionSettingsOf(tx, scope.tenantId);
       const after = await tx.retentionSettings.upsert({
         where: { tenantId: scope.tenantId },
