@@ -1,6 +1,7 @@
 // Variables of the wrong type, and absurdly nested input, are the caller's errors: graphql-js's own
-// coercion message with a client code, never "Unexpected error."; request errors (no `data`) answer
-// 200 under `application/json` and 400 under `application/graphql-response+json` (GraphQL over HTTP).
+// coercion message (without the value it printed) with a client code, never "Unexpected error.";
+// request errors (no `data`) answer 200 under `application/json` and 400 under
+// `application/graphql-response+json` (GraphQL over HTTP).
 import { getIntrospectionQuery } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GRAPHQL_LIMITS } from '../src/graphql/yoga.js';
@@ -73,43 +74,42 @@ const PROBES: Probe[] = [
     query: SESSIONS_BY_IP,
     variables: '{"ips":[["1.1.1.1"]]}',
     message:
-      'Variable "$ips" got invalid value ["1.1.1.1"] at "ips[0]"; String cannot represent a non string value: ["1.1.1.1"]',
+      'Variable "$ips" got invalid value at "ips[0]"; String cannot represent a non string value: ["1.1.1.1"]',
     column: 9,
   }),
   variableError({
     name: '[String!]! given a number',
     query: SESSIONS_BY_IP,
     variables: '{"ips":5}',
-    message: 'Variable "$ips" got invalid value 5; String cannot represent a non string value: 5',
+    message: 'Variable "$ips" got invalid value; String cannot represent a non string value: 5',
     column: 9,
   }),
   variableError({
     name: 'Int given a string',
     query: FIRST,
     variables: '{"first":"abc"}',
-    message: 'Variable "$first" got invalid value "abc"; Int cannot represent non-integer value: "abc"',
+    message: 'Variable "$first" got invalid value; Int cannot represent non-integer value: "abc"',
     column: 9,
   }),
   variableError({
     name: 'String given an object',
     query: NAME,
     variables: '{"name":{}}',
-    message: 'Variable "$name" got invalid value {}; String cannot represent a non string value: {}',
+    message: 'Variable "$name" got invalid value; String cannot represent a non string value: {}',
     column: 9,
   }),
   variableError({
     name: 'ID! given a list',
     query: LOCATION,
     variables: '{"id":[]}',
-    message: 'Variable "$id" got invalid value []; ID cannot represent value: []',
+    message: 'Variable "$id" got invalid value; ID cannot represent value: []',
     column: 9,
   }),
   variableError({
     name: 'an input object with an unknown field',
     query: CREATE,
     variables: '{"input":{"name":"Venue","bogus":1}}',
-    message:
-      'Variable "$input" got invalid value { name: "Venue", bogus: 1 }; Field "bogus" is not defined by type "LocationInput".',
+    message: 'Variable "$input" got invalid value; Field "bogus" is not defined by type "LocationInput".',
     column: 12,
   }),
   nestingError('a list variable nested 1 000 deep', 1000),
@@ -144,12 +144,32 @@ describe.each(Object.entries(MEDIA))('Accept: %s', (_label, media) => {
     const res = await post(query, '{"first":"abc","name":{}}', media.accept);
     expect(res.status).toBe(media.status);
     expect(res.json.errors.map((e: { message: string }) => e.message)).toEqual([
-      'Variable "$first" got invalid value "abc"; Int cannot represent non-integer value: "abc"',
-      'Variable "$name" got invalid value {}; String cannot represent a non string value: {}',
+      'Variable "$first" got invalid value; Int cannot represent non-integer value: "abc"',
+      'Variable "$name" got invalid value; String cannot represent a non string value: {}',
     ]);
     expect(res.json.errors.map((e: { extensions: unknown }) => e.extensions)).toEqual([
       { code: 'BAD_USER_INPUT' },
       { code: 'BAD_USER_INPUT' },
+    ]);
+  });
+
+  it('names where and why a variable is invalid, never its value (a password, an avatar)', async () => {
+    const query = 'mutation M($i: UserInput!) { createUser(input: $i) { id } }';
+    const secret = 'Echo!Secr3tPw';
+    const variables = { i: { name: 'N', email: 'e@x.test', password: secret, bogus: 1 } };
+    const res = await post(query, JSON.stringify(variables), media.accept);
+    expect(res.status).toBe(media.status);
+    expect(res.text).not.toContain(secret);
+    expect(res.json.errors.map((e: { message: string }) => e.message)).toEqual([
+      'Variable "$i" got invalid value; Field "bogus" is not defined by type "UserInput".',
+    ]);
+    const tags = await post(
+      'mutation M($i: LocationInput!) { createLocation(input: $i) { id } }',
+      JSON.stringify({ i: { name: 'a at "i.x"', description: 5 } }),
+      media.accept,
+    );
+    expect(tags.json.errors.map((e: { message: string }) => e.message)).toEqual([
+      'Variable "$i" got invalid value at "i.description"; String cannot represent a non string value: 5',
     ]);
   });
 
@@ -172,7 +192,7 @@ describe('the nesting limit', () => {
   it(`lets ${GRAPHQL_LIMITS.nesting} levels reach coercion, refuses one more`, async () => {
     const at = await post(SESSIONS_BY_IP, `{"ips":${nested(GRAPHQL_LIMITS.nesting)}}`, 'application/json');
     expect(at.json.errors[0].message).toMatch(
-      /^Variable "\$ips" got invalid value .* at "ips\[0\]"; String cannot/,
+      /^Variable "\$ips" got invalid value at "ips\[0\]"; String cannot/,
     );
     expect(at.json.errors[0].extensions).toEqual({ code: 'BAD_USER_INPUT' });
     const over = await post(
@@ -212,4 +232,21 @@ describe('the nesting limit', () => {
     expect(res.status).toBe(200);
     expect(res.json).toEqual({ data: { sessionsByIp: [] } });
   });
+});
+
+describe('a body that is no JSON object', () => {
+  it.concurrent.each(['', 'null', '[]', '"x"'])(
+    '%j: 400 "Malformed JSON body.", no parser detail',
+    async (rawBody) => {
+      const res = await t.request('POST', '/graphql', {
+        token,
+        rawBody,
+        headers: { 'content-type': 'application/json', accept: 'application/json' },
+      });
+      expect(res.status).toBe(400);
+      expect(res.text).toBe(
+        '{"errors":[{"message":"Malformed JSON body.","extensions":{"code":"BAD_REQUEST"}}]}',
+      );
+    },
+  );
 });

@@ -10,7 +10,7 @@ import { createYoga, type Plugin } from 'graphql-yoga';
 import type { Config } from '../config.js';
 import { type AppContext, requestContext } from '../context.js';
 import type { Prisma } from '../db/database.js';
-import { AppError, toAppError } from '../errors.js';
+import { AppError, errorCodes, toAppError } from '../errors.js';
 import { graphqlErrorParts } from '../http/error-bodies.js';
 import type { AppPubSub } from '../redis/pubsub.js';
 import { compiledQueries } from './compiled-execution.js';
@@ -75,14 +75,45 @@ function graphqlOwn(error: unknown): error is GraphQLError {
 }
 
 /**
+ * graphql-js names a variable's invalid value by printing it whole: `Variable "$input" got invalid
+ * value { password: "…", bogus: 1 }; Field "bogus" is not defined…`, which would send a password or
+ * an avatar's bytes back (to logs and proxies too). The message keeps where and why, not the value.
+ */
+function withoutEchoedValue(error: GraphQLError): string {
+  const why = error.originalError?.message;
+  const head = /^Variable "\$[^"]+" got invalid value/.exec(error.message)?.[0];
+  if (why === undefined || head === undefined || !error.message.endsWith(`; ${why}`)) return error.message;
+  const printed = error.message.slice(0, -(why.length + 2));
+  // The path graphql-js appends (` at "input.tags[0]"`); a printed string's quotes are escaped.
+  const at = / at "[^"\\]*"$/.exec(printed)?.[0] ?? '';
+  return `${head}${at}; ${why}`;
+}
+
+/**
+ * Yoga's own refusal of a body it could not read carries the JSON parser's message in
+ * `extensions.originalError`: it gets the message REST answers for malformed JSON, and no more.
+ */
+function withoutParserDetail(error: GraphQLError): GraphQLError {
+  const { originalError: _parser, ...extensions } = error.extensions;
+  const message =
+    error.message === 'POST body sent invalid JSON.' ? errorCodes.MALFORMED_JSON.message : error.message;
+  // 400 whatever the Accept, as a body the server's own parser refuses (`{`).
+  return new GraphQLError(message, {
+    ...located(error),
+    extensions: { ...extensions, http: { status: 400 } },
+  });
+}
+
+/**
  * A request error raised before any field ran (bad variables, unknown operation) has no path and no
  * code: it gets a code, and 400 under `application/graphql-response+json` as the GraphQL over HTTP
  * spec asks when there is no `data` (Yoga does so for validation errors only).
  */
 function withRequestCode(error: GraphQLError): GraphQLError {
+  if (error.extensions.originalError !== undefined) return withoutParserDetail(error);
   if (error.path || error.extensions.code) return error;
   const variable = error.nodes?.some((n) => n.kind === Kind.VARIABLE_DEFINITION);
-  return new GraphQLError(error.message, {
+  return new GraphQLError(variable ? withoutEchoedValue(error) : error.message, {
     ...located(error),
     originalError: error.originalError,
     extensions: {
