@@ -5,6 +5,7 @@
 // event type named); the SSRF rule refuses non-public targets at creation; tenant admins only; another
 // tenant's endpoints and attempts are out of reach on both transports. Delivery itself:
 // test/webhooks.delivery.test.ts.
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_TYPES } from '../src/events/event-types.js';
 import { openSecret } from '../src/events/webhook-secret.js';
@@ -486,6 +487,54 @@ describe.concurrent('PUT /webhooks/:id and DELETE /webhooks/:id', () => {
 });
 
 // -------------------------------------------------------------------------------------------------
+// Two connections at once: on PGlite every transaction has the one connection to itself.
+describe.skipIf(!process.env.TEST_DATABASE_URL)('DELETE /webhooks/:id in a deadlock', () => {
+  it('is run again when PostgreSQL ends it for a deadlock with a writer of its attempts: 204', async () => {
+    const a = await tenant();
+    const hook = await create(a.token, { url: receiver.url, events: ['guest.created'] });
+    const [event] = await t.db.prisma.$queryRaw<{ id: bigint }[]>`
+      INSERT INTO "Event" ("tenantId", "id", "type", "actorType", "resourceType", "resourceId", "payload")
+      VALUES (${a.tenant_id}, 900001, 'guest.created', 'system', 'guest', 'g', '{}') RETURNING "id"`;
+    const [delivery] = await t.db.prisma.$queryRaw<{ id: bigint }[]>`
+      INSERT INTO "WebhookDelivery" ("tenantId", "webhookId", "eventId", "eventType", "status")
+      VALUES (${a.tenant_id}, ${hook.id}, ${event?.id}, 'guest.created', 'failed') RETURNING "id"`;
+    // A second client stands for the delivery worker: it holds the delivery, then logs an attempt
+    // of the endpoint while the deletion waits for that delivery. Its own deadlock check comes
+    // late, so PostgreSQL ends the deletion's transaction.
+    const worker = new pg.Client({ connectionString: scratch.url });
+    await worker.connect();
+    try {
+      await worker.query('BEGIN');
+      await worker.query(`SET LOCAL deadlock_timeout = '20s'`);
+      await worker.query('SELECT 1 FROM "WebhookDelivery" WHERE "id" = $1 FOR UPDATE', [delivery?.id]);
+      const deleted = t.request('DELETE', `${URL}/${hook.id}`, { token: a.token });
+      await expect
+        .poll(async () => {
+          await worker.query('SELECT pg_stat_clear_snapshot()');
+          const { rows } = await worker.query(
+            `SELECT count(*)::int AS n FROM pg_stat_activity
+             WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'DELETE%'`,
+          );
+          return rows[0].n;
+        })
+        .toBe(1);
+      const logged = worker.query(
+        `INSERT INTO "WebhookAttempt" ("id", "tenantId", "webhookId", "eventType", "messageId", "attempt", "status", "durationMs")
+         VALUES ($1, $2, $3, 'guest.created', 'm', 1, 'failed', 1)`,
+        [`deadlock-${Date.now()}`, a.tenant_id, hook.id],
+      );
+      await logged;
+      await worker.query('COMMIT');
+      const res = await deleted;
+      expect([res.status, res.text]).toEqual([204, '']);
+    } finally {
+      await worker.end();
+    }
+    expect(await t.db.prisma.webhook.count({ where: { id: hook.id } })).toBe(0);
+    expect(await t.db.prisma.webhookAttempt.count({ where: { webhookId: hook.id } })).toBe(0);
+  });
+});
+
 describe.concurrent('POST /webhooks/:id/test and GET /webhooks/:id/deliveries', () => {
   it('sends a signed webhook.test ping now and answers the attempt; the deliveries list shows it', async () => {
     const a = await tenant();

@@ -9,10 +9,15 @@ type Tx = PrismaNS.TransactionClient;
 /** The tables whose rows are written this way. */
 export type LockedTable = 'User' | 'Tenant' | 'Location' | 'Webhook' | 'AccessCode';
 
-/** Locks the row `id` of `table` (FOR UPDATE) until the transaction ends; false when there is none. */
+/**
+ * Locks the row `id` of `table` until the transaction ends; false when there is none. FOR NO KEY
+ * UPDATE (an UPDATE's own lock): such writes of the row take turns, while rows that refer to it may
+ * still be written, as the delivery worker writes a webhook's deliveries and attempts (FOR UPDATE
+ * would hold the worker's statement behind the transaction, which may be waiting for its rows).
+ */
 export async function lockRow(tx: Tx, table: LockedTable, id: string): Promise<boolean> {
   const rows = await tx.$queryRaw<unknown[]>(
-    PrismaNS.sql`SELECT 1 FROM ${PrismaNS.raw(`"${table}"`)} WHERE "id" = ${id} FOR UPDATE`,
+    PrismaNS.sql`SELECT 1 FROM ${PrismaNS.raw(`"${table}"`)} WHERE "id" = ${id} FOR NO KEY UPDATE`,
   );
   return rows.length > 0;
 }

@@ -10,6 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import type { Prisma } from '../db/database.js';
+import { retryingConflicts } from '../db/write-conflict.js';
 import type { Prisma as PrismaNS } from '../generated/prisma/client.js';
 import { type EventType, MAC_KEYS, MENTIONS, type ResourceType, typesOf } from './event-types.js';
 
@@ -367,16 +368,18 @@ export async function writeReturningEvents<T>(
 ): Promise<{ value: T; events: RecordedEvent[] }> {
   const { prisma, tenantId, actor } = 'principal' in source ? sourceOf(source) : source;
   let recorded: RecordedEvent[] = [];
-  const value = await prisma.$transaction(async (tx) => {
-    const pending: NewEvent[] = [];
-    const result = await fn(tx, {
-      record: (...events) => {
-        for (const e of events) if (e) pending.push(e);
-      },
-    });
-    recorded = pending.length ? await recordEvents(tx, tenantId, actor, pending) : [];
-    return result;
-  }, options ?? DEFAULT_TRANSACTION);
+  const value = await retryingConflicts(() =>
+    prisma.$transaction(async (tx) => {
+      const pending: NewEvent[] = [];
+      const result = await fn(tx, {
+        record: (...events) => {
+          for (const e of events) if (e) pending.push(e);
+        },
+      });
+      recorded = pending.length ? await recordEvents(tx, tenantId, actor, pending) : [];
+      return result;
+    }, options ?? DEFAULT_TRANSACTION),
+  );
   announceEvents(recorded);
   return { value, events: recorded };
 }

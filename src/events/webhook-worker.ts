@@ -12,6 +12,7 @@ import { randomFillSync } from 'node:crypto';
 import type { Dispatcher } from 'undici';
 import type { WebhookSettings } from '../config.js';
 import { type Prisma, rawRowsOf } from '../db/database.js';
+import { retryingConflicts } from '../db/write-conflict.js';
 import { storedEventMessage } from './webhook-message.js';
 import { nextRetryDelay } from './webhook-retry.js';
 import { openSecret, SIGNING_SECRETS_SQL, signingSecrets } from './webhook-secret.js';
@@ -354,9 +355,13 @@ export async function recordAttempts(
   leaseMs = 0,
 ): Promise<{ written: number; logged: number; moved: string[]; queued: number }> {
   if (attempts.length === 0 && places.length === 0) return { written: 0, logged: 0, moved: [], queued: 0 };
-  const [row] = await rawRowsOf(prisma)<{ written: number; logged: number; moved: string[]; queued: number }>(
-    RECORD_SQL,
-    [recordParameter(attempts), placesParameter(places), leaseMs],
+  // One statement: a deadlock with an endpoint's deletion ends it whole, and it is run again.
+  const [row] = await retryingConflicts(() =>
+    rawRowsOf(prisma)<{ written: number; logged: number; moved: string[]; queued: number }>(RECORD_SQL, [
+      recordParameter(attempts),
+      placesParameter(places),
+      leaseMs,
+    ]),
   );
   return {
     written: row?.written ?? 0,

@@ -4,6 +4,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Prisma } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/unique-violation.js';
+import { retryingConflicts } from '../../db/write-conflict.js';
 import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import {
   duplicateMessage,
@@ -197,12 +198,16 @@ export function inBatchOrder<T>(fresh: Set<number>, events: ReadonlyMap<number, 
     });
 }
 
-/** Runs `fn` in a transaction; a concurrent delivery of the same event ids makes it retry once. */
+/**
+ * Runs `fn` in a transaction; a concurrent delivery of the same event ids makes it retry once, a
+ * write conflict (src/db/write-conflict.ts) up to its limit.
+ */
 export async function inTransaction<T>(prisma: Prisma, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  const run = () => retryingConflicts(() => prisma.$transaction(fn, TX_OPTIONS));
   try {
-    return await prisma.$transaction(fn, TX_OPTIONS);
+    return await run();
   } catch (err) {
     if (!isUniqueViolation(err)) throw err;
-    return prisma.$transaction(fn, TX_OPTIONS);
+    return run();
   }
 }

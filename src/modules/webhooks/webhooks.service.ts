@@ -7,6 +7,7 @@ import type { WebhookSettings } from '../../config.js';
 import type { AppContext } from '../../context.js';
 import type { Prisma } from '../../db/database.js';
 import { lockRow } from '../../db/row-lock.js';
+import { retryingConflicts } from '../../db/write-conflict.js';
 import { notFound } from '../../errors.js';
 import { changeEvent } from '../../events/audit.js';
 import type { EventType } from '../../events/event-types.js';
@@ -455,16 +456,18 @@ export const replayWebhook = operation({
         ],
       });
     }
-    return ctx.prisma.$transaction(async (tx) => {
-      // Deleted meanwhile: 404, not a delivery of no endpoint.
-      if (!(await lockRow(tx, 'Webhook', found.id))) throw notFound();
-      return tx.$executeRawUnsafe(
-        `INSERT INTO "WebhookDelivery" ("tenantId", "webhookId", "eventId", "eventType", "status", "nextAttemptAt")
-         SELECT $1, w."id", e."id", e."type", 'pending', CASE WHEN w."isActive" THEN now() END
-         ${matching} ORDER BY e."id"`,
-        ...params,
-      );
-    }, REPLAY_TRANSACTION);
+    return retryingConflicts(() =>
+      ctx.prisma.$transaction(async (tx) => {
+        // Deleted meanwhile: 404, not a delivery of no endpoint.
+        if (!(await lockRow(tx, 'Webhook', found.id))) throw notFound();
+        return tx.$executeRawUnsafe(
+          `INSERT INTO "WebhookDelivery" ("tenantId", "webhookId", "eventId", "eventType", "status", "nextAttemptAt")
+           SELECT $1, w."id", e."id", e."type", 'pending', CASE WHEN w."isActive" THEN now() END
+           ${matching} ORDER BY e."id"`,
+          ...params,
+        );
+      }, REPLAY_TRANSACTION),
+    );
   },
 });
 
