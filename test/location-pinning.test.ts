@@ -446,6 +446,21 @@ describe.sequential('location pinning through nested relations', () => {
     expect(await sessionX('support')).toEqual([id.gB, 'P-B']);
   });
 
+  it('a session found by address, at A, of a guest at B: no guest shown to a pinned user', async () => {
+    const byIp = async (role: Role) => {
+      const res = await t.request('GET', '/api/v1/sessions/10.0.0.1', { token: token[role] });
+      expect(res.status, res.text).toBe(200);
+      const { username, name, email } = res.json;
+      return { username, name, email };
+    };
+    // The latest at A is sX (B's guest); unpinned, the latest anywhere is sY (A's guest).
+    expect(await byIp('venue')).toEqual({ username: '', name: '', email: null });
+    const gA = await t.db.prisma.guest.findUniqueOrThrow({ where: { id: id.gA } });
+    expect(await byIp('tenant')).toEqual({ username: gA.username, name: gA.name, email: gA.email });
+    const q = '{ sessionsByIp(ipAddresses: ["10.0.0.1"]) { username name email } }';
+    expect(await run('front-desk', q)).toEqual({ sessionsByIp: [{ username: '', name: '', email: null }] });
+  });
+
   it('loads the checked guest and device in the statement of the sessions (none per row)', async () => {
     const q = viaSessions('guest { id name } device { id mac guest { id } }');
     const { result, sql } = await recordStatements(t.db, () => t.graphql(token.venue, q));
@@ -468,4 +483,54 @@ describe.sequential('location pinning through nested relations', () => {
       expect(reached).toEqual([...(pinned ? row.pinned : row.unpinned)].sort());
     });
   }
+});
+
+describe('a guest’s beacon for a pinned user', () => {
+  it('is its latest BLE record at the pinned location, not a later one elsewhere', async () => {
+    const p = t.db.prisma;
+    const a = await newTenant(p);
+    const tenantId = a.tenant_id;
+    const far = await p.location.create({ data: { tenantId, name: 'Far venue' } });
+    const zones: Record<string, { id: string; name: string }> = {};
+    for (const [key, locationId] of [
+      ['near', a.location_id],
+      ['far', far.id],
+    ] as const) {
+      const building = await p.building.create({ data: { tenantId, locationId, name: key } });
+      const floor = await p.floor.create({
+        data: { tenantId, buildingId: building.id, name: key, level: 0, width: 10, length: 10 },
+      });
+      zones[key] = await p.zone.create({
+        data: { tenantId, floorId: floor.id, name: `Zone ${key}`, coordinates: [{ x: 0, y: 0 }] },
+      });
+    }
+    const guest = await addGuest(p, tenantId, a.location_id);
+    const device = await addDevice(p, tenantId, guest.id);
+    const seen = async (key: 'near' | 'far', locationId: string, at: string) =>
+      p.presenceRecord.create({
+        data: {
+          tenantId,
+          mac: device.mac,
+          deviceId: device.id,
+          guestId: guest.id,
+          dataType: 2,
+          locationId,
+          zoneId: zones[key]?.id,
+          seenAt: new Date(at),
+        },
+      });
+    await seen('near', a.location_id, '2026-01-10T08:00:00Z');
+    await seen('far', far.id, '2026-01-10T09:00:00Z');
+    const venue = (await addUser(p, tenantId, 'venue', { locationId: a.location_id })).token;
+    const beaconZone = async (as: string) => {
+      const res = await t.request('GET', '/api/v1/guests?withBeacon=true', { token: as });
+      expect(res.status, res.text).toBe(200);
+      const gql = await t.graphql(as, `{ guest(id: "${guest.id}") { beacon { zone locationId } } }`);
+      const beacon = gql.json.data.guest.beacon;
+      expect(res.json.data[0].beacon?.zone ?? null).toBe(beacon?.zone ?? null);
+      return beacon;
+    };
+    expect(await beaconZone(venue)).toEqual({ zone: 'Zone near', locationId: a.location_id });
+    expect(await beaconZone(a.token)).toEqual({ zone: 'Zone far', locationId: far.id });
+  });
 });

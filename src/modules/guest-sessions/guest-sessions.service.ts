@@ -142,7 +142,7 @@ export async function sessionsByIp(
     ipAddress: true,
     startTime: true,
     endTime: true,
-    guest: { select: { username: true, name: true, email: true } },
+    guest: { select: { username: true, name: true, email: true, locationId: true } },
   } satisfies PrismaNS.GuestSessionSelect;
   const rows = await findManyRows<PrismaNS.GuestSessionGetPayload<{ select: typeof select }>>(
     ctx.prisma,
@@ -154,12 +154,15 @@ export async function sessionsByIp(
   return wanted.flatMap((ip) => {
     const r = byIp.get(ip);
     if (!r) return [];
+    // A session at a pinned caller's location of a guest now at another: the guest is not shown
+    // (as AccessCode.guestName is "" there).
+    const shown = scope.locationId === null || r.guest.locationId === scope.locationId;
     return [
       {
         ip_address: r.ipAddress,
-        username: r.guest.username,
-        name: r.guest.name,
-        email: r.guest.email,
+        username: shown ? r.guest.username : '',
+        name: shown ? r.guest.name : '',
+        email: shown ? r.guest.email : null,
         duration: sessionSeconds(r, now),
       },
     ];

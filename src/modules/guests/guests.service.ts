@@ -191,19 +191,24 @@ export async function withBeacons<R extends { id: string }>(
   return rows.map((r) => ({ ...r, beacon: beacons.get(r.id) ?? null }));
 }
 
-/** One statement for a whole page: the latest BLE presence record (data type 2) of each guest. */
+/**
+ * One statement for a whole page: the latest BLE presence record (data type 2) of each guest; for a
+ * pinned caller, the latest at its location (a record elsewhere is another location's presence).
+ */
 export async function latestBeacons(
   ctx: AppContext,
   guestIds: readonly string[],
 ): Promise<Map<string, Beacon>> {
   if (guestIds.length === 0) return new Map();
+  const pinned = viewGuest.scope(ctx).locationId;
+  const atPinned = pinned ? PrismaNS.sql`AND r."locationId" = ${pinned}` : PrismaNS.empty;
   const rows = await ctx.prisma.$queryRaw<(Beacon & { guestId: string })[]>(PrismaNS.sql`
     SELECT g.id AS "guestId", p.mac, p."locationId", p."buildingId", p."floorId", p."zoneId",
            z.name AS zone, p.x, p.y, p."seenAt"
     FROM unnest(${guestIds}::text[]) AS g(id)
     CROSS JOIN LATERAL (
       SELECT r.* FROM "PresenceRecord" r
-      WHERE r."tenantId" = ${ctx.principal.tenantId} AND r."guestId" = g.id AND r."dataType" = 2
+      WHERE r."tenantId" = ${ctx.principal.tenantId} AND r."guestId" = g.id AND r."dataType" = 2 ${atPinned}
       ORDER BY r."seenAt" DESC, r.id DESC
       LIMIT 1
     ) p
