@@ -439,4 +439,52 @@ describe.concurrent('events of the session ingest', () => {
     expect(events[4]?.payload).toEqual(JSON.parse(JSON.stringify(item(s2.id))));
     expect(events[1]?.payload).toMatchObject({ id: s1.id, end_time: null });
   });
+
+  it('a start naming an access code records its use (access_code.used, audited as the ingest), as a redeem does', async () => {
+    const { a, ingest, tokenId } = await setup();
+    const created = await t.request('POST', '/api/v1/access-codes', {
+      token: a.token,
+      body: { location_id: a.location_id, service_profile_id: a.service_profile_id, type: 2 },
+    });
+    expect(created.status, created.text).toBe(201);
+    const code = created.json.access_codes[0];
+    const after = Number(
+      (await prisma().eventSequence.findUniqueOrThrow({ where: { tenantId: a.tenant_id } })).lastId,
+    );
+    const guest = await prisma().guest.create({
+      data: { tenantId: a.tenant_id, locationId: a.location_id, username: uniqueName('g'), name: 'G' },
+    });
+    const requestId = await send(SESSIONS, ingest, [
+      {
+        event_id: eid(),
+        kind: 'start',
+        location_id: a.location_id,
+        mac: 'aa:bb:cc:20:00:09',
+        ip: '10.0.0.9',
+        login_type: 'Access Code',
+        guest_id: guest.id,
+        access_code: code.code,
+        bytes_up: 0,
+        bytes_down: 0,
+        at: ago(60).toISOString(),
+      },
+    ]);
+    const events = await eventsOf(a.tenant_id, after);
+    expect(events.map((e) => e.type)).toEqual([
+      'device.first_seen',
+      'guest_session.started',
+      'access_code.used',
+    ]);
+    const used = events[2];
+    expect(used?.actor).toEqual(['ingest', a.user_id, tokenId, requestId]);
+    // The code as the list shows it after the use.
+    const list = await t.request('GET', '/api/v1/access-codes?per_page=100', { token: a.token });
+    const item = (list.json.data as { id: string }[]).find((c) => c.id === code.id);
+    expect(used?.payload).toEqual(JSON.parse(JSON.stringify(item)));
+    expect(used?.payload).toMatchObject({ use_count: 1, status: 2 });
+    const audit = await prisma().auditLog.findFirstOrThrow({
+      where: { tenantId: a.tenant_id, resourceId: code.id, action: 'ingest.write' },
+    });
+    expect(audit.changes).toMatchObject({ use_count: { old: 0, new: 1 }, status: { old: 1, new: 2 } });
+  });
 });

@@ -7,6 +7,7 @@ import type { AppContext } from '../../context.js';
 import { scoped } from '../../db/scope.js';
 import { actorOf, type EventLog } from '../../events/outbox.js';
 import { AVAILABLE, USED } from '../access-codes/access-codes.labels.js';
+import { accessCodeChange, accessCodeListInclude } from '../access-codes/access-codes.service.js';
 import { deviceFirstSeen, deviceListSelect } from '../guest-devices/guest-devices.service.js';
 import { sessionEvent, sessionItemSelect } from '../guest-sessions/guest-sessions.service.js';
 import { lockDevices } from '../presence/device-locks.js';
@@ -25,11 +26,14 @@ import {
 import { inTransactionWithEvents } from './ingest.events.js';
 import { readSessionEvent, type SessionInput, type SessionKind, sessionEventRules } from './ingest.inputs.js';
 
+/** The batch's permission action, also its audit entries' (a code's use). */
+const INGEST_ACTION = 'ingest.write';
+
 export async function ingestSessions(
   ctx: AppContext,
   body: Readonly<Record<string, unknown>>,
 ): Promise<IngestResult> {
-  const scope = authorize(ctx.principal, 'ingest.write');
+  const scope = authorize(ctx.principal, INGEST_ACTION);
   const errors = new BatchErrors();
   const { raw, valid } = await validateEvents(body, sessionEventRules, readSessionEvent, errors);
   const { tenantId } = scoped(scope);
@@ -314,11 +318,21 @@ async function openSession(
   openByDevice.set(device.id, session);
   if (e.accessCodeId) {
     // Accounting reports what happened: the use counts whatever the code's state, and an available
-    // code whose uses reach its `max_uses` becomes 2 Used, as a redeem would leave it.
+    // code whose uses reach its `max_uses` becomes 2 Used, as a redeem would leave it; the use is an
+    // `access_code.used`, as a redeem's is.
+    const code = { where: { id: e.accessCodeId }, include: accessCodeListInclude };
+    const before = await tx.accessCode.findUniqueOrThrow(code);
     await tx.$executeRaw`UPDATE "AccessCode" SET "useCount" = "useCount" + 1, "usedAt" = ${e.at},
       "status" = CASE WHEN "status" = ${AVAILABLE} AND "maxUses" IS NOT NULL AND "useCount" + 1 >= "maxUses"
         THEN ${USED} ELSE "status" END
       WHERE "id" = ${e.accessCodeId}`;
+    accessCodeChange(
+      log,
+      'access_code.used',
+      INGEST_ACTION,
+      before,
+      await tx.accessCode.findUniqueOrThrow(code),
+    );
   }
   return session;
 }
