@@ -307,6 +307,13 @@ describe.concurrent('events of the API writes', () => {
     expect(events.slice(0, 2).map((e) => e.payload)).toEqual(codes);
     expect(events[4]?.payload).toEqual(dataOf(redeemed.res));
     expect(events[3]?.payload).toMatchObject({ mac });
+    // The guest and the device as the redeem left them (its session put them online), as GET shows them.
+    const guest = await call(a, 'GET', `/guests/${events[2]?.resourceId}`);
+    expect(events[2]?.payload).toEqual(dataOf(guest.res));
+    expect(events[2]?.payload).toMatchObject({ online: true, visit_count: 1 });
+    const devices = await call(a, 'GET', '/guest-devices?per_page=10');
+    expect(events[3]?.payload).toEqual(dataOf(devices.res)[0]);
+    expect(events[3]?.payload).toMatchObject({ connection_status: 'Online' });
     expect(events[5]?.payload).toMatchObject({ guest_device_mac: mac, guest_device_ip: '10.0.0.7' });
     expect(events[6]?.payload).toEqual(dataOf(revoked.res));
     const batch = await call(a, 'POST', '/access-codes/revoke', { ids: [codes[0].id, codes[1].id] });

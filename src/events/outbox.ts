@@ -319,6 +319,35 @@ export interface EventLog {
    * function has done its work, just before commit.
    */
   record(...events: (NewEvent | null)[]): void;
+  /**
+   * Appends an event built when the function has done its work, in its place among the others: of a
+   * record the same write goes on changing (a guest created, then put online by the session the write
+   * opens), so that its payload is the record as the write leaves it.
+   */
+  recordAtCommit(build: () => Promise<NewEvent | null>): void;
+}
+
+/** A log for one transaction's write, and the events it was given once the write is done. */
+export function transactionLog(): { log: EventLog; write: () => Promise<NewEvent[]> } {
+  const pending: (NewEvent | (() => Promise<NewEvent | null>))[] = [];
+  return {
+    log: {
+      record: (...events) => {
+        for (const e of events) if (e) pending.push(e);
+      },
+      recordAtCommit: (build) => {
+        pending.push(build);
+      },
+    },
+    async write() {
+      const events: NewEvent[] = [];
+      for (const e of pending) {
+        const event = typeof e === 'function' ? await e() : e;
+        if (event) events.push(event);
+      }
+      return events;
+    },
+  };
 }
 
 /**
@@ -370,13 +399,11 @@ export async function writeReturningEvents<T>(
   let recorded: RecordedEvent[] = [];
   const value = await retryingConflicts(() =>
     prisma.$transaction(async (tx) => {
-      const pending: NewEvent[] = [];
-      const result = await fn(tx, {
-        record: (...events) => {
-          for (const e of events) if (e) pending.push(e);
-        },
-      });
-      recorded = pending.length ? await recordEvents(tx, tenantId, actor, pending) : [];
+      recorded = [];
+      const { log, write } = transactionLog();
+      const result = await fn(tx, log);
+      const pending = await write();
+      if (pending.length) recorded = await recordEvents(tx, tenantId, actor, pending);
       return result;
     }, options ?? DEFAULT_TRANSACTION),
   );

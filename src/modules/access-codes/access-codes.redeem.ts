@@ -9,7 +9,7 @@ import type { AccessCode, Prisma as PrismaNS } from '../../generated/prisma/clie
 import { type InputOf, operation } from '../../operations/operation.js';
 import { fill, INVALID_SELECTION } from '../../validation/messages.js';
 import { ValidationError } from '../../validation/validator.js';
-import { deviceFirstSeen, deviceListSelect } from '../guest-devices/guest-devices.service.js';
+import { deviceListSelect, recordFirstSeen } from '../guest-devices/guest-devices.service.js';
 import { sessionEvent, sessionItemSelect } from '../guest-sessions/guest-sessions.service.js';
 import { guestVisibleSelect, recordGuestCreated } from '../guests/guests.service.js';
 import { lockDevices } from '../presence/device-locks.js';
@@ -166,7 +166,7 @@ async function redeemIn(
       data: { tenantId, guestId: guest.id, mac, ip: input.ip_address ?? null, lastSeenTime: now },
       select: deviceListSelect,
     });
-    log.record(deviceFirstSeen(created));
+    recordFirstSeen(tx, log, created.id);
     deviceId = created.id;
   } else {
     deviceId = device.id;
@@ -259,7 +259,7 @@ async function guestOf(
     data: { tenantId, locationId: input.location_id, username: mac, name: mac },
     select: guestNameSelect,
   });
-  await recordGuestCreated(w.ctx, tx, w.log, w.action, created.id);
+  recordGuestCreated(w.ctx, tx, w.log, w.action, created.id);
   return created;
 }
 

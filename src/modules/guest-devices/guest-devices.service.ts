@@ -6,7 +6,7 @@ import type { Scope } from '../../auth/principal.js';
 import type { AppContext } from '../../context.js';
 import { countRows, findManyRows } from '../../db/raw-rows.js';
 import { inScope, scoped } from '../../db/scope.js';
-import type { NewEvent } from '../../events/outbox.js';
+import type { EventLog, NewEvent, Tx } from '../../events/outbox.js';
 import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { type ListWhere, listOperation } from '../../operations/operation.js';
 import { deviceFilters, deviceListFilters } from './guest-devices.inputs.js';
@@ -122,6 +122,35 @@ export function countDevices(ctx: AppContext, q: DeviceQuery): Promise<number> {
 }
 
 /** `device.first_seen`: a device the tenant had not seen before, in REST's item shape (no audit entry: traffic). */
+/**
+ * `device.first_seen` of a device the write created, read when the write is done (its session then
+ * has put it online). The devices one write created are read in one statement.
+ */
+export function recordFirstSeen(tx: Tx, log: EventLog, id: string): void {
+  let batch = firstSeenBatches.get(log);
+  if (batch === undefined) {
+    const created: FirstSeenBatch = { ids: [], rows: undefined };
+    firstSeenBatches.set(log, created);
+    batch = created;
+  }
+  const b = batch;
+  b.ids.push(id);
+  log.recordAtCommit(async () => {
+    b.rows ??= tx.guestDevice
+      .findMany({ where: { id: { in: b.ids } }, select: deviceListSelect })
+      .then((list) => new Map(list.map((d) => [d.id, d])));
+    const row = (await b.rows).get(id);
+    return row ? deviceFirstSeen(row) : null;
+  });
+}
+
+/** The devices a write (its log) created, and their rows once read at its end. */
+interface FirstSeenBatch {
+  ids: string[];
+  rows: Promise<Map<string, DeviceListRow>> | undefined;
+}
+const firstSeenBatches = new WeakMap<EventLog, FirstSeenBatch>();
+
 export function deviceFirstSeen(d: DeviceListRow): NewEvent {
   return {
     type: 'device.first_seen',

@@ -367,18 +367,20 @@ function guestChange(
   before: GuestRow | null,
   after: GuestRow,
 ): void {
+  log.record(guestChangeEvent(ctx, action, before, after));
+}
+
+function guestChangeEvent(ctx: AppContext, action: string, before: GuestRow | null, after: GuestRow) {
   const view = (g: GuestRow) => ({ ...guestDetailItem(g, ctx.config), custom_data: g.customData });
-  log.record(
-    changeEvent({
-      type: before ? 'guest.updated' : 'guest.created',
-      resourceType: 'guest',
-      resourceId: after.id,
-      action,
-      payload: guestDetailItem(after, ctx.config),
-      before: before && view(before),
-      after: view(after),
-    }),
-  );
+  return changeEvent({
+    type: before ? 'guest.updated' : 'guest.created',
+    resourceType: 'guest',
+    resourceId: after.id,
+    action,
+    payload: guestDetailItem(after, ctx.config),
+    before: before && view(before),
+    after: view(after),
+  });
 }
 
 /**
@@ -419,15 +421,14 @@ export async function lockLiveGuest(
   return row ?? null;
 }
 
-/** `guest.created` for a guest another write made (a redeem's anonymous guest), read in its transaction. */
-export async function recordGuestCreated(
-  ctx: AppContext,
-  tx: Tx,
-  log: EventLog,
-  action: string,
-  id: string,
-): Promise<void> {
-  guestChange(ctx, log, action, null, await guestInTx(tx, ctx.principal.tenantId, id));
+/**
+ * `guest.created` for a guest another write made (a redeem's anonymous guest), read in its transaction
+ * when that write is done (it puts the guest online).
+ */
+export function recordGuestCreated(ctx: AppContext, tx: Tx, log: EventLog, action: string, id: string): void {
+  log.recordAtCommit(async () =>
+    guestChangeEvent(ctx, action, null, await guestInTx(tx, ctx.principal.tenantId, id)),
+  );
 }
 
 /** `POST /guests`, GraphQL `createGuest`. */

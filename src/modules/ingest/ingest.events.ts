@@ -10,6 +10,7 @@ import {
   type NewEvent,
   type RecordedEvent,
   recordEvents,
+  transactionLog,
 } from '../../events/outbox.js';
 import { isoMicros } from '../../shared/format.js';
 import { inTransaction, type Tx } from './ingest.batch.js';
@@ -29,13 +30,11 @@ export async function inTransactionWithEvents<T>(
 ): Promise<T> {
   let recorded: RecordedEvent[] = [];
   const result = await inTransaction(prisma, async (tx) => {
-    const pending: NewEvent[] = [];
-    const value = await fn(tx, {
-      record: (...events) => {
-        for (const e of events) if (e) pending.push(e);
-      },
-    });
-    recorded = pending.length ? await recordEvents(tx, tenantId, actor, pending) : [];
+    recorded = [];
+    const { log, write } = transactionLog();
+    const value = await fn(tx, log);
+    const pending = await write();
+    if (pending.length) recorded = await recordEvents(tx, tenantId, actor, pending);
     return value;
   });
   announceEvents(recorded);

@@ -8,7 +8,7 @@ import { scoped } from '../../db/scope.js';
 import { actorOf, type EventLog } from '../../events/outbox.js';
 import { AVAILABLE, USED } from '../access-codes/access-codes.labels.js';
 import { accessCodeChange, accessCodeListInclude } from '../access-codes/access-codes.service.js';
-import { deviceFirstSeen, deviceListSelect } from '../guest-devices/guest-devices.service.js';
+import { deviceListSelect, recordFirstSeen } from '../guest-devices/guest-devices.service.js';
 import { sessionEvent, sessionItemSelect } from '../guest-sessions/guest-sessions.service.js';
 import { lockDevices } from '../presence/device-locks.js';
 import { macVariants, normalizeMac } from '../presence/mac.js';
@@ -255,7 +255,7 @@ async function deviceOf({ tx, log, tenantId, deviceByMac }: SessionBook, e: Sess
       data: { tenantId, guestId: e.guestId as string, mac: e.mac, ip: e.ip, lastSeenTime: e.at },
       select: deviceListSelect,
     });
-    log.record(deviceFirstSeen(created));
+    recordFirstSeen(tx, log, created.id);
     device = { id: created.id, guestId: created.guestId, mac: created.mac };
     deviceByMac.set(e.mac, device);
   } else if (e.guestId !== null && device.guestId !== e.guestId) {
