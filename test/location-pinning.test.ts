@@ -533,4 +533,54 @@ describe('a guest’s beacon for a pinned user', () => {
     expect(await beaconZone(venue)).toEqual({ zone: 'Zone near', locationId: a.location_id });
     expect(await beaconZone(a.token)).toEqual({ zone: 'Zone far', locationId: far.id });
   });
+  it('active sessions at the pinned location show a present device of a guest elsewhere without its profile', async () => {
+    const p = t.db.prisma;
+    const a = await newTenant(p);
+    const tenantId = a.tenant_id;
+    const far = await p.location.create({ data: { tenantId, name: 'Far venue' } });
+    const guest = await addGuest(p, tenantId, far.id, {
+      gender: 1,
+      nationalityCode: 'ES',
+      residencyCode: 'FR',
+    });
+    const tag = await p.tag.create({ data: { tenantId, name: 'VIP' } });
+    await p.guestTag.create({ data: { tenantId, guestId: guest.id, tagId: tag.id } });
+    const device = await addDevice(p, tenantId, guest.id);
+    await p.currentPresence.create({
+      data: {
+        tenantId,
+        mac: device.mac,
+        recordId: 'r1',
+        deviceId: device.id,
+        guestId: guest.id,
+        dataType: 1,
+        locationId: a.location_id,
+        seenAt: new Date(),
+      },
+    });
+    const venue = (await addUser(p, tenantId, 'venue', { locationId: a.location_id })).token;
+    const profile = async (as: string) => {
+      const res = await t.request('GET', '/api/v1/locations-analytics/active-sessions', { token: as });
+      expect(res.status, res.text).toBe(200);
+      const row = (res.json.data as Record<string, unknown>[]).find((r) => r.mac_address === device.mac);
+      const gql = await t.graphql(as, '{ activeSessions { guestId nationality segment { name } } }');
+      expect(gql.json.errors, gql.text).toBeUndefined();
+      const node = gql.json.data.activeSessions[0];
+      return [row?.guest_id, row?.nationality, row?.country_of_residency, row?.segment, node];
+    };
+    expect(await profile(venue)).toEqual([
+      guest.id,
+      null,
+      null,
+      [],
+      { guestId: guest.id, nationality: null, segment: [] },
+    ]);
+    expect(await profile(a.token)).toEqual([
+      guest.id,
+      'ES',
+      'FR',
+      [{ id: tag.id, name: 'VIP' }],
+      { guestId: guest.id, nationality: 'ES', segment: [{ name: 'VIP' }] },
+    ]);
+  });
 });

@@ -52,7 +52,7 @@ export interface ActiveSession {
   segment: { id: string; name: string }[];
 }
 
-type Row = Omit<ActiveSession, 'segment'>;
+type Row = Omit<ActiveSession, 'segment'> & { guestLocationId: string | null };
 
 /** Records seen after this instant are active: a record exactly ACTIVE_WINDOW_SECONDS old is not. */
 export const activeSince = (now: Date, windowSeconds: number): Date =>
@@ -132,7 +132,7 @@ async function readActiveSessions(
     SELECT cp."mac", cp."dataType", cp."x", cp."y",
       cp."locationId", l."name" AS "location", cp."buildingId", b."name" AS "building",
       cp."floorId", f."name" AS "floor", cp."zoneId", z."name" AS "zone",
-      g."id" AS "guestId", g."gender", g."nationalityCode", g."residencyCode",
+      g."id" AS "guestId", g."locationId" AS "guestLocationId", g."gender", g."nationalityCode", g."residencyCode",
       cp."seenAt", cp."connected"
     FROM "CurrentPresence" cp
     LEFT JOIN "Location" l ON l."id" = cp."locationId" AND l."tenantId" = cp."tenantId"
@@ -144,7 +144,11 @@ async function readActiveSessions(
     WHERE ${where}
     ORDER BY cp."seenAt" DESC, cp."mac" ASC`;
 
-  const guestIds = [...new Set(rows.flatMap((r) => (r.guestId ? [r.guestId] : [])))];
+  // A device at a pinned caller's location whose guest is at another: its presence shows, the guest's
+  // profile (gender, nationality, residency, segment) does not; its id stays, as REST shows ids.
+  const shown = (r: Row): boolean =>
+    r.guestId !== null && (scope.locationId === null || r.guestLocationId === scope.locationId);
+  const guestIds = [...new Set(rows.flatMap((r) => (r.guestId && shown(r) ? [r.guestId] : [])))];
   const tags = await ctx.prisma.$queryRaw<{ guestId: string; id: string; name: string }[]>`
     SELECT gt."guestId", t."id", t."name"
     FROM "GuestTag" gt JOIN "Tag" t ON t."id" = gt."tagId" AND t."tenantId" = gt."tenantId"
@@ -158,8 +162,9 @@ async function readActiveSessions(
   }
   // Every key written out (not `...r`): raw rows are dictionary-mode objects, and 50 000 present
   // devices make this loop and the serializer's reads a visible part of the request.
-  return rows.map(
-    (r): ActiveSession => ({
+  return rows.map((r): ActiveSession => {
+    const profile = shown(r);
+    return {
       mac: r.mac,
       dataType: Number(r.dataType),
       x: r.x,
@@ -173,14 +178,14 @@ async function readActiveSessions(
       zoneId: r.zoneId,
       zone: r.zone,
       guestId: r.guestId,
-      gender: r.gender === null ? null : Number(r.gender),
-      nationalityCode: r.nationalityCode,
-      residencyCode: r.residencyCode,
+      gender: profile && r.gender !== null ? Number(r.gender) : null,
+      nationalityCode: profile ? r.nationalityCode : null,
+      residencyCode: profile ? r.residencyCode : null,
       seenAt: r.seenAt,
       connected: r.connected,
-      segment: (r.guestId && byGuest.get(r.guestId)) || [],
-    }),
-  );
+      segment: (profile && r.guestId && byGuest.get(r.guestId)) || [],
+    };
+  });
 }
 
 export interface OccupancyCount {
