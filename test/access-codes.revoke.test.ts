@@ -2,6 +2,7 @@
 // from the expiry date when the code is read, before any sweeper), 4 Revoked; the list and count
 // filter by the status shown; `PUT /access-codes/:id/revoke` and `POST /access-codes/revoke` (ids or
 // the list's filters), GraphQL `revokeAccessCode` / `revokeAccessCodes`; pinned roles and tenants.
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestApp, type TestResponse } from './helpers/app.js';
 import { addUser, newTenant, randomMac } from './helpers/fixtures.js';
@@ -203,6 +204,41 @@ describe.concurrent('PUT /access-codes/:id/revoke', () => {
     for (const c of [theirs, elsewhere]) {
       expect((await prisma().accessCode.findUniqueOrThrow({ where: { id: c.id } })).status).toBe(1);
     }
+  });
+});
+
+// Two connections at once: on PGlite every transaction has the one connection to itself.
+describe.skipIf(!process.env.TEST_DATABASE_URL)('POST /access-codes/revoke beside a redeem', () => {
+  it('waits for a redeem under way: the revoke’s event shows the use it made', async () => {
+    const a = await tenant();
+    const [code] = await create(a, { quantity: 1, max_uses: 5 });
+    // A second client stands for a redeem that counted a use and has not committed yet.
+    const redeemer = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+    await redeemer.connect();
+    try {
+      await redeemer.query('BEGIN');
+      await redeemer.query('UPDATE "AccessCode" SET "useCount" = "useCount" + 1 WHERE "id" = $1', [code.id]);
+      const revoked = revokeBatch(a.token, { ids: [code.id] });
+      await expect
+        .poll(async () => {
+          const { rows } = await redeemer.query(
+            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database()
+             AND wait_event_type = 'Lock' AND query LIKE '%"AccessCode"%' AND pid <> pg_backend_pid()`,
+          );
+          await redeemer.query('SELECT pg_stat_clear_snapshot()');
+          return rows[0].n;
+        })
+        .toBeGreaterThan(0);
+      await redeemer.query('COMMIT');
+      const res = await revoked;
+      expect(res.text).toBe('{"count":1}');
+    } finally {
+      await redeemer.end();
+    }
+    const event = await prisma().event.findFirstOrThrow({
+      where: { tenantId: a.tenant_id, type: 'access_code.revoked', resourceId: code.id },
+    });
+    expect(event.payload).toMatchObject({ use_count: 1, status: 4 });
   });
 });
 

@@ -90,6 +90,12 @@ export const revokeAccessCodes = operation({
     return writeWithEvents(ctx, async (tx, log) => {
       const now = new Date();
       const pending = { AND: [where, { status: { not: REVOKED } }] };
+      // Behind the redeems under way, as a single revoke: the codes found are locked (in id order, one
+      // array parameter however many), so their events show the uses those redeems made.
+      const found = await tx.accessCode.findMany({ where: pending, select: { id: true } });
+      if (found.length === 0) return 0;
+      await tx.$queryRaw`SELECT 1 FROM "AccessCode" WHERE "id" = ANY(${found.map((c) => c.id)}::text[])
+        ORDER BY "id" FOR NO KEY UPDATE`;
       // The codes as they were, for their events; only those the update revoked have one. Both
       // statements take the conditions themselves, never a list of ids (a filter may find many).
       const before = await tx.accessCode.findMany({
