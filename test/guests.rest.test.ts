@@ -519,6 +519,22 @@ describe.concurrent('GET /guests filters', () => {
     // The week after the last day PHP's `Y-m-d` reads ends with that day, not past it.
     expect(await ids(a.token, 'last_visit_date=9999-12-28')).toEqual([]);
     expect(await ids(a.token, 'last_visit_date=9999-12-01,9999-12-31')).toEqual([]);
+    // The years 0001–0099 as PHP's `Y` reads them (not 1900–1999); a month from 0050-01-31 ends in
+    // February 0050. Year 0000 is no date.
+    expect(await ids(a.token, 'last_visit_date=0050-01-01')).toEqual([]);
+    expect(await ids(a.token, 'last_visit_date=0050-01-31,0050-02-28')).toEqual([]);
+    const refused = await t.request('GET', `${URL}?last_visit_date=0050-01-31,0050-03-01`, {
+      token: a.token,
+    });
+    expect(refused.json).toEqual(
+      unprocessable({ last_visit_date: ['The last visit date field must not span more than one month.'] }),
+    );
+    const zero = await t.request('GET', `${URL}?last_visit_date=0000-01-01`, { token: a.token });
+    expect(zero.json).toEqual(
+      unprocessable({
+        last_visit_date: ['The last visit date field must match the format Y-m-d or Y-m-d,Y-m-d.'],
+      }),
+    );
   });
 
   it('reads a last_visit_date range as an inclusive interval of at most one month', async () => {

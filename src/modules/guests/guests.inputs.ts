@@ -7,6 +7,7 @@ import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { field, filterOf } from '../../operations/operation.js';
 import { dayStart, writableDate } from '../../shared/dates.js';
 import { GENDER_WORDS, genderOfWord } from '../../shared/labels.js';
+import { parseYmd, utcDate } from '../../validation/rules/dates.js';
 import {
   array,
   between,
@@ -34,27 +35,13 @@ import {
 // Filters
 
 const DAY_MS = 86_400_000;
-const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-
-/** Epoch ms of a real `YYYY-MM-DD` date at 00:00 UTC, or null. */
-export function parseDay(text: string): number | null {
-  const m = DATE.exec(text);
-  if (!m) return null;
-  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  const epoch = Date.UTC(y, mo - 1, d);
-  const back = new Date(epoch);
-  return back.getUTCFullYear() === y && back.getUTCMonth() === mo - 1 && back.getUTCDate() === d
-    ? epoch
-    : null;
-}
-
 /** One calendar month after `epoch` (a day at 00:00 UTC), clamped to the month's last day: Jan 31 → Feb 28/29. */
 export function oneMonthAfter(epoch: number): number {
   const d = new Date(epoch);
   const y = d.getUTCFullYear();
   const m = d.getUTCMonth() + 1;
-  const lastDay = new Date(Date.UTC(y, m + 1, 0)).getUTCDate();
-  return Date.UTC(y, m, Math.min(d.getUTCDate(), lastDay));
+  const lastDay = utcDate(y, m + 2, 0).getUTCDate();
+  return utcDate(y, m + 1, Math.min(d.getUTCDate(), lastDay)).getTime();
 }
 
 export const LAST_VISIT_MESSAGES = {
@@ -77,13 +64,13 @@ export interface VisitWindow {
 export function visitWindow(text: string): VisitWindow | keyof typeof LAST_VISIT_MESSAGES {
   const parts = text.split(',');
   if (parts.length === 1) {
-    const start = parseDay(parts[0] ?? '');
+    const start = parseYmd(parts[0] ?? '');
     if (start === null) return 'format';
     return { from: new Date(start), to: writableDate(start + 7 * DAY_MS) };
   }
   if (parts.length !== 2) return 'format';
-  const start = parseDay(parts[0] ?? '');
-  const end = parseDay(parts[1] ?? '');
+  const start = parseYmd(parts[0] ?? '');
+  const end = parseYmd(parts[1] ?? '');
   if (start === null || end === null) return 'format';
   if (end < start) return 'order';
   if (end > oneMonthAfter(start)) return 'month';

@@ -19,7 +19,7 @@ type DatePart = 'year' | 'month' | 'day' | 'hour' | 'minute' | 'second';
  * The UTC moment of the calendar parts, a day past the month's end rolling over (2026-02-30 into
  * March). setUTCFullYear, not Date.UTC: that reads the years 0–99 as 1900–1999 (PHP's `Y` takes 0001).
  */
-function utcDate(year: number, month: number, day: number, hour = 0, minute = 0, second = 0): Date {
+export function utcDate(year: number, month: number, day: number, hour = 0, minute = 0, second = 0): Date {
   const date = new Date(0);
   date.setUTCFullYear(year, month - 1, day);
   date.setUTCHours(hour, minute, second);
@@ -36,6 +36,12 @@ function toEpoch(parts: Partial<Record<DatePart, number>>): number | null {
   // A real date survives the round trip (a rolled-over one does not).
   const realDay = date.getUTCFullYear() === year && date.getUTCMonth() === month - 1;
   return realDay && date.getUTCDate() === day ? epoch : null;
+}
+
+/** Epoch ms of a real `YYYY-MM-DD` day at 00:00 UTC, as `date_format:Y-m-d` takes it (0001–9999), or null. */
+export function parseYmd(text: string): number | null {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
+  return m ? toEpoch({ year: Number(m[1]), month: Number(m[2]), day: Number(m[3]) }) : null;
 }
 
 /**
