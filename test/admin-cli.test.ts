@@ -284,6 +284,24 @@ describe('admin CLI and server on one embedded database', { timeout: 120_000 }, 
     expect(body.data.map((l) => l.id)).toContain(first.location_id);
     expect(body.data).toHaveLength(1 + (seeded.locations as number));
     expect((await fetch(`${base}/api/v1/locations`)).status).toBe(401);
+    // The bootstrap is in the tenant's audit log (by the service itself); the seed's demo data is not.
+    const audit = await fetch(`${base}/api/v1/audit-logs?resource_type=tenant`, {
+      headers: { authorization: `Bearer ${first.token}` },
+    });
+    expect(audit.status).toBe(200);
+    const entries = ((await audit.json()) as { data: Record<string, unknown>[] }).data;
+    expect(entries.map((e) => [e.action, e.resource_id, e.user_id])).toEqual([
+      ['tenants.create', first.tenant_id, null],
+    ]);
+    const byBootstrap = await fetch(`${base}/api/v1/audit-logs?per_page=100`, {
+      headers: { authorization: `Bearer ${first.token}` },
+    });
+    const actions = ((await byBootstrap.json()) as { data: { action: string }[] }).data.map((e) => e.action);
+    expect(actions.filter((a) => a !== 'apiTokens.create').sort()).toEqual([
+      'locations.create',
+      'tenants.create',
+      'users.create',
+    ]);
 
     // simulate --url drives the running server (which owns the embedded database) until Ctrl-C.
     const sim = start(
@@ -409,27 +427,30 @@ describe('admin CLI and server on one embedded database', { timeout: 120_000 }, 
     expect(badScope.code).toBe(2);
     expect(badScope.stderr).toContain('--scope must be one of: read, ingest, full; got "admin".');
 
-    // The issued token and the revocation (once) are in the tenant's log and audit log, as the
-    // API's are, by the service itself; the bootstrap's own token is not an event.
+    // The bootstrap's token, the issued ones and the revocation (once) are in the tenant's log and
+    // audit log, as the API's are, by the service itself.
     const db = await openDatabase({ dataDir });
     try {
       const where = { tenantId: first.tenant_id as string, resourceType: 'api_token' };
       const events = await db.prisma.event.findMany({ where, orderBy: { id: 'asc' } });
-      // The two `token issue`s (before and after the server ran), then the revocation of the newest.
+      // The bootstrap's, the two `token issue`s (before and after the server ran), then the
+      // revocation of the newest.
       expect(events.map((e) => [e.type, e.actorType, e.actorUserId, e.actorTokenId])).toEqual([
+        ['api_token.created', 'system', null, null],
         ['api_token.created', 'system', null, null],
         ['api_token.created', 'system', null, null],
         ['api_token.revoked', 'system', null, null],
       ]);
-      expect(events.map((e) => e.resourceId)).toEqual([listed.tokens[1].id, id, id]);
-      expect(events[2]?.payload).toMatchObject({ id, revoked_at: revoked.revoked_at });
+      expect(events.map((e) => e.resourceId)).toEqual([listed.tokens[2].id, listed.tokens[1].id, id, id]);
+      expect(events[3]?.payload).toMatchObject({ id, revoked_at: revoked.revoked_at });
       const audit = await db.prisma.auditLog.findMany({ where, orderBy: { createdAt: 'asc' } });
       expect(audit.map((e) => [e.action, e.actorUserId, e.resourceId])).toEqual([
+        ['apiTokens.create', null, listed.tokens[2].id],
         ['apiTokens.create', null, listed.tokens[1].id],
         ['apiTokens.create', null, id],
         ['apiTokens.revoke', null, id],
       ]);
-      expect(audit[2]?.changes).toEqual({ revoked_at: { old: null, new: revoked.revoked_at } });
+      expect(audit[3]?.changes).toEqual({ revoked_at: { old: null, new: revoked.revoked_at } });
       expect(JSON.stringify(audit)).not.toContain(issuedToken);
     } finally {
       await db.close();

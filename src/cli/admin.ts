@@ -258,6 +258,7 @@ async function run(
       return bootstrapTenant(opened(db).prisma, {
         tenant: nameOption(required(values, 'tenant'), 'tenant'),
         group: values.group === undefined ? undefined : nameOption(values.group, 'group'),
+        events: true,
       });
     }
     case 'token issue': {

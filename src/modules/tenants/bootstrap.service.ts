@@ -2,10 +2,20 @@
 // to be used at once, and tokens for existing users.
 import { randomBytes } from 'node:crypto';
 import type { Role } from '../../auth/principal.js';
-import { hashToken, newToken } from '../../auth/tokens.js';
+import { newToken } from '../../auth/tokens.js';
 import type { Prisma } from '../../db/database.js';
-import { systemActor, writeWithEvents } from '../../events/outbox.js';
+import {
+  announceEvents,
+  type RecordedEvent,
+  recordEvents,
+  systemActor,
+  transactionLog,
+  writeWithEvents,
+} from '../../events/outbox.js';
 import { insertToken } from '../api-tokens/api-tokens.service.js';
+import { locationChange } from '../locations/locations.service.js';
+import { userChange, userInclude } from '../users/users.service.js';
+import { tenantChange } from './tenants.service.js';
 
 export interface BootstrapResult {
   token: string;
@@ -23,6 +33,12 @@ export interface BootstrapOptions {
   role?: Role;
   email?: string;
   permissions?: string[];
+  /**
+   * Records what it creates in the tenant's log and audit log, as the API's writes by the service
+   * itself (actor `system`): the CLI's `bootstrap`. Test fixtures leave it out, so that a fresh
+   * tenant's log holds only what a test writes.
+   */
+  events?: boolean;
 }
 
 /**
@@ -35,7 +51,10 @@ const BOOTSTRAP_TRANSACTION = { maxWait: 5_000, timeout: 15_000 };
 export async function bootstrapTenant(prisma: Prisma, opts: BootstrapOptions): Promise<BootstrapResult> {
   const groupName = opts.group ?? opts.tenant;
   const token = newToken();
-  return prisma.$transaction(async (tx) => {
+  let recorded: RecordedEvent[] = [];
+  const result = await prisma.$transaction(async (tx) => {
+    recorded = [];
+    const { log, write } = transactionLog();
     const group = await tx.tenantGroup.upsert({
       where: { name: groupName },
       create: { name: groupName },
@@ -45,10 +64,17 @@ export async function bootstrapTenant(prisma: Prisma, opts: BootstrapOptions): P
       where: { groupId: group.id, name: opts.tenant },
       orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
     });
-    const tenant = existing ?? (await tx.tenant.create({ data: { name: opts.tenant, groupId: group.id } }));
-    const location =
-      (await tx.location.findFirst({ where: { tenantId: tenant.id, name: opts.tenant.slice(0, 50) } })) ??
-      (await tx.location.create({ data: { tenantId: tenant.id, name: opts.tenant.slice(0, 50) } }));
+    let tenant = existing;
+    if (!tenant) {
+      tenant = await tx.tenant.create({ data: { name: opts.tenant, groupId: group.id } });
+      tenantChange(log, 'tenants.create', null, tenant);
+    }
+    const tenantId = tenant.id;
+    let location = await tx.location.findFirst({ where: { tenantId, name: opts.tenant.slice(0, 50) } });
+    if (!location) {
+      location = await tx.location.create({ data: { tenantId, name: opts.tenant.slice(0, 50) } });
+      locationChange(log, 'locations.create', null, location);
+    }
     const profile =
       (await tx.serviceProfile.findFirst({ where: { tenantId: tenant.id, isDefault: true } })) ??
       (await tx.serviceProfile.create({ data: { tenantId: tenant.id, name: 'Default', isDefault: true } }));
@@ -66,8 +92,11 @@ export async function bootstrapTenant(prisma: Prisma, opts: BootstrapOptions): P
         locationId: role === 'venue' || role === 'front-desk' ? location.id : null,
         permissions: opts.permissions ?? (role === 'tenant' ? ['guests.manage-global'] : []),
       },
+      include: userInclude,
     });
-    await tx.apiToken.create({ data: { userId: user.id, tokenHash: hashToken(token), name: 'bootstrap' } });
+    userChange(log, 'users.create', null, user);
+    await insertToken(tx, log, 'apiTokens.create', { userId: user.id, token, scopes: [], name: 'bootstrap' });
+    if (opts.events) recorded = await recordEvents(tx, tenantId, systemActor, await write());
     return {
       token,
       tenant_id: tenant.id,
@@ -77,6 +106,8 @@ export async function bootstrapTenant(prisma: Prisma, opts: BootstrapOptions): P
       group_id: group.id,
     };
   }, BOOTSTRAP_TRANSACTION);
+  announceEvents(recorded);
+  return result;
 }
 
 export class UnknownUserError extends Error {}

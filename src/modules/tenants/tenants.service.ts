@@ -105,7 +105,7 @@ export const defaultLocationName = (tenantName: string): string => [...tenantNam
 const tenantView = (t: Tenant) => ({ ...tenantDetail(t), post_code: t.postCode });
 
 /** The event and audit entry of a write of a tenant, in that tenant's own log. */
-function tenantChange(log: EventLog, action: string, before: Tenant | null, after: Tenant): void {
+export function tenantChange(log: EventLog, action: string, before: Tenant | null, after: Tenant): void {
   const event = changeEvent({
     type: before ? 'tenant.updated' : 'tenant.created',
     resourceType: 'tenant',
