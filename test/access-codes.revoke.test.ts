@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestApp, type TestResponse } from './helpers/app.js';
 import { addUser, newTenant, randomMac } from './helpers/fixtures.js';
 import { unprocessable } from './helpers/laravel.js';
+import { lockWaiters } from './helpers/lock-waits.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -219,16 +220,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('POST /access-codes/revoke besid
       await redeemer.query('BEGIN');
       await redeemer.query('UPDATE "AccessCode" SET "useCount" = "useCount" + 1 WHERE "id" = $1', [code.id]);
       const revoked = revokeBatch(a.token, { ids: [code.id] });
-      await expect
-        .poll(async () => {
-          const { rows } = await redeemer.query(
-            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database()
-             AND wait_event_type = 'Lock' AND query LIKE '%"AccessCode"%' AND pid <> pg_backend_pid()`,
-          );
-          await redeemer.query('SELECT pg_stat_clear_snapshot()');
-          return rows[0].n;
-        })
-        .toBeGreaterThan(0);
+      await expect.poll(() => lockWaiters(redeemer, '%"AccessCode"%')).toBeGreaterThan(0);
       await redeemer.query('COMMIT');
       const res = await revoked;
       expect(res.text).toBe('{"count":1}');

@@ -9,6 +9,7 @@ import { closeTimedOutVisits } from '../src/modules/ingest/ingest.timeouts.js';
 import { issueToken } from '../src/modules/tenants/bootstrap.service.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { addHierarchy, newTenant } from './helpers/fixtures.js';
+import { lockWaiters } from './helpers/lock-waits.js';
 import { type ScratchDatabase, scratchDatabase } from './helpers/scratch-database.js';
 
 let t: TestApp;
@@ -158,16 +159,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
         await holder.query('BEGIN');
         await holder.query('SELECT 1 FROM "CurrentPresence" WHERE "tenantId" = $1 FOR UPDATE', [a.tenant_id]);
         const late = batch(new Date(gone.getTime() + 5000));
-        const waiting = async (like: string): Promise<boolean> => {
-          // Within the holder's transaction the view is read once unless its snapshot is cleared.
-          await holder.query('SELECT pg_stat_clear_snapshot()');
-          const { rows } = await holder.query(
-            `SELECT count(*)::int AS n FROM pg_stat_activity
-             WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE $1`,
-            [like],
-          );
-          return rows[0].n > 0;
-        };
+        const waiting = async (like: string): Promise<boolean> => (await lockWaiters(holder, like)) > 0;
         await expect.poll(() => waiting('%INSERT INTO "CurrentPresence"%'), { timeout: 10_000 }).toBe(true);
         let swept = false;
         const closed = closeTimedOutVisits(prisma(), a.tenant_id, ago(DAY), ago(window)).finally(() => {

@@ -14,6 +14,7 @@ import { isoMicros } from '../src/shared/format.js';
 import { startApp, type TestApp, type TestResponse } from './helpers/app.js';
 import { addUser, newTenant } from './helpers/fixtures.js';
 import { unprocessable as unprocessableBody } from './helpers/laravel.js';
+import { lockWaiters } from './helpers/lock-waits.js';
 import { type ScratchDatabase, scratchDatabase } from './helpers/scratch-database.js';
 import { type Receiver, startReceiver } from './helpers/webhook-receiver.js';
 
@@ -508,16 +509,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('DELETE /webhooks/:id in a deadl
       await worker.query(`SET LOCAL deadlock_timeout = '20s'`);
       await worker.query('SELECT 1 FROM "WebhookDelivery" WHERE "id" = $1 FOR UPDATE', [delivery?.id]);
       const deleted = t.request('DELETE', `${URL}/${hook.id}`, { token: a.token });
-      await expect
-        .poll(async () => {
-          await worker.query('SELECT pg_stat_clear_snapshot()');
-          const { rows } = await worker.query(
-            `SELECT count(*)::int AS n FROM pg_stat_activity
-             WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'DELETE%'`,
-          );
-          return rows[0].n;
-        })
-        .toBe(1);
+      await expect.poll(() => lockWaiters(worker, 'DELETE%')).toBe(1);
       const logged = worker.query(
         `INSERT INTO "WebhookAttempt" ("id", "tenantId", "webhookId", "eventType", "messageId", "attempt", "status", "durationMs")
          VALUES ($1, $2, $3, 'guest.created', 'm', 1, 'failed', 1)`,
