@@ -16,6 +16,7 @@ import {
   type DocumentNode,
   type ExecutionResult,
   type FieldNode,
+  type FragmentDefinitionNode,
   GraphQLError,
   type GraphQLFieldConfig,
   type GraphQLFieldResolver,
@@ -26,7 +27,9 @@ import {
   getOperationAST,
   getVariableValues,
   isObjectType,
+  Kind,
   type OperationDefinitionNode,
+  type SelectionSetNode,
   type Source,
 } from 'graphql';
 import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
@@ -148,6 +151,61 @@ function loadedConnection(
   };
 }
 
+/**
+ * The fields of an operation that ask for a relation which another field of the same selection asks
+ * for under another response name (`newest: sessions(first: 1)` beside `sessions(first: 100)`): the
+ * parent's row holds one of them under the relation's name, and plugin-prisma's wrapper alone knows
+ * which, loading the others apart. Keyed by the fields' positions in the document.
+ */
+const sharedRelations = new WeakMap<OperationDefinitionNode, Set<number>>();
+
+function asksSharedRelation(info: GraphQLResolveInfo): boolean {
+  let shared = sharedRelations.get(info.operation);
+  if (!shared) {
+    shared = sharedRelationFields(info.operation, info.fragments);
+    sharedRelations.set(info.operation, shared);
+  }
+  const start = info.fieldNodes[0]?.loc?.start;
+  // Without positions (a document built in code) every relation takes the wrapper.
+  return start === undefined || shared.has(start);
+}
+
+function sharedRelationFields(
+  operation: OperationDefinitionNode,
+  fragments: Record<string, FragmentDefinitionNode>,
+): Set<number> {
+  const shared = new Set<number>();
+  const visited = new Set<SelectionSetNode>();
+  const visit = (set: SelectionSetNode): void => {
+    if (visited.has(set)) return;
+    visited.add(set);
+    // The fields of the selection with its fragments spread (whatever their type condition).
+    const fields: FieldNode[] = [];
+    const spread = (s: SelectionSetNode, inside: ReadonlySet<string>): void => {
+      for (const sel of s.selections) {
+        if (sel.kind === Kind.FIELD) {
+          fields.push(sel);
+          if (sel.selectionSet) visit(sel.selectionSet);
+        } else if (sel.kind === Kind.INLINE_FRAGMENT) spread(sel.selectionSet, inside);
+        else {
+          const fragment = fragments[sel.name.value];
+          if (fragment && !inside.has(sel.name.value))
+            spread(fragment.selectionSet, new Set([...inside, sel.name.value]));
+        }
+      }
+    };
+    spread(set, new Set());
+    const byName = new Map<string, FieldNode[]>();
+    for (const f of fields) byName.set(f.name.value, [...(byName.get(f.name.value) ?? []), f]);
+    for (const same of byName.values()) {
+      if (new Set(same.map((f) => (f.alias ?? f.name).value)).size < 2) continue;
+      for (const f of same) if (f.loc) shared.add(f.loc.start);
+    }
+  };
+  visit(operation.selectionSet);
+  return shared;
+}
+
 /** The resolver of a nested field that answers from the planned row, or the wrapper when it is not there. */
 function fromRow(wrapped: Resolver, ext: PothosFieldExtensions): Resolver | undefined {
   const original = ext.pothosOriginalResolve;
@@ -159,6 +217,22 @@ function fromRow(wrapped: Resolver, ext: PothosFieldExtensions): Resolver | unde
       return value === undefined ? wrapped(parent, args, ctx, info) : value;
     };
   }
+  const fast = relationFromRow(ext, original, wrapped);
+  if (!fast) return undefined;
+  // A relation asked twice under different names: the wrapper, which knows which one the row holds.
+  if (ext.pothosPrismaRelationField || typeof ext.pothosPrismaSelect === 'function') {
+    return (parent, args, ctx, info) =>
+      asksSharedRelation(info) ? wrapped(parent, args, ctx, info) : fast(parent, args, ctx, info);
+  }
+  return fast;
+}
+
+/** fromRow's reading of a relation or a computed field from the planned row. */
+function relationFromRow(
+  ext: PothosFieldExtensions,
+  original: Resolver,
+  wrapped: Resolver,
+): Resolver | undefined {
   const connection = loadedConnection(ext, original, wrapped);
   if (connection) return connection;
   const loaded = ext.pothosPrismaLoaded;
@@ -238,8 +312,9 @@ function checkOf(
   wrappedColumns: Map<GraphQLObjectType, Set<string>>,
   propertyFields: Map<GraphQLObjectType, Set<string>>,
 ): RowCheck | null {
-  // graphql 16 reads @skip/@include from the plain variables object (the type is graphql 17's).
-  const variables = info.variableValues as unknown as VariableValues;
+  // @graphql-tools/utils 12 takes graphql 17's VariableValues and, on graphql 16, reads @skip and
+  // @include from its `coerced` (a plain object there would be read as no variables at all).
+  const variables = { sources: {}, coerced: info.variableValues } as unknown as VariableValues;
   const { fields } = collectSubFields(schema, info.fragments, variables, type, nodes);
   const check: RowCheck = { columns: [], nested: [] };
   for (const subNodes of fields.values()) {
