@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GRAPHQL_LIMITS } from '../src/graphql/yoga.js';
 import { recordStatements, startApp, type TestApp, type TestResponse } from './helpers/app.js';
-import { addHierarchy, addUser, newTenant, uniqueName } from './helpers/fixtures.js';
+import { addGuest, addHierarchy, addUser, newTenant, uniqueName } from './helpers/fixtures.js';
 import { migratedMemoryDatabase } from './helpers/pglite-template.js';
 
 let t: TestApp;
@@ -250,6 +250,35 @@ describe.concurrent('locations connection', () => {
     const cursor = onlyError(await t.graphql(a.token, '{ locations(after: "not-a-cursor") { totalCount } }'));
     expect(cursor.extensions).toEqual({ code: 'BAD_USER_INPUT' });
     expect(cursor.message).toMatch(/^Invalid cursor/);
+    // A crafted chunk that decodes to an object: the same client error, not a server error.
+    const crafted = Buffer.from('GPC:J:{"id":"x"}').toString('base64');
+    const object = onlyError(
+      await t.graphql(a.token, `{ guests(after: "${crafted}") { totalCount edges { node { id } } } }`),
+    );
+    expect([object.message, object.extensions]).toEqual(['Invalid cursor.', { code: 'BAD_USER_INPUT' }]);
+  });
+
+  it('a cursor naming another tenant’s row finds no page, as an unknown id (no telling it exists)', async () => {
+    const [a, b] = [await newTenant(t.db.prisma), await newTenant(t.db.prisma)];
+    const p = t.db.prisma;
+    for (let i = 0; i < 3; i++) await addGuest(p, a.tenant_id, a.location_id);
+    const theirs = await addGuest(p, b.tenant_id, b.location_id);
+    const cursorOf = (id: string) => Buffer.from(`GPC:S:${id}`).toString('base64');
+    const page = async (cursor: string, dir: 'after' | 'before') => {
+      const arg = dir === 'after' ? `first: 2, after: "${cursor}"` : `last: 2, before: "${cursor}"`;
+      const res = await t.graphql(a.token, `{ guests(${arg}) { edges { node { id } } } }`);
+      expect(res.json.errors, res.text).toBeUndefined();
+      return res.json.data.guests.edges.length;
+    };
+    for (const dir of ['after', 'before'] as const) {
+      expect(await page(cursorOf(theirs.id), dir)).toBe(0);
+      expect(await page(cursorOf('no-such-id'), dir)).toBe(0);
+    }
+    const locations = await t.graphql(
+      a.token,
+      `{ locations(last: 2, before: "${cursorOf(b.location_id)}") { edges { node { id } } } }`,
+    );
+    expect(locations.json.data.locations.edges).toEqual([]);
   });
 });
 

@@ -8,6 +8,7 @@
 // `include`/`select` (scalars, `_count` of to-many relations, to-one and to-many relations with their
 // own arguments). Anything else throws UnsupportedArgs: findManyRows() then asks Prisma.
 import { createHash } from 'node:crypto';
+import { AppError } from '../errors.js';
 import { getDatamodel } from '../generated/prisma/pothos-types.js';
 import { type Prisma, rawRowsOf } from './database.js';
 
@@ -629,12 +630,31 @@ function delegateOf(prisma: Prisma, model: string): Delegate {
 }
 
 /**
+ * A page's cursor (a client's `after`/`before`, decoded) names a row by plain values, and a row of
+ * the list's tenant: a cursor naming another tenant's row would place the page by that row (telling
+ * that it exists, and where), so it finds none, as an unknown id does. A value that is not plain
+ * (a crafted `GPC:J:{…}` chunk decodes to an object) is the client's mistake.
+ */
+function scopedCursor(model: string, args: RawFindManyArgs): RawFindManyArgs {
+  const cursor = args.cursor as Record<string, unknown> | undefined;
+  if (cursor === undefined) return args;
+  for (const v of Object.values(cursor)) {
+    const plain =
+      typeof v === 'string' || typeof v === 'number' || typeof v === 'bigint' || v instanceof Date;
+    if (!plain) throw new AppError('VALIDATION', { message: 'Invalid cursor.' });
+  }
+  const tenantId = (args.where as Record<string, unknown> | undefined)?.tenantId;
+  if (typeof tenantId !== 'string' || !modelOf(model).byName.has('tenantId')) return args;
+  return { ...args, cursor: { ...cursor, tenantId } as Where };
+}
+
+/**
  * `prisma.<model>.findMany(args)`: in one raw statement when this reader translates the arguments,
  * else by Prisma. For reads outside a transaction (the raw statement takes a pool connection).
  */
 export async function findManyRows<T>(prisma: Prisma, model: string, prismaArgs: object): Promise<T[]> {
   // Prisma's own argument type for the model; anything this reader does not know makes it unsupported.
-  const args = prismaArgs as RawFindManyArgs;
+  const args = scopedCursor(model, prismaArgs as RawFindManyArgs);
   const full = { ...args, where: args.where ?? {} };
   const p = planFor(model, full);
   if (!p) return (await delegateOf(prisma, model).findMany(args)) as T[];
