@@ -365,10 +365,14 @@ async function manySessions(n: number) {
 
 describe('batches', () => {
   /** The batches of a tenant's session export, read as the export reads them, `between` run after each. */
-  async function exported(token: string, between: (batch: string[], n: number) => Promise<void>) {
+  async function exported(
+    token: string,
+    between: (batch: string[], n: number) => Promise<void>,
+    filters: Record<string, unknown> = {},
+  ) {
     const principal = await authenticate(t.db.prisma, token);
     const ctx = requestContext({ prisma: t.db.prisma, config: t.config }, { principal, id: 'test' });
-    const q = await guestSessionsQuery.query(ctx, {});
+    const q = await guestSessionsQuery.query(ctx, filters);
     const turns = tenantTurns(1, 1000);
     const env: StreamEnv = {
       turn: (signal) => turns.acquire(principal.tenantId, signal),
@@ -410,6 +414,26 @@ describe('batches', () => {
       if (n === 0) await t.db.prisma.guestSession.deleteMany({ where: { id: { in: batch.slice(-3) } } });
     });
     expect(got).toEqual(ids);
+  });
+
+  it('go on after the last row sent when it no longer matches the filters: every other row once', async () => {
+    const { a, ids } = await manySessions(EXPORT_BATCH * 2 + 10);
+    const elsewhere = await t.db.prisma.location.create({
+      data: { tenantId: a.tenant_id, name: 'Elsewhere' },
+    });
+    let moved = '';
+    const got = await exported(
+      a.token,
+      async (batch, n) => {
+        // The last row sent moves to another location: it no longer matches `location_id`.
+        if (n !== 0) return;
+        moved = batch.at(-1) as string;
+        await t.db.prisma.guestSession.update({ where: { id: moved }, data: { locationId: elsewhere.id } });
+      },
+      { location_id: a.location_id },
+    );
+    expect(got).toEqual(ids);
+    expect(moved).toBe(ids[EXPORT_BATCH - 1]);
   });
 
   it('end with an error when a whole batch was deleted meanwhile', async () => {

@@ -104,11 +104,10 @@ export class StreamAnswer {
   ) {}
 }
 
-/** Keyset paging: the first batch, then the rows after the last one sent (its row left out). */
+/** Keyset paging: the first batch, then the rows from the last one sent on (rowsAfter leaves it out). */
 export interface ExportPage {
   take: number;
   cursor?: { id: string };
-  skip?: number;
 }
 
 /** A turn of the tenant's, waited for as long as it takes (a wait that times out queues again). */
@@ -142,6 +141,14 @@ export async function* rowsAfter<Row extends { id: string }, Out>(
   let rows = first;
   let full = first.length === EXPORT_BATCH;
   first = [];
+  // The rows after the row `id`: from it on, one more, and it left out if it came back. A row that no
+  // longer matches the filters (erased, renamed) does not come back, and then no other row may take
+  // its place in being skipped.
+  const after = async (id: string): Promise<{ rows: Row[]; full: boolean }> => {
+    const got = await next({ take: EXPORT_BATCH + 1, cursor: { id } });
+    const rest = (got[0]?.id === id ? got.slice(1) : got).slice(0, EXPORT_BATCH);
+    return { rows: rest, full: rest.length === EXPORT_BATCH };
+  };
   for (;;) {
     if (rows.length === 0) return;
     const ids = rows.map((r) => r.id);
@@ -152,20 +159,19 @@ export async function* rowsAfter<Row extends { id: string }, Out>(
     const release = await waitTurn(env, signal);
     try {
       const last = ids[ids.length - 1] as string;
-      let got = await next({ take: EXPORT_BATCH, cursor: { id: last }, skip: 1 });
-      full = got.length === EXPORT_BATCH;
-      if (got.length === 0) {
+      let page = await after(last);
+      if (page.rows.length === 0) {
         const still = await present(ids);
         if (!still.has(last)) {
           const at = ids.findLastIndex((id) => still.has(id));
           if (at < 0) throw new Error('the rows of the last batch were deleted while the export ran');
           const sent = new Set(ids.slice(at + 1));
-          got = await next({ take: EXPORT_BATCH, cursor: { id: ids[at] as string }, skip: 1 });
-          full = got.length === EXPORT_BATCH;
-          got = got.filter((r) => !sent.has(r.id));
+          page = await after(ids[at] as string);
+          page = { rows: page.rows.filter((r) => !sent.has(r.id)), full: page.full };
         }
       }
-      rows = got;
+      rows = page.rows;
+      full = page.full;
     } finally {
       release();
     }
