@@ -543,6 +543,24 @@ Haddad",,+971,"[""json"",""list""]",,12,,\r\n`;
     }
   });
 
+  it('skips a spreadsheet’s rows of empty cells; refuses a row with more than 200 fields', async () => {
+    const a = await newTenant(prisma());
+    const csv = `location_id,name,email\r\n${a.location_id},Ann Row,\r\n,,\r\n , ,\r\n${a.location_id},Bob Row,\r\n,,\r\n`;
+    const res = await upload(a.token, [csvFile(csv)]);
+    expect(res.status, res.text).toBe(200);
+    expect(res.json.data).toEqual({ created: 2, updated: 0, skipped: 0 });
+    const wide: Record<string, unknown> = { location_id: a.location_id, name: 'Wide Row' };
+    for (let i = 0; i < 199; i++) wide[`extra_${i}`] = i;
+    const refused = await t.request('POST', URL, { token: a.token, body: { rows: [wide] } });
+    expect(refused.status, refused.text).toBe(422);
+    expect(refused.json.errors).toEqual({
+      'rows.0': ['The rows.0 field must not have more than 200 fields.'],
+    });
+    delete wide.extra_198;
+    const fits = await t.request('POST', URL, { token: a.token, body: { rows: [wide] } });
+    expect(fits.status, fits.text).toBe(200);
+  });
+
   it('names an NDJSON line that is not JSON, or not an object, as its row', async () => {
     const a = await newTenant(prisma());
     const ndjson = `{"location_id":"${a.location_id}"}\n{"location_id": oops}\n\n[1,2]\n{"location_id":"${a.location_id}","gender":"x"}\n`;
@@ -585,6 +603,23 @@ Haddad",,+971,"[""json"",""list""]",,12,,\r\n`;
         },
       ],
       { file: ['The file field must be a UTF-8 text file.'] },
+    ],
+    [
+      'UTF-16 without a byte order mark (valid UTF-8 with NULs)',
+      [
+        {
+          name: 'file',
+          file: Buffer.from('location_id,name\nx,Ann\n', 'utf16le'),
+          type: 'text/csv',
+          filename: 'a.csv',
+        },
+      ],
+      { file: ['The file field must be a UTF-8 text file.'] },
+    ],
+    [
+      'more columns than a guest has fields (200)',
+      [csvFile(`${Array.from({ length: 201 }, (_, i) => `c${i}`).join(',')}\nx\n`)],
+      { file: ['The file field must not have more than 200 columns.'] },
     ],
     [
       'a quote never closed',

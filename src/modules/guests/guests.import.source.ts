@@ -33,6 +33,12 @@ export interface FileHint {
 
 const fileError = (message: string): ValidationError => new ValidationError({ file: [message] });
 
+/**
+ * The most fields (CSV columns, object keys) a row may have. A guest has about 40; a row of a
+ * million unknown ones would hold the event loop for seconds while its object is built and read.
+ */
+export const MAX_ROW_FIELDS = 200;
+
 /** The format of a file: as asked, else by extension, by content type, then by its first character. */
 export function formatOf(text: string, hint: FileHint): ImportFormat {
   if (hint.format) return hint.format;
@@ -60,6 +66,9 @@ export function readImportFile(bytes: Uint8Array, hint: FileHint = {}): FileRows
   } catch {
     throw fileError('The file field must be a UTF-8 text file.');
   }
+  // UTF-16 without a byte order mark decodes as UTF-8 (ASCII with a NUL beside each character): no
+  // text file holds a NUL.
+  if (text.includes('\u0000')) throw fileError('The file field must be a UTF-8 text file.');
   const format = formatOf(text, hint);
   const read = format === 'csv' ? csvRows(text) : format === 'ndjson' ? ndjsonRows(text) : jsonRows(text);
   if (read.rows.length === 0) throw fileError('The file field must contain at least one row.');
@@ -72,18 +81,22 @@ export function readImportFile(bytes: Uint8Array, hint: FileHint = {}): FileRows
 /**
  * A header row of field names (trimmed, case-insensitive; an unknown name is ignored like an unknown
  * body field), then one guest per record. An empty cell is a field not sent; `tags` is a JSON list
- * (`["vip","late"]`, as the exports write it) or names separated by commas. Empty lines are skipped.
+ * (`["vip","late"]`, as the exports write it) or names separated by commas. Empty lines, and records
+ * of empty cells only, are skipped.
  */
 function csvRows(text: string): Omit<FileRows, 'format'> {
   let records: ReturnType<typeof readCsv>;
   try {
-    records = readCsv(text).filter((r) => !(r.fields.length === 1 && r.fields[0]?.trim() === ''));
+    // Empty lines, and a spreadsheet's rows of empty cells (`,,,`), are no rows.
+    records = readCsv(text).filter((r) => !r.fields.every((f) => f.trim() === ''));
   } catch (err) {
     if (err instanceof CsvError) throw fileError(`The file field must be a valid CSV file: ${err.message}.`);
     throw err;
   }
   const [head, ...body] = records;
   if (!head) return { rows: [], lines: [] };
+  if (head.fields.length > MAX_ROW_FIELDS)
+    throw fileError(`The file field must not have more than ${MAX_ROW_FIELDS} columns.`);
   const names = head.fields.map((name) => name.trim().toLowerCase());
   const seen = new Set<string>();
   for (const name of names) {

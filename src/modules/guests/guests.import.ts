@@ -42,7 +42,7 @@ import {
   validate,
 } from '../../validation/validator.js';
 import { newId } from '../ingest/ingest.batch.js';
-import { UnreadableRow } from './guests.import.source.js';
+import { MAX_ROW_FIELDS, UnreadableRow } from './guests.import.source.js';
 import { type GuestLookups, guestWriteFields } from './guests.inputs.js';
 import { guestDetailItem } from './guests.serializer.js';
 import { type GuestRow, type GuestWriteInput, MANAGE_GLOBAL, toColumns } from './guests.service.js';
@@ -344,8 +344,15 @@ interface Checked {
 /** Rows checked between two progress reports (and two turns of the event loop for other requests). */
 const PROGRESS_EVERY = 500;
 
+/** A row with more fields than any guest has (counted without building a list of a million keys). */
+function tooWide(row: Record<string, unknown>): boolean {
+  let n = 0;
+  for (const _ in row) if (++n > MAX_ROW_FIELDS) return true;
+  return false;
+}
+
 async function checkRows(env: ImportEnv, rows: readonly unknown[], options: ImportOptions): Promise<Checked> {
-  const inputs = rows.map((r) => (isRecord(r) ? laravelInput(r) : null));
+  const inputs = rows.map((r) => (isRecord(r) && !tooWide(r) ? laravelInput(r) : null));
   const loaded = await load(env, inputs, options);
   const emailKeyOf = (input: Record<string, unknown> | null): string | undefined => {
     const v = input?.email;
@@ -401,7 +408,12 @@ async function checkRows(env: ImportEnv, rows: readonly unknown[], options: Impo
     }
     if (!input) {
       const raw = rows[index];
-      const message = raw instanceof UnreadableRow ? raw.message : 'The :attribute field must be an object.';
+      const message =
+        raw instanceof UnreadableRow
+          ? raw.message
+          : isRecord(raw)
+            ? `The :attribute field must not have more than ${MAX_ROW_FIELDS} fields.`
+            : 'The :attribute field must be an object.';
       errors.set(index, { [`rows.${index}`]: [message.replace(':attribute', `rows.${index}`)] });
       continue;
     }
