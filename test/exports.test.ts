@@ -91,6 +91,9 @@ describe('CSV cells', () => {
     expect(csvCell('+1 555')).toBe("'+1 555");
     expect(csvCell('-2')).toBe("'-2");
     expect(csvCell('@cmd')).toBe("'@cmd");
+    // Quotes before a formula get one more (an import drops one); other leading quotes stay.
+    expect(csvCell("'=x")).toBe("''=x");
+    expect(csvCell("'Tis")).toBe("'Tis");
     expect(csvCell('\tx')).toBe("'\tx");
     expect(csvCell('\rx')).toBe('"\'\rx"');
     expect(csvCell('=HYPERLINK("http://x","y")')).toBe('"\'=HYPERLINK(""http://x"",""y"")"');

@@ -543,6 +543,38 @@ Haddad",,+971,"[""json"",""list""]",,12,,\r\n`;
     }
   });
 
+  it('reads back what a CSV export wrote: the quote it put before a formula goes, and only that', async () => {
+    const a = await newTenant(prisma());
+    const email = `round.${Date.now()}@import.test`;
+    const created = await t.request('POST', '/api/v1/guests', {
+      token: a.token,
+      body: {
+        location_id: a.location_id,
+        name: '=Eve Formula',
+        email,
+        phone: '+34 600 000 000',
+        partner_id: '-P0',
+        room_no: "'=5",
+        reservation_no: "'Tis",
+      },
+    });
+    expect(created.status, created.text).toBe(201);
+    const before = (await t.request('GET', `/api/v1/guests/${created.json.data.id}`, { token: a.token })).json
+      .data;
+    const exported = await t.request('GET', '/api/v1/guests/export?format=csv', { token: a.token });
+    expect(exported.text).toContain("'=Eve Formula,");
+    expect(exported.text).toContain("''=5");
+    const res = await upload(a.token, [csvFile(exported.text)], '?upsert_by=email');
+    expect(res.status, res.text).toBe(200);
+    expect(res.json.data, res.text).toEqual({ created: 0, updated: 1, skipped: 0 });
+    const after = (await t.request('GET', `/api/v1/guests/${created.json.data.id}`, { token: a.token })).json
+      .data;
+    expect({ ...after, updated_at: null }).toEqual({ ...before, updated_at: null });
+    // The row changed nothing: no guest.updated.
+    const updated = await prisma().event.count({ where: { tenantId: a.tenant_id, type: 'guest.updated' } });
+    expect(updated).toBe(0);
+  });
+
   it('skips a spreadsheet’s rows of empty cells; refuses a row with more than 200 fields', async () => {
     const a = await newTenant(prisma());
     const csv = `location_id,name,email\r\n${a.location_id},Ann Row,\r\n,,\r\n , ,\r\n${a.location_id},Bob Row,\r\n,,\r\n`;

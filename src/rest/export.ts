@@ -7,6 +7,7 @@
 // slow reader holds nothing of the database. A database failure before the first byte answers as any
 // request does (503); after it, the response is cut short (an unterminated chunked body, which HTTP
 // clients report as an error rather than a short file) and the failure logged.
+
 import { Readable } from 'node:stream';
 import type { TObject } from '@sinclair/typebox';
 import { authorize } from '../auth/permissions.js';
@@ -21,6 +22,7 @@ import {
   type ListQuery,
   rulesOf,
 } from '../operations/operation.js';
+import { neutraliseFormula } from '../shared/csv-formula.js';
 import { boolean, inList, nullable, string, ValidationError, validate } from '../validation/validator.js';
 import type { Endpoint } from './endpoint.js';
 import { phpJsonEncode } from './php-json.js';
@@ -50,20 +52,19 @@ export const MEDIA_TYPES: Record<ExportFormat, string> = {
 // ---------------------------------------------------------------------------------------------
 // Writers
 
-/** First characters a spreadsheet may read as a formula (OWASP "CSV injection"). */
-const FORMULA_START = /^[=+\-@\t\r]/;
 const NEEDS_QUOTES = /[",\r\n]/;
 
 /**
  * One CSV cell: null (and absent) empty; a string as it is; any other value (number, boolean, array,
  * object) as the JSON the list writes for it (`true`, `12`, `["vip","late"]`). A cell whose text
- * starts with `=`, `+`, `-`, `@`, tab or carriage return gets a leading `'`; a cell holding `"`, `,`,
+ * starts with `=`, `+`, `-`, `@`, tab or carriage return (after any `'`) gets a leading `'`
+ * (src/shared/csv-formula.ts); a cell holding `"`, `,`,
  * CR or LF is quoted, its quotes doubled (RFC 4180).
  */
 export function csvCell(value: unknown): string {
   let text =
     value === null || value === undefined ? '' : typeof value === 'string' ? value : phpJsonEncode(value);
-  if (FORMULA_START.test(text)) text = `'${text}`;
+  text = neutraliseFormula(text);
   return NEEDS_QUOTES.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 

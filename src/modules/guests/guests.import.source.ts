@@ -2,6 +2,7 @@
 // CLI's FILE): CSV, NDJSON or a JSON array, read into the same rows a JSON body sends, each with the
 // line it starts on. What the file itself gets wrong is the `file` field's 422; what one row gets
 // wrong is that row's (guests.import.ts reports it as `rows.N`).
+import { restoreFormula } from '../../shared/csv-formula.js';
 import { CsvError, readCsv } from '../../shared/csv-reader.js';
 import { undecodable } from '../../shared/json-decode.js';
 import { ValidationError } from '../../validation/validator.js';
@@ -114,7 +115,9 @@ function csvRows(text: string): Omit<FileRows, 'format'> {
         return new UnreadableRow(`The :attribute field must not have more than ${names.length} columns.`);
       }
       if (name === '' || cell.trim() === '') continue;
-      row[name] = name === 'tags' ? tagList(cell) : cell;
+      // A cell as an export wrote it: the `'` it put before a formula's first character goes.
+      const value = restoreFormula(cell);
+      row[name] = name === 'tags' ? tagList(value) : value;
     }
     return row;
   });
