@@ -616,6 +616,26 @@ describe.concurrent('limits', () => {
     expect(again.json.errors[0].message).toMatch(refused);
   });
 
+  it('counts activeSessions (not paged) as a busy venue’s present devices, and sessionsByIp per address', async () => {
+    const a = await newTenant(t.db.prisma);
+    const fields = 'macAddress zone lastSeen guestId';
+    // One list of every present device passes; fifteen differently filtered ones at once do not.
+    data(await t.graphql(a.token, `{ activeSessions { ${fields} } }`));
+    const many = Array.from(
+      { length: 15 },
+      (_, i) => `s${i}: activeSessions(dataType: ${(i % 2) + 1}) { ${fields} }`,
+    );
+    const refused = await t.graphql(a.token, `{ ${many.join(' ')} }`);
+    expect(refused.json.errors[0].extensions).toMatchObject({ code: 'QUERY_TOO_COSTLY', cost: 60_015 });
+    const ips = JSON.stringify(Array.from({ length: 100 }, (_, i) => `10.9.0.${i}`));
+    const byIp = Array.from(
+      { length: 15 },
+      (_, i) => `b${i}: sessionsByIp(ipAddresses: ${ips}) { ipAddress name email duration }`,
+    );
+    const costly = await t.graphql(a.token, `{ ${byIp.join(' ')} }`);
+    expect(costly.json.errors, costly.text).toBeUndefined();
+  });
+
   it('lets the dashboard query through: 100 guests with their devices and latest 5 sessions', async () => {
     const a = await newTenant(t.db.prisma);
     const query = `{ guests(first: 100) { totalCount edges { node { id name

@@ -17,14 +17,29 @@ const DEFAULT_PAGE = 10;
 const PLAIN_LIST_FACTOR = 2;
 
 /**
- * A field costs 1 plus its children times the number of items it may return: `first`/`last` for a
+ * A list field's own count of items (its `extensions`): a plain list the data bounds, but not by
+ * little (`activeSessions`: a venue's present devices), or one its arguments bound (`sessionsByIp`).
+ */
+export interface CostExtensions {
+  costItems?: number | ((args: Record<string, unknown>) => number);
+}
+
+/** What `activeSessions` counts for: the devices a busy venue has present at once. */
+export const PRESENT_DEVICES_COST = 1000;
+
+/**
+ * A field costs 1 plus its children times the number of items it may return (its `costItems` when
+ * it declares them): `first`/`last` for a
  * connection (its `edges` then count once), PLAIN_LIST_FACTOR for a plain list, 1 otherwise. So the
  * cost grows with what the caller asks for, whether written inline or passed as variables.
  */
 export const itemsEstimator: ComplexityEstimator = ({ type, field, args, childComplexity }) => {
   const returns = getNamedType(field.type).name;
   let items = 1;
-  if (returns.endsWith('Connection')) {
+  const declared = (field.extensions as CostExtensions | undefined)?.costItems;
+  if (declared !== undefined) {
+    items = typeof declared === 'function' ? declared(args) : declared;
+  } else if (returns.endsWith('Connection')) {
     const size =
       typeof args.first === 'number' ? args.first : typeof args.last === 'number' ? args.last : null;
     items = size ?? DEFAULT_PAGE;

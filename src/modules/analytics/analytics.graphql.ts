@@ -1,9 +1,11 @@
 // Location analytics in the graph: active sessions (the REST filters, the same service function),
 // occupancy per place, one location session, and `presenceChanged` pushed over Server-Sent Events.
+
 import { requires } from '../../auth/permissions.js';
 import type { AppContext } from '../../context.js';
 import { builder } from '../../graphql/builder.js';
 import { argsOf, restInputOf } from '../../graphql/operation-fields.js';
+import { type CostExtensions, PRESENT_DEVICES_COST } from '../../graphql/query-cost.js';
 import { genderName } from '../../shared/labels.js';
 import type { PresenceChange } from '../presence/presence.pubsub.js';
 import {
@@ -104,6 +106,8 @@ builder.queryFields((t) => ({
     type: [ActiveSessionRef],
     description: 'Every active session (REST GET /locations-analytics/active-sessions)',
     args: activeSessionArgs,
+    // Not paged: the cost limit counts it as a busy venue's present devices.
+    extensions: { costItems: PRESENT_DEVICES_COST } satisfies CostExtensions,
     resolve: async (_root, args, ctx) => listActiveSessions(ctx, await activeQuery(ctx, args)),
   }),
   presenceOccupancy: t.field({

@@ -7,6 +7,7 @@ import { requires } from '../../auth/permissions.js';
 import { assertPageSize, relationPage } from '../../graphql/args.js';
 import { builder } from '../../graphql/builder.js';
 import { argsOf, restInputOf } from '../../graphql/operation-fields.js';
+import type { CostExtensions } from '../../graphql/query-cost.js';
 import { hms, humanSize, localDisplay } from '../../shared/format.js';
 import { connectionStatusName } from '../../shared/labels.js';
 import { GuestDeviceType } from '../guest-devices/guest-devices.graphql.js';
@@ -177,6 +178,10 @@ builder.queryFields((t) => ({
     description:
       'For each address (up to 100), the latest session on it with its guest; unknown addresses are left out.',
     args: { ipAddresses: t.arg.stringList({ required: true }) },
+    // One item per address asked.
+    extensions: {
+      costItems: (args) => (Array.isArray(args.ipAddresses) ? args.ipAddresses.length : 1),
+    } satisfies CostExtensions,
     resolve: (_root, a, ctx) => sessionsByIp(ctx, a.ipAddresses, { field: 'ip_addresses' }),
   }),
 }));
