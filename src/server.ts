@@ -5,17 +5,19 @@ const SIGNAL_NUMBERS = { SIGINT: 2, SIGTERM: 15 } as const;
 type Signal = keyof typeof SIGNAL_NUMBERS;
 
 // A signal while the service starts (loading its modules, opening and migrating the database) ends
-// the start cleanly once the database is open; a second one exits at once. Set before anything loads.
+// the start cleanly once the database is open; a second one exits at once. The handlers are set
+// before anything loads and never removed, only what they do changes: a process without a handler
+// for a moment would take a signal's default action (killed), and one that removes its handler
+// while PGlite holds the thread drops a signal already queued.
 let stopBeforeListening: Signal | null = null;
 const early = (signal: Signal) => {
   if (stopBeforeListening) process.exit(128 + SIGNAL_NUMBERS[signal]);
   stopBeforeListening = signal;
   console.error(`${signal} received while starting; stopping once the database is open`);
 };
-const onEarlyInt = () => early('SIGINT');
-const onEarlyTerm = () => early('SIGTERM');
-process.on('SIGINT', onEarlyInt);
-process.on('SIGTERM', onEarlyTerm);
+let onSignal: (signal: Signal) => void = early;
+process.on('SIGINT', () => onSignal('SIGINT'));
+process.on('SIGTERM', () => onSignal('SIGTERM'));
 
 const { buildApp } = await import('./app.js');
 const { ConfigError, databaseOptions, loadConfig } = await import('./config.js');
@@ -36,8 +38,6 @@ async function main(): Promise<void> {
     console.error('stopped before serving');
     process.exit(0);
   }
-  process.off('SIGINT', onEarlyInt);
-  process.off('SIGTERM', onEarlyTerm);
   const app = await buildApp({ config, db });
   const log = app.fastify.log;
   // Before PORT: a METRICS_PORT in use stops the start before anything was served. It stays open
@@ -78,8 +78,12 @@ async function main(): Promise<void> {
     log.info('shut down cleanly');
     process.exit(0);
   };
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
+  onSignal = (signal) => void stop(signal);
+  // A signal taken while the app was being built: the shutdown runs now, and nothing listens.
+  if (stopBeforeListening) {
+    void stop(stopBeforeListening);
+    return;
+  }
   try {
     await app.fastify.listen({ port: config.port, host: config.host });
   } catch (err) {
