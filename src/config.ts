@@ -232,6 +232,14 @@ function metricsPort(env: NodeJS.ProcessEnv, port: number): number | undefined {
   return metrics;
 }
 
+/** DATA_DIR as a path: blank, or spaces around it, is a typo (`DATA_DIR=' '` made a folder named ` `). */
+function dataDir(value: string | undefined): string {
+  if (value === undefined || value === '') return path.resolve('./data');
+  if (value.trim() !== value || value.trim() === '')
+    throw new ConfigError(`DATA_DIR must be a path without spaces around it; got "${value}".`);
+  return path.resolve(value);
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = int(env, 'PORT', 4000, 1, 65535);
   const host = env.HOST || '127.0.0.1';
@@ -276,7 +284,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port,
     host,
     databaseUrl,
-    dataDir: path.resolve(env.DATA_DIR || './data'),
+    dataDir: dataDir(env.DATA_DIR),
     rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 60, 1, 1_000_000),
     redisUrl,
     legacyAnalyticsSunset: sunset,

@@ -1,7 +1,9 @@
 // The edges every request can hit: authentication, unknown routes, bodies, request ids, rate-limit
 // headers on every API answer, the 500 body, and PHP-style JSON.
+
+import type { FastifyRequest } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BODY_LIMIT } from '../src/app.js';
+import { BODY_LIMIT, requestLogFields } from '../src/app.js';
 import { openDatabase, pgliteDatabase } from '../src/db/database.js';
 import { startApp, type TestApp, type TestResponse } from './helpers/app.js';
 import { addUser, newTenant } from './helpers/fixtures.js';
@@ -464,5 +466,24 @@ describe('query strings read as PHP reads them', () => {
     const plus = await t.request('GET', '/api/v1/locations?name=no+such+place', { token });
     expect(plus.status).toBe(200);
     expect(plus.json.data).toEqual([]);
+  });
+});
+
+describe('request log lines', () => {
+  it('mask a token sent in the query string (Laravel clients may send api_token there)', () => {
+    const fields = requestLogFields({
+      method: 'GET',
+      url: '/api/v1/locations?page=2&api_token=SECRET123&TOKEN=abc&x=1',
+      host: 'localhost',
+      ip: '127.0.0.1',
+      socket: { remotePort: 5000 },
+    } as unknown as FastifyRequest);
+    expect(fields).toEqual({
+      method: 'GET',
+      url: '/api/v1/locations?page=2&api_token=[redacted]&TOKEN=[redacted]&x=1',
+      host: 'localhost',
+      remoteAddress: '127.0.0.1',
+      remotePort: 5000,
+    });
   });
 });
