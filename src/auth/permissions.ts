@@ -130,11 +130,15 @@ export function allowedActions(role: Role): Action[] {
 }
 
 /**
- * Field options of a GraphQL root field: the action its resolver authorizes. The permission test
- * reads it from the schema, as it reads `Endpoint.action` from the route table.
+ * Field options of a GraphQL root field: the action its resolver authorizes, with the field's other
+ * extensions (its cost, src/graphql/query-cost.ts). The permission test reads it from the schema, as
+ * it reads `Endpoint.action` from the route table.
  */
-export function requires(action: Action): { extensions: { action: Action } } {
-  return { extensions: { action } };
+export function requires<E extends object = object>(
+  action: Action,
+  more?: E,
+): { extensions: E & { action: Action } } {
+  return { extensions: { ...(more as E), action } };
 }
 
 /** The scope the principal may act in for `action`, or 403. */

@@ -102,12 +102,11 @@ const activeQuery = (ctx: AppContext, args: Readonly<Record<string, unknown>>) =
 
 builder.queryFields((t) => ({
   activeSessions: t.field({
-    ...requires(activeSessionsQuery.action),
+    // Not paged: the cost limit counts it as a busy venue's present devices.
+    ...requires(activeSessionsQuery.action, { costItems: PRESENT_DEVICES_COST } satisfies CostExtensions),
     type: [ActiveSessionRef],
     description: 'Every active session (REST GET /locations-analytics/active-sessions)',
     args: activeSessionArgs,
-    // Not paged: the cost limit counts it as a busy venue's present devices.
-    extensions: { costItems: PRESENT_DEVICES_COST } satisfies CostExtensions,
     resolve: async (_root, args, ctx) => listActiveSessions(ctx, await activeQuery(ctx, args)),
   }),
   presenceOccupancy: t.field({

@@ -173,15 +173,14 @@ builder.queryFields((t) => ({
     },
   }),
   sessionsByIp: t.field({
-    ...requires(guestSessionsQuery.action),
+    // One item per address asked, for the cost limit.
+    ...requires(guestSessionsQuery.action, {
+      costItems: (args) => (Array.isArray(args.ipAddresses) ? args.ipAddresses.length : 1),
+    } satisfies CostExtensions),
     type: [SessionByIpType],
     description:
       'For each address (up to 100), the latest session on it with its guest; unknown addresses are left out.',
     args: { ipAddresses: t.arg.stringList({ required: true }) },
-    // One item per address asked.
-    extensions: {
-      costItems: (args) => (Array.isArray(args.ipAddresses) ? args.ipAddresses.length : 1),
-    } satisfies CostExtensions,
     resolve: (_root, a, ctx) => sessionsByIp(ctx, a.ipAddresses, { field: 'ip_addresses' }),
   }),
 }));
