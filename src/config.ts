@@ -197,14 +197,24 @@ function s3Settings(env: NodeJS.ProcessEnv): S3Settings {
   };
 }
 
+/** The settings of MEDIA_STORAGE=s3 (s3Settings). */
+const S3_VARIABLES = [
+  'S3_BUCKET',
+  'S3_ENDPOINT',
+  'S3_REGION',
+  'S3_PREFIX',
+  'S3_ACCESS_KEY_ID',
+  'S3_SECRET_ACCESS_KEY',
+] as const;
+
 function mediaStorage(env: NodeJS.ProcessEnv, databaseUrl: string | undefined): MediaStorage {
   const raw = env.MEDIA_STORAGE || '';
   if (raw === '') {
-    // A bucket configured without choosing it is most likely a forgotten MEDIA_STORAGE=s3.
-    if (env.S3_BUCKET) {
-      throw new ConfigError(
-        'S3_BUCKET is set but MEDIA_STORAGE is not: set MEDIA_STORAGE=s3 to use the bucket.',
-      );
+    // A bucket (or any of its settings) configured without choosing it is most likely a forgotten
+    // MEDIA_STORAGE=s3: uploads would go elsewhere without a word.
+    const s3 = S3_VARIABLES.find((name) => env[name]);
+    if (s3) {
+      throw new ConfigError(`${s3} is set but MEDIA_STORAGE is not: set MEDIA_STORAGE=s3 to use the bucket.`);
     }
     return databaseUrl ? 'database' : 'local';
   }

@@ -19,3 +19,14 @@ describe('DATA_DIR', () => {
     expect(loadConfig({ DATA_DIR: '' }).dataDir).toBe(path.resolve('data'));
   });
 });
+
+describe('S3 settings without MEDIA_STORAGE', () => {
+  it.each(['S3_BUCKET', 'S3_ENDPOINT', 'S3_REGION', 'S3_PREFIX', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY'])(
+    '%s alone stops the start as a forgotten MEDIA_STORAGE=s3',
+    (name) => {
+      expect(() => loadConfig({ [name]: 'x' })).toThrow(
+        new ConfigError(`${name} is set but MEDIA_STORAGE is not: set MEDIA_STORAGE=s3 to use the bucket.`),
+      );
+    },
+  );
+});
