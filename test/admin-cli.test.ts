@@ -148,6 +148,12 @@ describe('admin CLI and server on one embedded database', { timeout: 120_000 }, 
     expect(existsSync(missing)).toBe(false);
   });
 
+  it('--help prints the usage, as one object with --json', async () => {
+    const run = await admin('--help', '--json');
+    expect(run.code, run.stderr).toBe(0);
+    expect(onlyJson(run).usage).toMatch(/^Usage: npm run --silent admin -- <command>/);
+  });
+
   it('--json keeps its promise on every usage error: one object, the message without the usage', async () => {
     const cases: [string[], string][] = [
       [['frobnicate', '--json'], 'Unknown command "frobnicate".'],
@@ -155,6 +161,11 @@ describe('admin CLI and server on one embedded database', { timeout: 120_000 }, 
       [['bootstrap', '--bogus', '--json'], "Unknown option '--bogus'"],
       [['bootstrap', '--json'], '--tenant is required.'],
       [['bootstrap', '--tenant', '   ', '--json'], '--tenant must not be blank.'],
+      [['bootstrap', '--tenant', 'A', '--tenant', 'B', '--json'], '--tenant is given more than once.'],
+      [
+        ['token', 'issue', '--user', 'u', '--scope', 'read', '--scope', 'ingest', '--json'],
+        '--scope is given more than once.',
+      ],
       [['bootstrap', '--tenant', 'x'.repeat(256), '--json'], '--tenant must be at most 255 characters.'],
       [
         ['bootstrap', '--tenant', 'T', '--group', 'g'.repeat(300), '--json'],

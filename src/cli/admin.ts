@@ -446,14 +446,24 @@ async function main(): Promise<number> {
   };
   let parsed: { values: Values; positionals: string[] };
   try {
-    parsed = parseArgs({ args: valuesJoined(args), options, allowPositionals: true });
+    const read = parseArgs({ args: valuesJoined(args), options, allowPositionals: true, tokens: true });
+    // parseArgs keeps the last of an option given twice: `--scope read --scope ingest` would issue
+    // an ingest token without a word.
+    const seen = new Set<string>();
+    for (const token of read.tokens) {
+      if (token.kind !== 'option') continue;
+      if (seen.has(token.name)) return fail(`--${token.name} is given more than once.`, 2);
+      seen.add(token.name);
+    }
+    parsed = read;
   } catch (err) {
     return fail((err as Error).message, 2);
   }
   const { values, positionals } = parsed;
   const { command, operands } = commandOf(positionals);
   if (values.help) {
-    console.log(USAGE);
+    // --json's promise holds here too: one object on stdout.
+    console.log(values.json ? JSON.stringify({ usage: USAGE }) : USAGE);
     return 0;
   }
   if (!command) return fail('No command given.', 2);
