@@ -38,25 +38,26 @@ async function setup() {
     where: { tenantId: a.tenant_id, floor: { building: { locationId } } },
   });
   const ingest = (await issueToken(prisma(), a.user_id, ['ingest'])).token;
-  const detect = async (mac: string, seenAt: Date) => {
-    const res = await t.request('POST', '/api/v1/ingest/presence', {
+  /** One presence batch: each MAC seen in the zone at `seenAt`. */
+  const batch = (macs: string[], seenAt: Date) =>
+    t.request('POST', '/api/v1/ingest/presence', {
       token: ingest,
       body: {
-        events: [
-          {
-            event_id: `sw-${Date.now()}-${++n}`,
-            mac,
-            data_type: 1,
-            connected: false,
-            zone_id: zone.id,
-            seen_at: seenAt.toISOString(),
-          },
-        ],
+        events: macs.map((mac) => ({
+          event_id: `sw-${Date.now()}-${++n}`,
+          mac,
+          data_type: 1,
+          connected: false,
+          zone_id: zone.id,
+          seen_at: seenAt.toISOString(),
+        })),
       },
     });
+  const detect = async (mac: string, seenAt: Date) => {
+    const res = await batch([mac], seenAt);
     expect(res.status, res.text).toBe(200);
   };
-  return { a, locationId, zone, detect };
+  return { a, locationId, zone, batch, detect };
 }
 
 /** The tenant's events, but the setup's own (event 1: its ingest token was created). */
@@ -131,25 +132,11 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
   'leave by timeout beside a batch detecting the same devices',
   () => {
     it('takes turns: the sweeper does not close a visit the batch goes on extending', async () => {
-      const { a, zone } = await setup();
-      const ingest = (await issueToken(prisma(), a.user_id, ['ingest'])).token;
+      const { a, batch: send } = await setup();
       const window = t.config.activeWindowSeconds;
       const gone = ago(window + 100);
       const macs = ['AA:BB:CC:31:00:01', 'AA:BB:CC:31:00:02'];
-      const batch = (seenAt: Date) =>
-        t.request('POST', '/api/v1/ingest/presence', {
-          token: ingest,
-          body: {
-            events: macs.map((mac) => ({
-              event_id: `sw-${Date.now()}-${++n}`,
-              mac,
-              data_type: 1,
-              connected: false,
-              zone_id: zone.id,
-              seen_at: seenAt.toISOString(),
-            })),
-          },
-        });
+      const batch = (seenAt: Date) => send(macs, seenAt);
       expect((await batch(gone)).status).toBe(200);
       // A second client holds the devices' current rows: a late batch (5 s after their last detection,
       // before the cutoff) stops there, after it read their open visits, while the sweeper passes.

@@ -327,6 +327,22 @@ export interface EventLog {
   recordAtCommit(build: () => Promise<NewEvent | null>): void;
 }
 
+/**
+ * Inside a transaction: runs the write with a log, then appends the events it recorded (those built
+ * at commit built now) to the tenant's log. The events as recorded, with their ids.
+ */
+export async function runRecordingEvents<T>(
+  tx: Tx,
+  tenantId: string,
+  actor: EventActor,
+  fn: WriteFn<T>,
+): Promise<{ value: T; events: RecordedEvent[] }> {
+  const { log, write } = transactionLog();
+  const value = await fn(tx, log);
+  const pending = await write();
+  return { value, events: pending.length ? await recordEvents(tx, tenantId, actor, pending) : [] };
+}
+
 /** A log for one transaction's write, and the events it was given once the write is done. */
 export function transactionLog(): { log: EventLog; write: () => Promise<NewEvent[]> } {
   const pending: (NewEvent | (() => Promise<NewEvent | null>))[] = [];
@@ -396,17 +412,9 @@ export async function writeReturningEvents<T>(
   options?: TransactionOptions,
 ): Promise<{ value: T; events: RecordedEvent[] }> {
   const { prisma, tenantId, actor } = 'principal' in source ? sourceOf(source) : source;
-  let recorded: RecordedEvent[] = [];
-  const value = await retryingConflicts(() =>
-    prisma.$transaction(async (tx) => {
-      recorded = [];
-      const { log, write } = transactionLog();
-      const result = await fn(tx, log);
-      const pending = await write();
-      if (pending.length) recorded = await recordEvents(tx, tenantId, actor, pending);
-      return result;
-    }, options ?? DEFAULT_TRANSACTION),
+  const done = await retryingConflicts(() =>
+    prisma.$transaction((tx) => runRecordingEvents(tx, tenantId, actor, fn), options ?? DEFAULT_TRANSACTION),
   );
-  announceEvents(recorded);
-  return { value, events: recorded };
+  announceEvents(done.events);
+  return done;
 }

@@ -7,7 +7,6 @@
 // slow reader holds nothing of the database. A database failure before the first byte answers as any
 // request does (503); after it, the response is cut short (an unterminated chunked body, which HTTP
 // clients report as an error rather than a short file) and the failure logged.
-
 import { Readable } from 'node:stream';
 import type { TObject } from '@sinclair/typebox';
 import { authorize } from '../auth/permissions.js';

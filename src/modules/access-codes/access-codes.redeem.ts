@@ -238,23 +238,17 @@ async function guestOf(
   const named = input.guest_id ?? null;
   // Read under the devices' turn: an erasure that committed meanwhile (it takes every device's turn)
   // left no guest to name, and the code's guest may be gone.
+  const live = (id: string) =>
+    tx.guest.findFirst({ where: { tenantId, id, erasedAt: null }, select: guestNameSelect });
   if (named !== null) {
     if (device?.guestId === named) return device.guest;
-    const guest = await tx.guest.findFirst({
-      where: { tenantId, id: named, erasedAt: null },
-      select: guestNameSelect,
-    });
+    const guest = await live(named);
     if (!guest) throw new ValidationError({ guest_id: [fill(INVALID_SELECTION, { attribute: 'guest id' })] });
     return guest;
   }
   if (device) return device.guest;
-  if (code.guestId !== null) {
-    const guest = await tx.guest.findFirst({
-      where: { tenantId, id: code.guestId, erasedAt: null },
-      select: guestNameSelect,
-    });
-    if (guest) return guest;
-  }
+  const held = code.guestId === null ? null : await live(code.guestId);
+  if (held) return held;
   const created = await tx.guest.create({
     data: { tenantId, locationId: input.location_id, username: mac, name: mac },
     select: guestNameSelect,

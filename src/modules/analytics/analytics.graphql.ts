@@ -1,6 +1,5 @@
 // Location analytics in the graph: active sessions (the REST filters, the same service function),
 // occupancy per place, one location session, and `presenceChanged` pushed over Server-Sent Events.
-
 import { requires } from '../../auth/permissions.js';
 import type { AppContext } from '../../context.js';
 import { builder } from '../../graphql/builder.js';

@@ -121,7 +121,6 @@ export function countDevices(ctx: AppContext, q: DeviceQuery): Promise<number> {
   return countRows(ctx.prisma, 'GuestDevice', q.where);
 }
 
-/** `device.first_seen`: a device the tenant had not seen before, in REST's item shape (no audit entry: traffic). */
 /**
  * `device.first_seen` of a device the write created, read when the write is done (its session then
  * has put it online). The devices one write created are read in one statement.
@@ -151,6 +150,7 @@ interface FirstSeenBatch {
 }
 const firstSeenBatches = new WeakMap<EventLog, FirstSeenBatch>();
 
+/** `device.first_seen`: a device the tenant had not seen before, in REST's item shape (no audit entry: traffic). */
 export function deviceFirstSeen(d: DeviceListRow): NewEvent {
   return {
     type: 'device.first_seen',

@@ -9,8 +9,7 @@ import {
   type EventLog,
   type NewEvent,
   type RecordedEvent,
-  recordEvents,
-  transactionLog,
+  runRecordingEvents,
 } from '../../events/outbox.js';
 import { isoMicros } from '../../shared/format.js';
 import { inTransaction, type Tx } from './ingest.batch.js';
@@ -28,18 +27,10 @@ export async function inTransactionWithEvents<T>(
   fn: (tx: Tx, log: EventLog) => Promise<T>,
   onCommitted?: (events: readonly RecordedEvent[], value: T) => void,
 ): Promise<T> {
-  let recorded: RecordedEvent[] = [];
-  const result = await inTransaction(prisma, async (tx) => {
-    recorded = [];
-    const { log, write } = transactionLog();
-    const value = await fn(tx, log);
-    const pending = await write();
-    if (pending.length) recorded = await recordEvents(tx, tenantId, actor, pending);
-    return value;
-  });
-  announceEvents(recorded);
-  onCommitted?.(recorded, result);
-  return result;
+  const { value, events } = await inTransaction(prisma, (tx) => runRecordingEvents(tx, tenantId, actor, fn));
+  announceEvents(events);
+  onCommitted?.(events, value);
+  return value;
 }
 
 /**

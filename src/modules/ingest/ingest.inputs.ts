@@ -1,6 +1,5 @@
 // The rules of the ingest batches (beyond the spec). Each event is checked on its own and its
 // messages are keyed `events.<index>.<field>`, with Laravel's wording for nested attributes.
-
 import { storableInstant } from '../../shared/dates.js';
 import {
   array,

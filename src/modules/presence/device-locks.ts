@@ -4,7 +4,8 @@
 // erasure running beside a batch would miss the rows the batch was writing with the real MAC. So
 // such writes first take, in their transaction, PostgreSQL advisory locks on the MACs' buckets (a
 // hash of the MAC, one of BUCKETS per tenant), in bucket order (no two writes can wait on each other
-// in a circle); the timeout sweeper takes its quiet devices' buckets, a guest's erasure every bucket of its tenant. The locks are held to the commit.
+// in a circle); the timeout sweeper takes its quiet devices' buckets, a guest's erasure every bucket
+// of its tenant. The locks are held to the commit.
 import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { normalizeMac } from './mac.js';
 

@@ -76,17 +76,17 @@ export async function bootstrapTenant(prisma: Prisma, opts: BootstrapOptions): P
       locationChange(log, 'locations.create', null, location);
     }
     const profile =
-      (await tx.serviceProfile.findFirst({ where: { tenantId: tenant.id, isDefault: true } })) ??
-      (await tx.serviceProfile.create({ data: { tenantId: tenant.id, name: 'Default', isDefault: true } }));
+      (await tx.serviceProfile.findFirst({ where: { tenantId, isDefault: true } })) ??
+      (await tx.serviceProfile.create({ data: { tenantId, name: 'Default', isDefault: true } }));
     const role = opts.role ?? 'tenant';
     const suffix = randomBytes(4).toString('hex');
     const user = await tx.user.create({
       data: {
-        tenantId: tenant.id,
+        tenantId,
         name: `API user ${suffix}`,
         username: `api-${suffix}`,
         // Tenant ids may hold `_` and `-`, which a domain label may not start or end with.
-        email: opts.email ?? `api-${suffix}@t${tenant.id.toLowerCase().replace(/[^a-z0-9]/g, 'x')}.invalid`,
+        email: opts.email ?? `api-${suffix}@t${tenantId.toLowerCase().replace(/[^a-z0-9]/g, 'x')}.invalid`,
         role,
         status: 1,
         locationId: role === 'venue' || role === 'front-desk' ? location.id : null,
@@ -99,7 +99,7 @@ export async function bootstrapTenant(prisma: Prisma, opts: BootstrapOptions): P
     if (opts.events) recorded = await recordEvents(tx, tenantId, systemActor, await write());
     return {
       token,
-      tenant_id: tenant.id,
+      tenant_id: tenantId,
       user_id: user.id,
       location_id: location.id,
       service_profile_id: profile.id,

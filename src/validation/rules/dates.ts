@@ -1,5 +1,4 @@
 // Date rules: dateFormat (strict, as PHP's round trip) and afterOrEqual (dates read as Laravel compares them).
-
 import { storableInstant } from '../../shared/dates.js';
 import type { Keep, Rule, RuleContext } from '../engine.js';
 import { fill } from '../messages.js';
