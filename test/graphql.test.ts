@@ -4,7 +4,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GRAPHQL_LIMITS } from '../src/graphql/yoga.js';
 import { recordStatements, startApp, type TestApp, type TestResponse } from './helpers/app.js';
-import { addGuest, addHierarchy, addUser, newTenant, uniqueName } from './helpers/fixtures.js';
+import {
+  addDevice,
+  addGuest,
+  addHierarchy,
+  addSession,
+  addUser,
+  newTenant,
+  uniqueName,
+} from './helpers/fixtures.js';
 import { migratedMemoryDatabase } from './helpers/pglite-template.js';
 
 let t: TestApp;
@@ -279,6 +287,66 @@ describe.concurrent('locations connection', () => {
       `{ locations(last: 2, before: "${cursorOf(b.location_id)}") { edges { node { id } } } }`,
     );
     expect(locations.json.data.locations.edges).toEqual([]);
+  });
+
+  it('so does a cursor on a nested relation connection (a guest’s devices, a device’s sessions)', async () => {
+    const [a, b] = [await newTenant(t.db.prisma), await newTenant(t.db.prisma)];
+    const p = t.db.prisma;
+    // Their rows first: a cursor placing the page by them would find every one of ours after it.
+    const other = await addGuest(p, b.tenant_id, b.location_id);
+    const theirDevice = await addDevice(p, b.tenant_id, other.id);
+    const theirSession = await addSession(
+      p,
+      b.tenant_id,
+      {
+        guestId: other.id,
+        deviceId: theirDevice.id,
+        locationId: b.location_id,
+      },
+      // Newer than ours: sessions are newest first.
+      { startTime: new Date(Date.UTC(2026, 1, 1)) },
+    );
+    const guest = await addGuest(p, a.tenant_id, a.location_id);
+    const devices = [];
+    for (let i = 0; i < 3; i++) devices.push(await addDevice(p, a.tenant_id, guest.id));
+    const device = devices[0] as { id: string };
+    const ownSessions: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const at = { guestId: guest.id, deviceId: device.id, locationId: a.location_id };
+      ownSessions.push(
+        (await addSession(p, a.tenant_id, at, { startTime: new Date(Date.UTC(2026, 0, 10 - i)) })).id,
+      );
+    }
+    const cursorOf = (id: string) => Buffer.from(`GPC:S:${id}`).toString('base64');
+    const devicePage = async (arg: string) => {
+      const res = await t.graphql(
+        a.token,
+        `{ guest(id: "${guest.id}") { devices(${arg}) { edges { node { id } } } } }`,
+      );
+      expect(res.json.errors, res.text).toBeUndefined();
+      return res.json.data.guest.devices.edges.length;
+    };
+    // The first device (oldest first) holds the sessions.
+    const sessionPage = async (arg: string) => {
+      const res = await t.graphql(
+        a.token,
+        `{ guest(id: "${guest.id}") { devices(first: 1) { edges { node { sessions(${arg}) { edges { node { id } } } } } } } }`,
+      );
+      expect(res.json.errors, res.text).toBeUndefined();
+      return res.json.data.guest.devices.edges[0].node.sessions.edges.length;
+    };
+    for (const [page, theirs] of [
+      [devicePage, theirDevice.id],
+      [sessionPage, theirSession.id],
+    ] as const) {
+      for (const id of [theirs, 'no-such-id']) {
+        expect(await page(`first: 2, after: "${cursorOf(id)}"`)).toBe(0);
+        expect(await page(`last: 2, before: "${cursorOf(id)}"`)).toBe(0);
+      }
+    }
+    // The tenant's own rows still place the page.
+    expect(await devicePage(`first: 5, after: "${cursorOf(device.id)}"`)).toBe(2);
+    expect(await sessionPage(`first: 5, after: "${cursorOf(ownSessions[0] as string)}"`)).toBe(2);
   });
 });
 

@@ -632,20 +632,40 @@ function delegateOf(prisma: Prisma, model: string): Delegate {
 /**
  * A page's cursor (a client's `after`/`before`, decoded) names a row by plain values, and a row of
  * the list's tenant: a cursor naming another tenant's row would place the page by that row (telling
- * that it exists, and where), so it finds none, as an unknown id does. A value that is not plain
- * (a crafted `GPC:J:{…}` chunk decodes to an object) is the client's mistake.
+ * that it exists, and where), so it finds none, as an unknown id does. So at every level: a nested
+ * relation's page (`guest { devices(after:) }`) takes its own filter's tenant, or the list's. A value
+ * that is not plain (a crafted `GPC:J:{…}` chunk decodes to an object) is the client's mistake.
  */
-function scopedCursor(model: string, args: RawFindManyArgs): RawFindManyArgs {
+function scopedCursor<A extends RelationArgs>(model: string, args: A, outerTenantId?: unknown): A {
+  const own = args.where?.tenantId;
+  const tenantId = typeof own === 'string' ? own : outerTenantId;
+  let scoped = args;
   const cursor = args.cursor as Record<string, unknown> | undefined;
-  if (cursor === undefined) return args;
-  for (const v of Object.values(cursor)) {
-    const plain =
-      typeof v === 'string' || typeof v === 'number' || typeof v === 'bigint' || v instanceof Date;
-    if (!plain) throw new AppError('VALIDATION', { message: 'Invalid cursor.' });
+  if (cursor !== undefined) {
+    for (const v of Object.values(cursor)) {
+      const plain =
+        typeof v === 'string' || typeof v === 'number' || typeof v === 'bigint' || v instanceof Date;
+      if (!plain) throw new AppError('VALIDATION', { message: 'Invalid cursor.' });
+    }
+    if (typeof tenantId === 'string' && modelOf(model).byName.has('tenantId'))
+      scoped = { ...scoped, cursor: { ...cursor, tenantId } as Where };
   }
-  const tenantId = (args.where as Record<string, unknown> | undefined)?.tenantId;
-  if (typeof tenantId !== 'string' || !modelOf(model).byName.has('tenantId')) return args;
-  return { ...args, cursor: { ...cursor, tenantId } as Where };
+  for (const key of ['select', 'include'] as const) {
+    const selection = args[key];
+    if (!selection) continue;
+    let copy: Selection | undefined;
+    for (const [name, value] of Object.entries(selection)) {
+      const rel = modelOf(model).byName.get(name);
+      if (typeof value !== 'object' || rel?.kind !== 'object') continue;
+      const inner = scopedCursor(rel.type, value, tenantId);
+      if (inner !== value) {
+        copy ??= { ...selection };
+        copy[name] = inner;
+      }
+    }
+    if (copy) scoped = { ...scoped, [key]: copy };
+  }
+  return scoped;
 }
 
 /**
