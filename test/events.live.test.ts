@@ -9,6 +9,7 @@ import type { EventType } from '../src/events/event-types.js';
 import { recordEvents, systemActor, writeWithEvents } from '../src/events/outbox.js';
 import { pruneEvents } from '../src/events/sweeper.js';
 import { RECHECK_MS, RIGHTS_CHANGED } from '../src/graphql/stream-credentials.js';
+import { MAX_SUBSCRIPTIONS_PER_TOKEN, TOO_MANY_SUBSCRIPTIONS } from '../src/graphql/subscription-limit.js';
 import { issueToken } from '../src/modules/tenants/bootstrap.service.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { addUser, newTenant } from './helpers/fixtures.js';
@@ -250,6 +251,50 @@ describe('the events subscription, one instance', () => {
       } finally {
         sub.close();
       }
+    }
+  });
+
+  it('refuses a token more than MAX_SUBSCRIPTIONS_PER_TOKEN open subscriptions, and counts one closed', async () => {
+    const a = await newTenant(t.db.prisma);
+    const open: Subscriber[] = [];
+    try {
+      for (let i = 0; i < MAX_SUBSCRIPTIONS_PER_TOKEN; i++)
+        open.push(await subscribeTo(base, a.token, EVENTS, {}));
+      expect(open.map((s) => s.status)).toEqual(open.map(() => 200));
+      const refused = await subscribeTo(base, a.token, EVENTS, {});
+      try {
+        expect(refused.status).toBe(429);
+        expect(await refusal(refused)).toEqual({ code: 'RATE_LIMITED', message: TOO_MANY_SUBSCRIPTIONS });
+        expect(await refused.ended(5000)).toBe(true);
+      } finally {
+        refused.close();
+      }
+      // Another token of the same user has its own allowance.
+      const other = await subscribeTo(
+        base,
+        (await issueToken(t.db.prisma, a.user_id, ['full'])).token,
+        EVENTS,
+        {},
+      );
+      other.close();
+      expect(other.status).toBe(200);
+      // A client that leaves frees its place (the server sees the close a moment later).
+      open.shift()?.close();
+      let again: Subscriber | undefined;
+      for (let tries = 0; tries < 50 && again === undefined; tries++) {
+        const sub = await subscribeTo(base, a.token, EVENTS, {});
+        if (sub.status === 200) again = sub;
+        else {
+          sub.close();
+          await sleep(100);
+        }
+      }
+      if (!again) throw new Error('a closed subscription never freed its place');
+      open.push(again);
+      await write(t, a.tenant_id, 'after-close');
+      expect((await take(again, 1)).events[0]?.resourceId).toBe('after-close-0');
+    } finally {
+      for (const s of open) s.close();
     }
   });
 

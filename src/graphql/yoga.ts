@@ -20,6 +20,7 @@ import { queryCostLimit } from './query-cost.js';
 import { schema } from './schema.js';
 import { sseEventIds, streamPositionOf } from './sse-event-ids.js';
 import { streamCredentials } from './stream-credentials.js';
+import { subscriptionLimit } from './subscription-limit.js';
 
 /** `nesting`: levels of brackets in the query text, and of arrays/objects in a variable's value. */
 export const GRAPHQL_LIMITS = { depth: 10, aliases: 15, tokens: 3000, cost: 50_000, nesting: 32 } as const;
@@ -170,6 +171,7 @@ export function createGraphqlHandler(deps: {
       nestingLimit({ maxNesting: GRAPHQL_LIMITS.nesting, maxTokens: GRAPHQL_LIMITS.tokens }),
       queryCostLimit(GRAPHQL_LIMITS.cost),
       ...(deps.config.graphqlCompiledQueries ? [compiledQueries(schema)] : []),
+      subscriptionLimit(),
       // Late: it sets the serializer of each streamed result, which nothing after it may replace,
       sseEventIds(),
       // but for a refusal: the error that ends a stream replaces a payload never sent, and its id with it.
