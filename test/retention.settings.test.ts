@@ -103,7 +103,7 @@ describe.concurrent('PUT /settings/retention', () => {
     expect(got.text).toBe(res.text);
   });
 
-  it('each change is a retention_settings.updated event with its audit entry (who, what, old and new); an unchanged PUT records nothing', async () => {
+  it('each change is a retention_settings.updated event with its audit entry (who, what, old and new); an unchanged PUT records nothing and keeps updated_at', async () => {
     const a = await newTenant(t.db.prisma);
     const first = await t.request('PUT', URL, {
       token: a.token,
@@ -120,6 +120,8 @@ describe.concurrent('PUT /settings/retention', () => {
       body: { delete_presence_records_after_days: 30 },
     });
     expect(same.status, same.text).toBe(200);
+    // Nothing changed: the settings as they were, `updated_at` too (as Laravel's save() of a clean model).
+    expect(same.json).toEqual(second.json);
     const events = await t.db.prisma.event.findMany({
       where: { tenantId: a.tenant_id },
       orderBy: { id: 'asc' },

@@ -86,10 +86,16 @@ export const updateRetentionSettings = operation({
       // each reading what the one before it wrote.
       await lockRow(tx, 'Tenant', scope.tenantId);
       const before = await retentionSettingsOf(tx, scope.tenantId);
+      // Only what differs is written: a save that changes nothing leaves `updated_at` (as Laravel's
+      // save() of a clean model), and records no event.
+      const changed = Object.fromEntries(
+        Object.entries(data).filter(([column, value]) => before[column as keyof typeof data] !== value),
+      );
+      if (Object.keys(changed).length === 0) return before;
       const after = await tx.retentionSettings.upsert({
         where: { tenantId: scope.tenantId },
-        create: { tenantId: scope.tenantId, ...data },
-        update: data,
+        create: { tenantId: scope.tenantId, ...changed },
+        update: changed,
         select: settingsSelect,
       });
       // What the sweeper will delete is the tenant's data: who changed it, and to what, is audited.
