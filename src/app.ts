@@ -179,6 +179,10 @@ export async function buildApp(deps: {
     { parseAs: 'string' },
     (_req, body, done) => done(null, parsePhpQuery(String(body))),
   );
+  // A GraphQL query sent as the body itself (`application/graphql`, as graphql-yoga reads it).
+  fastify.addContentTypeParser('application/graphql', { parseAs: 'string' }, (req, body, done) =>
+    done(null, isGraphql(req) ? String(body) : {}),
+  );
   await acceptMultipart(fastify);
   // Other content types carry no input we read (as Laravel ignores them); their size still counts.
   fastify.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, _body, done) => done(null, {}));

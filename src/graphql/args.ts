@@ -1,5 +1,10 @@
 // GraphQL arguments are camelCase; the shared rules speak the REST field names. Converting here
-// keeps one set of rules and identical messages on both transports.
+// keeps one set of rules and identical messages on both transports. Connections' paging arguments
+// are checked here too, for root and relation connections alike.
+import { MapperKind, mapSchema } from '@graphql-tools/utils';
+import { type GraphQLFieldResolver, type GraphQLSchema, getNamedType } from 'graphql';
+import { type Action, authorize } from '../auth/permissions.js';
+import type { AppContext } from '../context.js';
 import { AppError } from '../errors.js';
 
 // `customField1` → `custom_field_1`, as the spec spells digit-suffixed fields.
@@ -19,8 +24,10 @@ export function toGraphqlFieldName(restField: string): string {
 }
 
 /**
- * plugin-relay's `maxSize` silently clamps `first`/`last` to the maximum; refuse instead, with the
- * message REST gives for `per_page` over its maximum.
+ * The one check of a connection's `first`/`last` beyond their sign (plugin-relay refuses a negative
+ * one itself): plugin-relay's `maxSize` silently clamps them to the maximum, refused instead with
+ * the message REST gives for `per_page` over its maximum; and both at once, where the plugins would
+ * silently ignore `first`, refused as Laravel's `prohibits` rule words it.
  */
 export function assertPageSize(args: { first?: number | null; last?: number | null }, max: number): void {
   const fields: Record<string, string[]> = {};
@@ -28,15 +35,62 @@ export function assertPageSize(args: { first?: number | null; last?: number | nu
     const value = args[key];
     if (value != null && value > max) fields[key] = [`The ${key} field must not be greater than ${max}.`];
   }
+  if (args.first != null && args.last != null) {
+    fields.first = [...(fields.first ?? []), 'The first field prohibits last from being present.'];
+  }
   if (Object.keys(fields).length > 0) throw new AppError('VALIDATION', { fields });
 }
 
+/** A connection's paging figures, in its field's extensions (`page`). */
+export interface ConnectionPage {
+  cursor: 'id';
+  maxSize: number;
+  defaultSize: number;
+}
+
 /**
- * A relation connection's paging (plugin-prisma's relatedConnection options): by id, 10 rows unless
- * `first` says otherwise, at most `maxSize`. The figures also travel in the field's extensions,
- * where src/graphql/compiled-execution.ts reads them to answer a loaded page itself.
+ * A connection's paging (options of plugin-prisma's prismaConnection or relatedConnection): by id,
+ * `defaultSize` rows (10) unless `first`/`last` say otherwise, at most `maxSize`. The figures also
+ * travel in the field's extensions (`page`, beside `more.extensions`: a root field's
+ * `requires(action)`), where the paging check of root connections (checkedRootConnections), the
+ * cost limit (src/graphql/query-cost.ts) and the compiled path (src/graphql/compiled-execution.ts)
+ * read them.
  */
-export function relationPage(maxSize: number) {
-  const page = { cursor: 'id', maxSize, defaultSize: 10 } as const;
-  return { ...page, extensions: { relationPage: page } };
+export function connectionPage<E extends object = object>(
+  maxSize: number,
+  more: { extensions?: E; defaultSize?: number } = {},
+) {
+  const page: ConnectionPage = { cursor: 'id', maxSize, defaultSize: more.defaultSize ?? 10 };
+  return { ...page, extensions: { ...(more.extensions as E), page } };
+}
+
+/**
+ * The schema served: every root connection checks its paging arguments, then authorizes the action
+ * it declares, before plugin-prisma's connection resolver runs. That resolver calls the field's own
+ * `resolve` only when the selection asks for rows, and `totalCount` only when it asks for the count:
+ * `{ auditLogs { __typename } }` ran neither, answering a caller the table refuses (no rows, but no
+ * FORBIDDEN either) and leaving `first: 101` unchecked. Relation connections check their paging in
+ * their `query` (assertPageSize), which plugin-prisma calls while planning the parent's query.
+ */
+export function checkedRootConnections(schema: GraphQLSchema): GraphQLSchema {
+  return mapSchema(schema, {
+    [MapperKind.QUERY_ROOT_FIELD]: (field, name) => {
+      const { page, action } = (field.extensions ?? {}) as { page?: ConnectionPage; action?: Action };
+      if (!page) {
+        // A root connection without connectionPage() would be served unchecked: refuse to start.
+        if (getNamedType(field.type).name.endsWith('Connection')) {
+          throw new Error(`Query.${name} is a connection without connectionPage() (src/graphql/args.ts).`);
+        }
+        return field;
+      }
+      const resolve = field.resolve as GraphQLFieldResolver<unknown, AppContext> | undefined;
+      if (!resolve) return field;
+      const checked: GraphQLFieldResolver<unknown, AppContext> = (root, args, ctx, info) => {
+        assertPageSize(args, page.maxSize);
+        if (action) authorize(ctx.principal, action);
+        return resolve(root, args, ctx, info);
+      };
+      return { ...field, resolve: checked };
+    },
+  });
 }

@@ -34,6 +34,7 @@ import {
 } from 'graphql';
 import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
 import type { Plugin } from 'graphql-yoga';
+import type { ConnectionPage } from './args.js';
 
 type Resolver = GraphQLFieldResolver<Record<string, unknown>, unknown>;
 
@@ -43,8 +44,8 @@ interface PothosFieldExtensions {
   pothosPrismaSelect?: unknown;
   pothosPrismaLoaded?: (parent: unknown, info: unknown, ctx: unknown) => boolean;
   pothosPrismaRelationField?: { name: string; isList: boolean };
-  /** Set by relationPage() (src/graphql/args.ts). */
-  relationPage?: { cursor: string; maxSize: number; defaultSize: number };
+  /** Set by connectionPage() (src/graphql/args.ts). */
+  page?: ConnectionPage;
 }
 
 type Row = Record<string, unknown>;
@@ -108,7 +109,7 @@ function loadedConnection(
 ): Resolver | undefined {
   const relation = ext.pothosPrismaRelationField;
   const loaded = ext.pothosPrismaLoaded;
-  const page = ext.relationPage;
+  const page = ext.page;
   if (!relation?.isList || !loaded || !page) return undefined;
   const { name } = relation;
   const { cursor, maxSize, defaultSize } = page;

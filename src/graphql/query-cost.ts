@@ -10,6 +10,7 @@ import {
 } from 'graphql';
 import { type ComplexityEstimator, getComplexity } from 'graphql-query-complexity';
 import type { Plugin } from 'graphql-yoga';
+import type { ConnectionPage } from './args.js';
 
 /** Default page of a connection without `first`/`last`. */
 const DEFAULT_PAGE = 10;
@@ -29,9 +30,9 @@ export const PRESENT_DEVICES_COST = 1000;
 
 /**
  * A field costs 1 plus its children times the number of items it may return (its `costItems` when
- * it declares them): `first`/`last` for a
- * connection (its `edges` then count once), PLAIN_LIST_FACTOR for a plain list, 1 otherwise. So the
- * cost grows with what the caller asks for, whether written inline or passed as variables.
+ * it declares them): `first`/`last` for a connection, at most its maximum (its `edges` then count
+ * once), PLAIN_LIST_FACTOR for a plain list, 1 otherwise. So the cost grows with what the caller
+ * asks for, whether written inline or passed as variables.
  */
 export const itemsEstimator: ComplexityEstimator = ({ type, field, args, childComplexity }) => {
   const returns = getNamedType(field.type).name;
@@ -42,7 +43,10 @@ export const itemsEstimator: ComplexityEstimator = ({ type, field, args, childCo
   } else if (returns.endsWith('Connection')) {
     const size =
       typeof args.first === 'number' ? args.first : typeof args.last === 'number' ? args.last : null;
-    items = size ?? DEFAULT_PAGE;
+    // Above the field's maximum counts as the maximum: the argument's own check then answers
+    // (`The first field must not be greater than 100.`), not the cost of a page never served.
+    const max = (field.extensions as { page?: ConnectionPage } | undefined)?.page?.maxSize;
+    items = size === null ? DEFAULT_PAGE : max === undefined ? size : Math.min(size, max);
   } else if (isListType(getNullableType(field.type)) && !type.name.endsWith('Connection')) {
     items = PLAIN_LIST_FACTOR;
   }

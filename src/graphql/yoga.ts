@@ -5,7 +5,7 @@ import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
-import { GraphQLError, type GraphQLErrorOptions, Kind } from 'graphql';
+import { GraphQLError, type GraphQLErrorOptions, Kind, type ValidationContext } from 'graphql';
 import { createYoga, type Plugin } from 'graphql-yoga';
 import type { Config } from '../config.js';
 import { type AppContext, requestContext } from '../context.js';
@@ -13,6 +13,7 @@ import type { Prisma } from '../db/database.js';
 import { AppError, errorCodes, toAppError } from '../errors.js';
 import { graphqlErrorParts } from '../http/error-bodies.js';
 import type { AppPubSub } from '../redis/pubsub.js';
+import { checkedRootConnections } from './args.js';
 import { compiledQueries } from './compiled-execution.js';
 import type { FieldGuard } from './field-rate-limit.js';
 import { nestingLimit, requestErrorHttp } from './nesting-limit.js';
@@ -24,6 +25,21 @@ import { subscriptionLimit } from './subscription-limit.js';
 
 /** `nesting`: levels of brackets in the query text, and of arrays/objects in a variable's value. */
 export const GRAPHQL_LIMITS = { depth: 10, aliases: 15, tokens: 3000, cost: 50_000, nesting: 32 } as const;
+
+/** The schema served: root connections check paging and permission first (see checkedRootConnections). */
+const servedSchema = checkedRootConnections(schema);
+
+/**
+ * graphql-armor's depth and alias limits are validation rules that throw by default, which leaves
+ * their error without the code of a validation error (it read `BAD_REQUEST`, the code of a body
+ * that is no GraphQL request). Reported as a validation error instead, it answers as every other
+ * one does: `GRAPHQL_VALIDATION_FAILED`; the limits checked while parsing (tokens, nesting) answer
+ * `GRAPHQL_PARSE_FAILED` as every syntax error does.
+ */
+const asValidationError = {
+  propagateOnRejection: false,
+  onReject: [(context: ValidationContext | null, error: GraphQLError) => context?.reportError(error)],
+};
 
 /** Where in the operation an error happened (`locations`, `path`), kept on the translated error. */
 function located(error: unknown): Pick<GraphQLErrorOptions, 'nodes' | 'source' | 'positions' | 'path'> {
@@ -135,7 +151,7 @@ export function createGraphqlHandler(deps: {
   metrics?: Plugin;
 }) {
   return createYoga<{ req: FastifyRequest; reply: FastifyReply }, AppContext>({
-    schema,
+    schema: servedSchema,
     graphqlEndpoint: '/graphql',
     logging: false,
     batching: false,
@@ -164,13 +180,18 @@ export function createGraphqlHandler(deps: {
     plugins: [
       // First, so it also sees the answers of the limits below that stop an operation.
       ...(deps.metrics ? [deps.metrics] : []),
-      maxDepthPlugin({ n: GRAPHQL_LIMITS.depth, exposeLimits: true, flattenFragments: true }),
-      maxAliasesPlugin({ n: GRAPHQL_LIMITS.aliases, exposeLimits: true }),
+      maxDepthPlugin({
+        n: GRAPHQL_LIMITS.depth,
+        exposeLimits: true,
+        flattenFragments: true,
+        ...asValidationError,
+      }),
+      maxAliasesPlugin({ n: GRAPHQL_LIMITS.aliases, exposeLimits: true, ...asValidationError }),
       maxTokensPlugin({ n: GRAPHQL_LIMITS.tokens, exposeLimits: true }),
       // After max-tokens: it wraps that parser, so nesting is checked before the parser recurses.
       nestingLimit({ maxNesting: GRAPHQL_LIMITS.nesting, maxTokens: GRAPHQL_LIMITS.tokens }),
       queryCostLimit(GRAPHQL_LIMITS.cost),
-      ...(deps.config.graphqlCompiledQueries ? [compiledQueries(schema)] : []),
+      ...(deps.config.graphqlCompiledQueries ? [compiledQueries(servedSchema)] : []),
       subscriptionLimit(),
       // Late: it sets the serializer of each streamed result, which nothing after it may replace,
       sseEventIds(),

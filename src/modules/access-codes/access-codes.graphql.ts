@@ -3,7 +3,7 @@
 // `revokeAccessCode` and `revokeAccessCodes` (REST `/access-codes/redeem`, `…/revoke`), through the
 // same service functions.
 import { requires } from '../../auth/permissions.js';
-import { assertPageSize, toRestInput } from '../../graphql/args.js';
+import { connectionPage, toRestInput } from '../../graphql/args.js';
 import { builder } from '../../graphql/builder.js';
 import { argsOf, inputTypeOf, restInputOf } from '../../graphql/operation-fields.js';
 import { docsOnly, execute, fieldsOf } from '../../operations/operation.js';
@@ -155,20 +155,15 @@ const revokeBatchFields = fieldsOf(revokeAccessCodes, docsOnly);
 
 builder.queryFields((t) => ({
   accessCodes: t.prismaConnection({
-    ...requires(accessCodesQuery.action),
+    ...connectionPage(MAX_PAGE_SIZE, requires(accessCodesQuery.action)),
     type: 'AccessCode',
-    cursor: 'id',
-    maxSize: MAX_PAGE_SIZE,
-    defaultSize: 10,
     description: 'Access codes of the current tenant, newest first (REST `GET /access-codes`).',
     args: argsOf(accessCodesQuery.filters),
     resolve: async (query, _root, args, ctx) => {
-      assertPageSize(args, MAX_PAGE_SIZE);
       const q = await accessCodesQuery.query(ctx, restInputOf(accessCodesQuery.filters, args));
       return listAccessCodes(ctx, q, query);
     },
     totalCount: async (_root, args, ctx) => {
-      assertPageSize(args, MAX_PAGE_SIZE);
       return countAccessCodes(
         ctx,
         await accessCodesQuery.query(ctx, restInputOf(accessCodesQuery.filters, args)),

@@ -1,7 +1,7 @@
 // Advertisements in the graph: the `advertisements` connection with the REST filters and ordering
 // and a total count. Resolvers call the same service functions as REST.
 import { requires } from '../../auth/permissions.js';
-import { assertPageSize } from '../../graphql/args.js';
+import { connectionPage } from '../../graphql/args.js';
 import { builder } from '../../graphql/builder.js';
 import { argsOf, restInputOf } from '../../graphql/operation-fields.js';
 import {
@@ -54,22 +54,17 @@ builder.prismaObject('Advertisement', {
 
 builder.queryFields((t) => ({
   advertisements: t.prismaConnection({
-    ...requires(advertisementsQuery.action),
+    ...connectionPage(MAX_PAGE_SIZE, { ...requires(advertisementsQuery.action), defaultSize: 25 }),
     type: 'Advertisement',
-    cursor: 'id',
-    maxSize: MAX_PAGE_SIZE,
-    defaultSize: 25,
     description:
       'Advertisements of the current tenant (REST `GET /advertisements`): oldest first, or by `orderBy`, ' +
       'always with the id as tie-breaker.',
     args: argsOf(advertisementsQuery.filters),
     resolve: async (query, _root, args, ctx) => {
-      assertPageSize(args, MAX_PAGE_SIZE);
       const q = await advertisementsQuery.query(ctx, restInputOf(advertisementsQuery.filters, args));
       return queryAdvertisements(ctx, q, query);
     },
     totalCount: async (_root, args, ctx) => {
-      assertPageSize(args, MAX_PAGE_SIZE);
       const q = await advertisementsQuery.query(ctx, restInputOf(advertisementsQuery.filters, args));
       return countAdvertisements(ctx, q);
     },

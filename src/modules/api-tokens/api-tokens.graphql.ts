@@ -2,7 +2,7 @@
 // `POST /api-tokens`, the secret in its payload once) and `revokeApiToken` (REST `DELETE
 // /api-tokens/:id`), through the same operations.
 import { requires } from '../../auth/permissions.js';
-import { assertPageSize, toRestInput } from '../../graphql/args.js';
+import { connectionPage, toRestInput } from '../../graphql/args.js';
 import { builder } from '../../graphql/builder.js';
 import { argsOf, inputTypeOf, restInputOf } from '../../graphql/operation-fields.js';
 import { docsOnly, execute, fieldsOf } from '../../operations/operation.js';
@@ -59,20 +59,15 @@ const CreateApiTokenInput = inputTypeOf(
 
 builder.queryFields((t) => ({
   apiTokens: t.prismaConnection({
-    ...requires(apiTokensQuery.action),
+    ...connectionPage(MAX_PAGE_SIZE, requires(apiTokensQuery.action)),
     type: 'ApiToken',
-    cursor: 'id',
-    maxSize: MAX_PAGE_SIZE,
-    defaultSize: 10,
     description: "API tokens of the current tenant's users, newest first (REST `GET /api-tokens`).",
     args: argsOf(apiTokensQuery.filters),
     resolve: async (query, _root, args, ctx) => {
-      assertPageSize(args, MAX_PAGE_SIZE);
       const q = await apiTokensQuery.query(ctx, restInputOf(apiTokensQuery.filters, args));
       return listApiTokens(ctx, q, query);
     },
     totalCount: async (_root, args, ctx) => {
-      assertPageSize(args, MAX_PAGE_SIZE);
       return countApiTokens(ctx, await apiTokensQuery.query(ctx, restInputOf(apiTokensQuery.filters, args)));
     },
   }),

@@ -1,7 +1,7 @@
 // The audit log in the graph: the `auditLogs` connection (REST `GET /audit-logs`), read only,
 // through the same list operation.
 import { requires } from '../../auth/permissions.js';
-import { assertPageSize } from '../../graphql/args.js';
+import { connectionPage } from '../../graphql/args.js';
 import { builder } from '../../graphql/builder.js';
 import { argsOf, restInputOf } from '../../graphql/operation-fields.js';
 import { auditLogsQuery, countAuditLogs, listAuditLogs } from './audit-logs.service.js';
@@ -70,20 +70,15 @@ builder.prismaObject('AuditLog', {
 
 builder.queryFields((t) => ({
   auditLogs: t.prismaConnection({
-    ...requires(auditLogsQuery.action),
+    ...connectionPage(MAX_PAGE_SIZE, requires(auditLogsQuery.action)),
     type: 'AuditLog',
-    cursor: 'id',
-    maxSize: MAX_PAGE_SIZE,
-    defaultSize: 10,
     description: 'The audit log of the current tenant, newest first (REST `GET /audit-logs`).',
     args: argsOf(auditLogsQuery.filters),
     resolve: async (query, _root, args, ctx) => {
-      assertPageSize(args, MAX_PAGE_SIZE);
       const q = await auditLogsQuery.query(ctx, restInputOf(auditLogsQuery.filters, args));
       return listAuditLogs(ctx, q, query);
     },
     totalCount: async (_root, args, ctx) => {
-      assertPageSize(args, MAX_PAGE_SIZE);
       return countAuditLogs(ctx, await auditLogsQuery.query(ctx, restInputOf(auditLogsQuery.filters, args)));
     },
   }),

@@ -3,7 +3,7 @@
 // REST. Byte counts are Floats (exact up to 2^53 bytes, 8 PiB) beside their human-readable text.
 
 import { requires } from '../../auth/permissions.js';
-import { assertPageSize, relationPage } from '../../graphql/args.js';
+import { assertPageSize, connectionPage } from '../../graphql/args.js';
 import { builder } from '../../graphql/builder.js';
 import { argsOf, restInputOf } from '../../graphql/operation-fields.js';
 import { humanSize } from '../../shared/format.js';
@@ -78,7 +78,7 @@ export const GuestDeviceType = builder.prismaObject('GuestDevice', {
       resolve: (d, _args, ctx) => (guestVisible(ctx, d.guest) ? d.guest : null),
     }),
     sessions: t.relatedConnection('sessions', {
-      ...relationPage(MAX_PAGE_SIZE),
+      ...connectionPage(MAX_PAGE_SIZE),
       totalCount: true,
       description: "The device's sessions, newest first.",
       query: (args, ctx) => {
@@ -91,7 +91,7 @@ export const GuestDeviceType = builder.prismaObject('GuestDevice', {
 
 builder.prismaObjectFields('Guest', (t) => ({
   devices: t.relatedConnection('devices', {
-    ...relationPage(MAX_PAGE_SIZE),
+    ...connectionPage(MAX_PAGE_SIZE),
     totalCount: true,
     description: "The guest's devices, oldest first.",
     query: (args, ctx) => {
@@ -103,24 +103,18 @@ builder.prismaObjectFields('Guest', (t) => ({
 
 builder.queryFields((t) => ({
   guestDevices: t.prismaConnection({
-    ...requires(deviceListQuery.action),
+    ...connectionPage(MAX_PAGE_SIZE, requires(deviceListQuery.action)),
     type: 'GuestDevice',
-    cursor: 'id',
-    maxSize: MAX_PAGE_SIZE,
-    defaultSize: 10,
     description: 'Guest devices of the current tenant, oldest first (REST `GET /guest-devices`).',
     args: argsOf(deviceListQuery.filters),
     resolve: async (query, _root, args, ctx) => {
-      assertPageSize(args, MAX_PAGE_SIZE);
       return listDevices(
         ctx,
         await deviceListQuery.query(ctx, restInputOf(deviceListQuery.filters, args)),
         query,
       );
     },
-    // Without `edges` in the selection `resolve` does not run, so the page size is checked here too.
     totalCount: async (_root, args, ctx) => {
-      assertPageSize(args, MAX_PAGE_SIZE);
       return countDevices(ctx, await devicesQuery.query(ctx, restInputOf(devicesQuery.filters, args)));
     },
   }),

@@ -4,7 +4,7 @@
 // human-readable text.
 
 import { requires } from '../../auth/permissions.js';
-import { assertPageSize, relationPage } from '../../graphql/args.js';
+import { assertPageSize, connectionPage } from '../../graphql/args.js';
 import { builder } from '../../graphql/builder.js';
 import { argsOf, restInputOf } from '../../graphql/operation-fields.js';
 import type { CostExtensions } from '../../graphql/query-cost.js';
@@ -128,7 +128,7 @@ export const GuestSessionType = builder.prismaObject('GuestSession', {
 
 builder.prismaObjectFields('Guest', (t) => ({
   sessions: t.relatedConnection('sessions', {
-    ...relationPage(MAX_PAGE_SIZE),
+    ...connectionPage(MAX_PAGE_SIZE),
     totalCount: true,
     description: "The guest's sessions, newest first.",
     query: (args, ctx) => {
@@ -151,21 +151,16 @@ const SessionByIpType = builder.objectRef<SessionByIp>('SessionByIp').implement(
 
 builder.queryFields((t) => ({
   guestSessions: t.prismaConnection({
-    ...requires(guestSessionsQuery.action),
+    ...connectionPage(MAX_PAGE_SIZE, requires(guestSessionsQuery.action)),
     type: 'GuestSession',
-    cursor: 'id',
-    maxSize: MAX_PAGE_SIZE,
-    defaultSize: 10,
     description: 'Guest sessions of the current tenant, oldest first (REST `GET /sessions`).',
     args: argsOf(guestSessionsQuery.filters),
     resolve: async (query, _root, args, ctx) => {
-      assertPageSize(args, MAX_PAGE_SIZE);
       const q = await guestSessionsQuery.query(ctx, restInputOf(guestSessionsQuery.filters, args));
       return listSessions(ctx, q, query);
     },
     // Without `edges` in the selection `resolve` does not run, so the page size is checked here too.
     totalCount: async (_root, args, ctx) => {
-      assertPageSize(args, MAX_PAGE_SIZE);
       return countSessions(
         ctx,
         await guestSessionsQuery.query(ctx, restInputOf(guestSessionsQuery.filters, args)),

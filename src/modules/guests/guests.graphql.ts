@@ -5,7 +5,7 @@
 import DataLoader from 'dataloader';
 import { requires } from '../../auth/permissions.js';
 import type { AppContext } from '../../context.js';
-import { assertPageSize, relationPage, toRestInput } from '../../graphql/args.js';
+import { assertPageSize, connectionPage, toRestInput } from '../../graphql/args.js';
 import { builder } from '../../graphql/builder.js';
 import { argsOf, inputTypeOf, restInputOf } from '../../graphql/operation-fields.js';
 import { docsOnly, execute, fieldsOf } from '../../operations/operation.js';
@@ -164,7 +164,7 @@ export const GuestType = builder.prismaObject('Guest', {
 
 builder.prismaObjectFields('Location', (t) => ({
   guests: t.relatedConnection('guests', {
-    ...relationPage(MAX_PAGE_SIZE),
+    ...connectionPage(MAX_PAGE_SIZE),
     description: "The location's guests, oldest first (none for a pinned caller at another location).",
     query: (args, ctx) => {
       assertPageSize(args, MAX_PAGE_SIZE);
@@ -176,19 +176,14 @@ builder.prismaObjectFields('Location', (t) => ({
 
 builder.queryFields((t) => ({
   guests: t.prismaConnection({
-    ...requires(guestsQuery.action),
+    ...connectionPage(MAX_PAGE_SIZE, requires(guestsQuery.action)),
     type: 'Guest',
-    cursor: 'id',
-    maxSize: MAX_PAGE_SIZE,
-    defaultSize: 10,
     description: 'Guests of the current tenant, oldest first (REST `GET /guests`, the same filters).',
     args: argsOf(guestsQuery.filters),
     resolve: async (query, _root, args, ctx) => {
-      assertPageSize(args, MAX_PAGE_SIZE);
       return listGuests(ctx, await guestsQuery.query(ctx, restInputOf(guestsQuery.filters, args)), query);
     },
     totalCount: async (_root, args, ctx) => {
-      assertPageSize(args, MAX_PAGE_SIZE);
       return countGuests(ctx, await guestsQuery.query(ctx, restInputOf(guestsQuery.filters, args)));
     },
   }),

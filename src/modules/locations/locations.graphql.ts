@@ -3,7 +3,7 @@
 // functions as REST.
 
 import { requires } from '../../auth/permissions.js';
-import { assertPageSize, toRestInput } from '../../graphql/args.js';
+import { connectionPage, toRestInput } from '../../graphql/args.js';
 import { builder } from '../../graphql/builder.js';
 import { argsOf, inputTypeOf, restInputOf } from '../../graphql/operation-fields.js';
 import { docsOnly, execute, fieldsOf } from '../../operations/operation.js';
@@ -132,16 +132,12 @@ const LocationInput = inputTypeOf(
 
 builder.queryFields((t) => ({
   locations: t.prismaConnection({
-    ...requires(locationsQuery.action),
+    ...connectionPage(MAX_PAGE_SIZE, requires(locationsQuery.action)),
     type: 'Location',
-    cursor: 'id',
-    maxSize: MAX_PAGE_SIZE,
-    defaultSize: 10,
     description: 'Locations of the current tenant, oldest first (REST `GET /locations`).',
     args: argsOf(locationsQuery.filters),
     // Adds `totalCount` to the connection, counted with the same filters.
     resolve: async (query, _root, args, ctx) => {
-      assertPageSize(args, MAX_PAGE_SIZE);
       return listLocations(
         ctx,
         await locationsQuery.query(ctx, restInputOf(locationsQuery.filters, args)),
@@ -150,7 +146,6 @@ builder.queryFields((t) => ({
     },
     // Without `edges` in the selection `resolve` does not run, so the page size is checked here too.
     totalCount: async (_root, args, ctx) => {
-      assertPageSize(args, MAX_PAGE_SIZE);
       return countLocations(ctx, await locationsQuery.query(ctx, restInputOf(locationsQuery.filters, args)));
     },
   }),

@@ -1,6 +1,6 @@
 // Service profiles in the graph: the `serviceProfiles` connection (REST `GET /service-profiles`).
 import { requires } from '../../auth/permissions.js';
-import { assertPageSize } from '../../graphql/args.js';
+import { connectionPage } from '../../graphql/args.js';
 import { builder } from '../../graphql/builder.js';
 import { argsOf, restInputOf } from '../../graphql/operation-fields.js';
 import {
@@ -30,21 +30,16 @@ builder.prismaObject('ServiceProfile', {
 
 builder.queryFields((t) => ({
   serviceProfiles: t.prismaConnection({
-    ...requires(serviceProfilesQuery.action),
+    ...connectionPage(MAX_PAGE_SIZE, requires(serviceProfilesQuery.action)),
     type: 'ServiceProfile',
-    cursor: 'id',
-    maxSize: MAX_PAGE_SIZE,
-    defaultSize: 10,
     description:
       'Service profiles of the current tenant, the default first, then by name (REST `GET /service-profiles`).',
     args: argsOf(serviceProfilesQuery.filters),
     resolve: async (query, _root, args, ctx) => {
-      assertPageSize(args, MAX_PAGE_SIZE);
       const q = await serviceProfilesQuery.query(ctx, restInputOf(serviceProfilesQuery.filters, args));
       return listServiceProfiles(ctx, q, query);
     },
     totalCount: async (_root, args, ctx) => {
-      assertPageSize(args, MAX_PAGE_SIZE);
       const q = await serviceProfilesQuery.query(ctx, restInputOf(serviceProfilesQuery.filters, args));
       return countServiceProfiles(ctx, q);
     },

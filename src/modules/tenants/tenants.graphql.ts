@@ -2,7 +2,7 @@
 // total count, and the create/update/deactivate/activate/switch mutations. Resolvers run the same
 // operations as REST (tenants.service.ts).
 import { requires } from '../../auth/permissions.js';
-import { assertPageSize, toRestInput } from '../../graphql/args.js';
+import { connectionPage, toRestInput } from '../../graphql/args.js';
 import { builder, type SchemaTypes } from '../../graphql/builder.js';
 import { argsOf, inputTypeOf, restInputOf } from '../../graphql/operation-fields.js';
 import { docsOnly, execute, fieldsOf } from '../../operations/operation.js';
@@ -54,19 +54,14 @@ const TenantInput = inputTypeOf(
 
 builder.queryFields((t) => ({
   tenants: t.prismaConnection({
-    ...requires(tenantsQuery.action),
+    ...connectionPage(MAX_PAGE_SIZE, requires(tenantsQuery.action)),
     type: 'Tenant',
-    cursor: 'id',
-    maxSize: MAX_PAGE_SIZE,
-    defaultSize: 10,
     description: 'Tenants of the caller’s group, oldest first (REST `GET /tenants`).',
     args: argsOf(tenantsQuery.filters),
     resolve: async (query, _root, args, ctx) => {
-      assertPageSize(args, MAX_PAGE_SIZE);
       return listTenants(ctx, await tenantsQuery.query(ctx, restInputOf(tenantsQuery.filters, args)), query);
     },
     totalCount: async (_root, args, ctx) => {
-      assertPageSize(args, MAX_PAGE_SIZE);
       return countTenants(ctx, await tenantsQuery.query(ctx, restInputOf(tenantsQuery.filters, args)));
     },
   }),

@@ -3,7 +3,7 @@
 // activate mutations. Resolvers run the same operations as REST (users.service.ts).
 import { allowedActions, requires } from '../../auth/permissions.js';
 import type { Role } from '../../auth/principal.js';
-import { assertPageSize, toRestInput } from '../../graphql/args.js';
+import { connectionPage, toRestInput } from '../../graphql/args.js';
 import { builder } from '../../graphql/builder.js';
 import { argsOf, restInputOf } from '../../graphql/operation-fields.js';
 import { execute } from '../../operations/operation.js';
@@ -79,19 +79,14 @@ builder.queryFields((t) => ({
     resolve: (query, _root, _args, ctx) => viewerUser(ctx, query),
   }),
   users: t.prismaConnection({
-    ...requires(usersQuery.action),
+    ...connectionPage(MAX_PAGE_SIZE, requires(usersQuery.action)),
     type: 'User',
-    cursor: 'id',
-    maxSize: MAX_PAGE_SIZE,
-    defaultSize: 10,
     description: 'Users whose current tenant is the caller’s, oldest first (REST `GET /users`).',
     args: argsOf(usersQuery.filters),
     resolve: async (query, _root, args, ctx) => {
-      assertPageSize(args, MAX_PAGE_SIZE);
       return listUsers(ctx, await usersQuery.query(ctx, restInputOf(usersQuery.filters, args)), query);
     },
     totalCount: async (_root, args, ctx) => {
-      assertPageSize(args, MAX_PAGE_SIZE);
       return countUsers(ctx, await usersQuery.query(ctx, restInputOf(usersQuery.filters, args)));
     },
   }),

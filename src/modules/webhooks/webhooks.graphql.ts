@@ -3,7 +3,7 @@
 // `updateWebhook`, `deleteWebhook`, `testWebhook`, `replayWebhook` and `rotateWebhookSecret` (the new
 // secret in its payload once), through the same operations.
 import { authorize, requires } from '../../auth/permissions.js';
-import { assertPageSize, toRestInput } from '../../graphql/args.js';
+import { connectionPage, toRestInput } from '../../graphql/args.js';
 import { builder } from '../../graphql/builder.js';
 import { argsOf, inputTypeOf, restInputOf } from '../../graphql/operation-fields.js';
 import { execute } from '../../operations/operation.js';
@@ -125,34 +125,25 @@ const UpdateWebhookInput = inputTypeOf(
 
 builder.queryFields((t) => ({
   webhooks: t.prismaConnection({
-    ...requires(webhooksQuery.action),
+    ...connectionPage(MAX_PAGE_SIZE, requires(webhooksQuery.action)),
     type: 'Webhook',
-    cursor: 'id',
-    maxSize: MAX_PAGE_SIZE,
-    defaultSize: 10,
     description: 'Webhook endpoints of the current tenant, oldest first (REST `GET /webhooks`).',
     args: argsOf(webhooksQuery.filters),
     resolve: async (query, _root, args, ctx) => {
-      assertPageSize(args, MAX_PAGE_SIZE);
       const q = await webhooksQuery.query(ctx, restInputOf(webhooksQuery.filters, args));
       return listWebhooks(ctx, q, query);
     },
     totalCount: async (_root, args, ctx) => {
-      assertPageSize(args, MAX_PAGE_SIZE);
       return countWebhooks(ctx, await webhooksQuery.query(ctx, restInputOf(webhooksQuery.filters, args)));
     },
   }),
   webhookDeliveries: t.prismaConnection({
-    ...requires(attemptsQuery.action),
+    ...connectionPage(MAX_PAGE_SIZE, requires(attemptsQuery.action)),
     type: 'WebhookAttempt',
-    cursor: 'id',
-    maxSize: MAX_PAGE_SIZE,
-    defaultSize: 10,
     description:
       "A webhook endpoint's delivery attempts, newest first (REST `GET /webhooks/:id/deliveries`); an unknown endpoint is NOT_FOUND.",
     args: { webhookId: t.arg.id({ required: true }), ...argsOf(attemptsQuery.filters, ['event_id']) },
     resolve: async (query, _root, args, ctx) => {
-      assertPageSize(args, MAX_PAGE_SIZE);
       const scope = authorize(ctx.principal, attemptsQuery.action);
       const webhook = await webhookInScope(ctx, scope, String(args.webhookId));
       const q = await attemptsQuery.query(
@@ -162,7 +153,6 @@ builder.queryFields((t) => ({
       return listAttempts(ctx, webhook.id, q, query);
     },
     totalCount: async (_root, args, ctx) => {
-      assertPageSize(args, MAX_PAGE_SIZE);
       const scope = authorize(ctx.principal, attemptsQuery.action);
       const webhook = await webhookInScope(ctx, scope, String(args.webhookId));
       return countAttempts(

@@ -1,0 +1,303 @@
+// GraphQL edge cases a probe found: a root connection asked only for `__typename` (plugin-prisma then
+// runs neither its resolver nor its count, and so no permission or paging check), `first` beyond
+// every maximum counted by the cost limit before the page-size check could answer, `first` with
+// `last`, the codes of the document limits, and an `application/graphql` body (it was read as empty).
+import { GraphQLNonNull, getNamedType } from 'graphql';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Action, reachOf } from '../src/auth/permissions.js';
+import { type Role, roles } from '../src/auth/principal.js';
+import { schema } from '../src/graphql/schema.js';
+import { GRAPHQL_LIMITS } from '../src/graphql/yoga.js';
+import { startApp, type TestApp, type TestResponse } from './helpers/app.js';
+import { addUser, newTenant } from './helpers/fixtures.js';
+
+let t: TestApp;
+/** The same app answering on graphql-js alone (no compiled queries). */
+let plain: TestApp;
+beforeAll(async () => {
+  t = await startApp();
+  plain = await startApp({ GRAPHQL_COMPILED_QUERIES: 'false' }, { db: t.db });
+});
+afterAll(async () => {
+  await plain?.close();
+  await t?.close();
+});
+
+/** A token of `role` in a fresh tenant (venue and front-desk pinned to its default location). */
+async function callerOf(role: Role): Promise<string> {
+  const a = await newTenant(t.db.prisma);
+  if (role === 'tenant') return a.token;
+  const pinned = role === 'venue' || role === 'front-desk';
+  return (await addUser(t.db.prisma, a.tenant_id, role, pinned ? { locationId: a.location_id } : {})).token;
+}
+
+/** Every root connection with the action it declares and its required arguments, written inline. */
+const rootConnections = Object.values(schema.getQueryType()?.getFields() ?? {})
+  .filter((f) => getNamedType(f.type).name.endsWith('Connection'))
+  .map((f) => {
+    const required = f.args.filter((a) => a.type instanceof GraphQLNonNull).map((a) => `${a.name}: "x"`);
+    return { name: f.name, action: f.extensions.action as Action, args: required };
+  });
+
+/** `{ name(args) { selection } }`. */
+function ask(field: (typeof rootConnections)[number], selection: string, more: string[] = []): string {
+  const args = [...field.args, ...more];
+  return `{ ${field.name}${args.length ? `(${args.join(', ')})` : ''} { ${selection} } }`;
+}
+
+const BAD_PAGE = {
+  message: 'The first field must not be greater than 100.',
+  extensions: {
+    code: 'BAD_USER_INPUT',
+    fields: { first: ['The first field must not be greater than 100.'] },
+  },
+};
+
+describe.concurrent('a root connection asked only for __typename', () => {
+  it('finds every root connection of the schema', () => {
+    expect(rootConnections.map((f) => f.name)).toEqual(expect.arrayContaining(['auditLogs', 'webhooks']));
+    expect(rootConnections.length).toBeGreaterThanOrEqual(13);
+  });
+
+  for (const app of ['compiled', 'graphql-js'] as const) {
+    it(`is refused to a role the table refuses, as any other selection (${app})`, async () => {
+      const on = app === 'compiled' ? t : plain;
+      const pairs = roles.flatMap((role) =>
+        rootConnections.filter((f) => reachOf(f.action, role) === false).map((f) => ({ role, f })),
+      );
+      // front-desk and venue users may not read the audit log, the webhooks, the API tokens, …
+      expect(pairs.map((p) => `${p.role} ${p.f.name}`)).toEqual(
+        expect.arrayContaining(['front-desk auditLogs', 'front-desk webhooks', 'venue auditLogs']),
+      );
+      const tokens = new Map<Role, string>();
+      for (const role of new Set(pairs.map((p) => p.role))) tokens.set(role, await callerOf(role));
+      for (const { role, f } of pairs) {
+        const token = tokens.get(role) as string;
+        const typename = await on.graphql(token, ask(f, '__typename'));
+        expect(typename.json, `${role}: ${ask(f, '__typename')}`).toEqual({
+          errors: [
+            {
+              message: 'This action is unauthorized.',
+              locations: [{ line: 1, column: 3 }],
+              path: [f.name],
+              extensions: { code: 'FORBIDDEN' },
+            },
+          ],
+          data: null,
+        });
+        // As the rows and the count answer.
+        for (const selection of ['edges { cursor }', 'totalCount', 'pageInfo { hasNextPage }']) {
+          const other = await on.graphql(token, ask(f, selection));
+          expect(other.text, `${role}: ${ask(f, selection)}`).toBe(typename.text);
+        }
+      }
+    });
+  }
+
+  it('answers a role the table allows, and checks the page size as for any other selection', async () => {
+    const admin = await callerOf('tenant');
+    const res = await t.graphql(admin, '{ auditLogs { __typename } webhooks { __typename } }');
+    expect(res.json).toEqual({
+      data: {
+        auditLogs: { __typename: 'QueryAuditLogsConnection' },
+        webhooks: { __typename: 'QueryWebhooksConnection' },
+      },
+    });
+    for (const f of rootConnections.filter((c) => c.args.length === 0)) {
+      const typename = await t.graphql(admin, ask(f, '__typename', ['first: 101']));
+      expect(typename.json, ask(f, '__typename', ['first: 101'])).toEqual({
+        errors: [{ ...BAD_PAGE, locations: [{ line: 1, column: 3 }], path: [f.name] }],
+        data: null,
+      });
+      expect((await t.graphql(admin, ask(f, 'edges { cursor }', ['first: 101']))).text).toBe(typename.text);
+    }
+  });
+});
+
+describe.concurrent('first/last beyond the maximum and the cost limit', () => {
+  const refused =
+    /^Query cost \d+ exceeds the limit of 50000: ask for fewer items \(first\/last\) or fewer nested lists\.$/;
+
+  it('answers the page-size message for first: 2147483647, inline or as a variable, root or nested', async () => {
+    const admin = await callerOf('tenant');
+    const inline = await t.graphql(admin, '{ guests(first: 2147483647) { edges { node { id name } } } }');
+    expect(inline.json).toEqual({
+      errors: [{ ...BAD_PAGE, locations: [{ line: 1, column: 3 }], path: ['guests'] }],
+      data: null,
+    });
+    const variable = await t.graphql(
+      admin,
+      'query ($n: Int) { guests(first: $n) { edges { node { devices { edges { node { mac } } } } } } }',
+      { n: 2_147_483_647 },
+    );
+    expect(variable.json.errors, variable.text).toHaveLength(1);
+    expect(variable.json.errors[0]).toMatchObject(BAD_PAGE);
+    // A relation connection's `last` beyond its maximum, below a root page of 100.
+    const nested = await t.graphql(
+      admin,
+      '{ guests(first: 100) { edges { node { sessions(last: 2147483647) { edges { node { id } } } } } } }',
+    );
+    expect(nested.json.errors, nested.text).toHaveLength(1);
+    expect(nested.json.errors[0]).toMatchObject({
+      message: 'The last field must not be greater than 100.',
+      extensions: {
+        code: 'BAD_USER_INPUT',
+        fields: { last: ['The last field must not be greater than 100.'] },
+      },
+    });
+  });
+
+  it('still refuses a document costly for other reasons, counting such a page as the maximum', async () => {
+    const admin = await callerOf('tenant');
+    const tree =
+      'edges { node { sessions(first: 100) { edges { node { id startTime device { mac } location { name } } } } } }';
+    const huge = await t.graphql(admin, `{ guests(first: 2147483647) { ${tree} } }`);
+    const hundred = await t.graphql(admin, `{ guests(first: 100) { ${tree} } }`);
+    expect(huge.json.data, huge.text).toBeUndefined();
+    expect(huge.json.errors).toHaveLength(1);
+    expect(huge.json.errors[0].message).toMatch(refused);
+    expect(huge.json.errors[0].extensions).toEqual(hundred.json.errors[0].extensions);
+    expect(huge.json.errors[0].extensions).toMatchObject({ code: 'QUERY_TOO_COSTLY', limit: 50_000 });
+  });
+});
+
+describe.concurrent('first with last', () => {
+  const PROHIBITED = 'The first field prohibits last from being present.';
+  const prohibited = (path: string[]) => ({
+    errors: [
+      {
+        message: PROHIBITED,
+        locations: [{ line: 1, column: 3 }],
+        path,
+        extensions: { code: 'BAD_USER_INPUT', fields: { first: [PROHIBITED] } },
+      },
+    ],
+    data: null,
+  });
+
+  it('is refused on a root connection, whatever the selection', async () => {
+    const admin = await callerOf('tenant');
+    for (const selection of ['edges { node { id } }', 'totalCount', '__typename']) {
+      const res = await t.graphql(admin, `{ guests(first: 2, last: 3) { ${selection} } }`);
+      expect(res.json, selection).toEqual(prohibited(['guests']));
+    }
+    const variables = await t.graphql(
+      admin,
+      'query ($f: Int, $l: Int) { webhooks(first: $f, last: $l) { totalCount } }',
+      { f: 0, l: 0 },
+    );
+    expect(variables.json.errors[0]).toMatchObject({
+      message: PROHIBITED,
+      extensions: { code: 'BAD_USER_INPUT', fields: { first: [PROHIBITED] } },
+    });
+    // With `first` over the maximum too: every message of the field, REST's summary.
+    const both = await t.graphql(admin, '{ guests(first: 200, last: 3) { totalCount } }');
+    expect(both.json.errors[0]).toMatchObject({
+      message: 'The first field must not be greater than 100. (and 1 more error)',
+      extensions: { fields: { first: ['The first field must not be greater than 100.', PROHIBITED] } },
+    });
+    // One of them alone pages as before.
+    for (const args of ['first: 2', 'last: 2']) {
+      const res = await t.graphql(admin, `{ guests(${args}) { totalCount } }`);
+      expect(res.json, args).toEqual({ data: { guests: { totalCount: 0 } } });
+    }
+  });
+
+  it('is refused on a relation connection with the same message and fields', async () => {
+    const admin = await callerOf('tenant');
+    // The nested connection is planned with its root's query: the error stands at the root field.
+    for (const query of [
+      '{ locations { edges { node { guests(first: 1, last: 1) { edges { node { id } } } } } } }',
+      '{ locations { edges { node { guests(first: 1, last: 1) { __typename } } } } }',
+    ]) {
+      expect((await t.graphql(admin, query)).json, query).toEqual(prohibited(['locations']));
+      expect((await plain.graphql(admin, query)).json, query).toEqual(prohibited(['locations']));
+    }
+    const devices = await t.graphql(
+      admin,
+      '{ guests { edges { node { devices(first: 1, last: 1) { edges { node { mac } } } } } } }',
+    );
+    expect(devices.json).toEqual(prohibited(['guests']));
+  });
+});
+
+describe.concurrent('the limits on a document', () => {
+  /** The one error of a request refused before it ran, under both response types. */
+  async function refusal(query: string): Promise<{ json: TestResponse; graphqlResponse: TestResponse }> {
+    const token = await callerOf('tenant');
+    const json = await t.graphql(token, query);
+    const graphqlResponse = await t.request('POST', '/graphql', {
+      token,
+      body: { query },
+      headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json' },
+    });
+    return { json, graphqlResponse };
+  }
+
+  const ofType = (n: number): string => (n === 0 ? 'name' : `ofType { ${ofType(n - 1)} }`);
+  const aliases = Array.from({ length: 16 }, (_, i) => `a${i}: viewer { id }`).join(' ');
+  const nested = `{ sessionsByIp(ipAddresses: ${'['.repeat(40)}${']'.repeat(40)}) { ipAddress } }`;
+  for (const [kind, query, message, code] of [
+    [
+      'depth',
+      `{ __type(name: "Location") { fields { type { ${ofType(8)} } } } }`,
+      'Syntax Error: Query depth limit of 10 exceeded, found 12.',
+      'GRAPHQL_VALIDATION_FAILED',
+    ],
+    [
+      'aliases',
+      `{ ${aliases} }`,
+      'Syntax Error: Aliases limit of 15 exceeded, found 16.',
+      'GRAPHQL_VALIDATION_FAILED',
+    ],
+    [
+      'tokens',
+      `{ ${'__typename '.repeat(3000)}}`,
+      'Syntax Error: Token limit of 3000 exceeded.',
+      'GRAPHQL_PARSE_FAILED',
+    ],
+    [
+      'nesting',
+      nested,
+      `Syntax Error: Nesting limit of ${GRAPHQL_LIMITS.nesting} exceeded.`,
+      'GRAPHQL_PARSE_FAILED',
+    ],
+  ] as const) {
+    it(`answers the ${kind} limit with ${code}, as every error of its step`, async () => {
+      const { json, graphqlResponse } = await refusal(query);
+      for (const res of [json, graphqlResponse]) {
+        expect(res.json.data, res.text).toBeUndefined();
+        expect(res.json.errors).toHaveLength(1);
+        expect(res.json.errors[0].message).toBe(message);
+        expect(res.json.errors[0].extensions).toEqual({ code });
+      }
+      expect([json.status, graphqlResponse.status]).toEqual([200, 400]);
+    });
+  }
+
+  it('answers other parse and validation errors with the same codes', async () => {
+    const token = await callerOf('tenant');
+    const parse = await t.graphql(token, '{ viewer { id }');
+    expect(parse.json.errors[0].extensions).toEqual({ code: 'GRAPHQL_PARSE_FAILED' });
+    const validation = await t.graphql(token, '{ viewer { nope } }');
+    expect(validation.json.errors[0].extensions).toEqual({ code: 'GRAPHQL_VALIDATION_FAILED' });
+  });
+});
+
+describe.concurrent('a body sent as application/graphql', () => {
+  it('is read as the query (as graphql-yoga reads it), not as an empty one', async () => {
+    const token = await callerOf('tenant');
+    for (const type of ['application/graphql', 'application/graphql; charset=utf-8']) {
+      const res = await t.request('POST', '/graphql', {
+        token,
+        rawBody: '{ viewer { role } }',
+        headers: { 'content-type': type },
+      });
+      expect(res.status, type).toBe(200);
+      expect(res.json, type).toEqual({ data: { viewer: { role: 'tenant' } } });
+    }
+    // The same query as JSON answers.
+    const json = await t.graphql(token, '{ viewer { role } }');
+    expect(json.json).toEqual({ data: { viewer: { role: 'tenant' } } });
+  });
+});
