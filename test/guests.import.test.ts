@@ -543,7 +543,7 @@ Haddad",,+971,"[""json"",""list""]",,12,,\r\n`;
     }
   });
 
-  it('reads back what a CSV export wrote: the quote it put before a formula goes, and only that', async () => {
+  it('reads back what an export wrote (round trip): the quote before a formula goes; codes, room and updated_at are kept', async () => {
     const a = await newTenant(prisma());
     const email = `round.${Date.now()}@import.test`;
     const created = await t.request('POST', '/api/v1/guests', {
@@ -554,25 +554,174 @@ Haddad",,+971,"[""json"",""list""]",,12,,\r\n`;
         email,
         phone: '+34 600 000 000',
         partner_id: '-P0',
+        nationality: 'ES',
+        residency: 'AE',
         room_no: "'=5",
         reservation_no: "'Tis",
+        tags: ['vip'],
       },
     });
     expect(created.status, created.text).toBe(201);
-    const before = (await t.request('GET', `/api/v1/guests/${created.json.data.id}`, { token: a.token })).json
-      .data;
-    const exported = await t.request('GET', '/api/v1/guests/export?format=csv', { token: a.token });
-    expect(exported.text).toContain("'=Eve Formula,");
-    expect(exported.text).toContain("''=5");
-    const res = await upload(a.token, [csvFile(exported.text)], '?upsert_by=email');
-    expect(res.status, res.text).toBe(200);
-    expect(res.json.data, res.text).toEqual({ created: 0, updated: 1, skipped: 0 });
-    const after = (await t.request('GET', `/api/v1/guests/${created.json.data.id}`, { token: a.token })).json
-      .data;
-    expect({ ...after, updated_at: null }).toEqual({ ...before, updated_at: null });
-    // The row changed nothing: no guest.updated.
+    const id = created.json.data.id;
+    const detail = async () => (await t.request('GET', `/api/v1/guests/${id}`, { token: a.token })).json.data;
+    const before = await detail();
+    const csv = await t.request('GET', '/api/v1/guests/export?format=csv', { token: a.token });
+    expect(csv.text).toContain("'=Eve Formula,");
+    // The list item's columns: the countries' names beside their codes, the room as room_number.
+    expect(csv.text.split('\r\n')[0]).toContain(
+      ',nationality,nationality_code,residency,residency_code,room_number,',
+    );
+    expect(csv.text).toContain(",Spain,ES,United Arab Emirates,AE,''=5,'Tis,");
+    const ndjson = await t.request('GET', '/api/v1/guests/export?format=ndjson', { token: a.token });
+    expect(ndjson.text).toContain('"nationality":"Spain","nationality_code":"ES"');
+    for (const file of [csvFile(csv.text), csvFile(ndjson.text, 'guests.ndjson', 'application/x-ndjson')]) {
+      const res = await upload(a.token, [file], '?upsert_by=email');
+      expect(res.status, res.text).toBe(200);
+      expect(res.json, res.text).toEqual({ data: { created: 0, updated: 1, skipped: 0 }, errors: {} });
+      // The row changed nothing: the guest is as it was, updated_at included.
+      expect(await detail()).toEqual(before);
+    }
+    // No guest.updated.
     const updated = await prisma().event.count({ where: { tenantId: a.tenant_id, type: 'guest.updated' } });
     expect(updated).toBe(0);
+    // Changed since: the export puts back its codes and room.
+    const put = await t.request('PUT', `/api/v1/guests/${id}`, {
+      token: a.token,
+      body: { location_id: a.location_id, nationality: 'FR', residency: 'DE', room_no: 7 },
+    });
+    expect(put.status, put.text).toBe(200);
+    expect(put.json.data).toMatchObject({ nationality_code: 'FR', residency_code: 'DE', room_no: '7' });
+    const res = await upload(a.token, [csvFile(csv.text)], '?upsert_by=email');
+    expect(res.json, res.text).toEqual({ data: { created: 0, updated: 1, skipped: 0 }, errors: {} });
+    const after = await detail();
+    expect({ ...after, updated_at: null }).toEqual({ ...before, updated_at: null });
+    expect(after.updated_at > put.json.data.updated_at).toBe(true);
+  });
+
+  it('takes an export’s nationality_code, residency_code and room_number, alone or beside agreeing create fields', async () => {
+    const a = await newTenant(prisma());
+    const res = await post(a.token, [
+      {
+        location_id: a.location_id,
+        name: 'Only Export',
+        nationality_code: 'ES',
+        residency_code: 'AE',
+        room_number: '12',
+      },
+      {
+        location_id: a.location_id,
+        name: 'Both Forms',
+        nationality: 'Spain',
+        nationality_code: 'ES',
+        residency: 'AE',
+        residency_code: 'AE',
+        room_no: '7',
+        room_number: '7',
+      },
+      { location_id: a.location_id, name: 'Create Names', nationality: 'DE', residency: 'FR', room_no: '3' },
+      { location_id: a.location_id, name: 'Both Null', nationality: null, nationality_code: null },
+    ]);
+    expect(res.text).toBe('{"data":{"created":4,"updated":0,"skipped":0},"errors":{}}');
+    const stored = (await guestsOf(a.tenant_id)).map((g) => [
+      g.name,
+      g.nationalityCode,
+      g.residencyCode,
+      g.roomNo,
+    ]);
+    expect(stored).toEqual([
+      ['Only Export', 'ES', 'AE', '12'],
+      ['Both Forms', 'ES', 'AE', '7'],
+      ['Create Names', 'DE', 'FR', '3'],
+      ['Both Null', null, null, null],
+    ]);
+    // An export column is judged by its field's rules, under its own name.
+    const bad = await post(a.token, [
+      { location_id: a.location_id, nationality_code: 'es', room_number: ['x'] },
+    ]);
+    expect(bad.status).toBe(422);
+    expect(bad.json.errors).toEqual({
+      'rows.0.nationality_code': ['The selected rows.0.nationality code is invalid.'],
+      'rows.0.room_number': ['The rows.0.room number field must be a string.'],
+    });
+  });
+
+  it('refuses a row whose create field and export column differ (422, each row named), and stores nothing', async () => {
+    const a = await refusingTenant();
+    const res = await post(a.token, [
+      { location_id: a.location_id, nationality: 'France', nationality_code: 'ES' },
+      { location_id: a.location_id, residency: 'ES', residency_code: 'AE', room_no: '7', room_number: '8' },
+      { location_id: a.location_id, nationality: null, nationality_code: 'ES' },
+      // A country's name without the code column: the create field, which takes a code.
+      { location_id: a.location_id, nationality: 'Spain' },
+    ]);
+    expect(res.status).toBe(422);
+    expect(res.text).toBe(
+      JSON.stringify({
+        message: 'The rows.0.nationality field must match rows.0.nationality code. (and 5 more errors)',
+        errors: {
+          'rows.0.nationality': ['The rows.0.nationality field must match rows.0.nationality code.'],
+          'rows.1.residency': ['The rows.1.residency field must match rows.1.residency code.'],
+          'rows.1.room_no': ['The rows.1.room no field must match rows.1.room number.'],
+          'rows.2.nationality': ['The rows.2.nationality field must match rows.2.nationality code.'],
+          'rows.3.nationality': [
+            'The rows.3.nationality field must be 2 characters.',
+            'The selected rows.3.nationality is invalid.',
+          ],
+        },
+      }),
+    );
+    expect(await prisma().guest.count({ where: { tenantId: a.tenant_id } })).toBe(0);
+  });
+
+  it('an upsert row that changes nothing is not written: updated_at, tags, audit log and events stay', async () => {
+    const a = await newTenant(prisma());
+    const ann = {
+      location_id: a.location_id,
+      name: 'Ann Lee',
+      email: 'ann@example.com',
+      nationality: 'ES',
+      room_no: '12',
+      tags: ['vip', 'late'],
+    };
+    const bo = { location_id: a.location_id, name: 'Bo Chen', email: 'bo@example.com', room_no: '3' };
+    const first = await post(a.token, [ann, bo]);
+    expect(first.text).toBe('{"data":{"created":2,"updated":0,"skipped":0},"errors":{}}');
+    const state = async () => ({
+      guests: await guestsOf(a.tenant_id),
+      audit: await prisma().auditLog.findMany({
+        where: { tenantId: a.tenant_id },
+        orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+      }),
+      events: await prisma().event.findMany({ where: { tenantId: a.tenant_id }, orderBy: { id: 'asc' } }),
+    });
+    const before = await state();
+    expect(before.events.map((e) => e.type)).toEqual(['guest.created', 'guest.created']);
+    // The same values (tags in another order, the nationality as an export writes it): counted as
+    // matched, nothing written.
+    const same = await post(
+      a.token,
+      [{ ...ann, nationality: 'Spain', nationality_code: 'ES', tags: ['late', 'vip'] }],
+      '?upsert_by=email',
+    );
+    expect(same.text).toBe('{"data":{"created":0,"updated":1,"skipped":0},"errors":{}}');
+    expect(await state()).toEqual(before);
+    // Beside a row that changes something, in the same statement group: only that one is written.
+    const mixed = await post(a.token, [ann, { ...bo, room_no: '4' }], '?upsert_by=email');
+    expect(mixed.text).toBe('{"data":{"created":0,"updated":2,"skipped":0},"errors":{}}');
+    const after = await state();
+    const [annBefore, boBefore] = before.guests;
+    const [annAfter, boAfter] = after.guests;
+    expect(annAfter).toEqual(annBefore);
+    expect(boAfter).toEqual({ ...boBefore, roomNo: '4', updatedAt: expect.any(Date) });
+    expect(boAfter?.updatedAt.getTime()).toBeGreaterThan(boBefore?.updatedAt.getTime() ?? Infinity);
+    expect(after.events.slice(0, 2)).toEqual(before.events);
+    expect(after.events.slice(2).map((e) => [e.type, e.resourceId])).toEqual([
+      ['guest.updated', boAfter?.id],
+    ]);
+    expect(after.audit.slice(0, 2)).toEqual(before.audit);
+    expect(after.audit.slice(2).map((e) => [e.action, e.resourceId, e.changes])).toEqual([
+      ['guests.import', boAfter?.id, { room_no: { old: '3', new: '4' } }],
+    ]);
   });
 
   it('skips a spreadsheet’s rows of empty cells; refuses a row with more than 200 fields', async () => {

@@ -8,7 +8,9 @@ export const GuestImportSchema = Obj(
     data: Obj(
       {
         created: Int('Guests created.'),
-        updated: Int('Guests updated (upsert_by).'),
+        updated: Int(
+          'Guests matched by `upsert_by` (one its row leaves unchanged is counted but not written).',
+        ),
         skipped: Int('Rows refused and not stored (skip_invalid).'),
       },
       'GuestImportCounts',

@@ -25,6 +25,7 @@ import {
 import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { getDatamodel } from '../../generated/prisma/pothos-types.js';
 import { type Fields, rulesOf } from '../../operations/operation.js';
+import { countryName } from '../../validation/countries.js';
 import {
   array,
   custom,
@@ -44,8 +45,15 @@ import {
 import { newId } from '../ingest/ingest.batch.js';
 import { MAX_ROW_FIELDS, UnreadableRow } from './guests.import.source.js';
 import { type GuestLookups, guestWriteFields } from './guests.inputs.js';
-import { guestDetailItem } from './guests.serializer.js';
-import { type GuestRow, type GuestWriteInput, MANAGE_GLOBAL, toColumns } from './guests.service.js';
+import { guestDetailItem, tagNames } from './guests.serializer.js';
+import {
+  type GuestRow,
+  type GuestWriteInput,
+  guestAuditView,
+  guestChanged,
+  MANAGE_GLOBAL,
+  toColumns,
+} from './guests.service.js';
 
 export const IMPORT_ACTION = 'guests.import' satisfies Action;
 
@@ -282,6 +290,55 @@ const prohibited: Rule = {
       : `The ${ctx.attribute} field is prohibited.`,
 };
 
+/**
+ * Columns a guest export writes (the list item's keys) for a create field named otherwise, so that an
+ * export reads back as written: each is judged by its field's rules under its own name and stored as
+ * that field. The export writes a country's name beside its code: a row with both must agree.
+ */
+export const EXPORT_COLUMNS = {
+  nationality_code: 'nationality',
+  residency_code: 'residency',
+  room_number: 'room_no',
+} as const;
+type ExportColumn = keyof typeof EXPORT_COLUMNS;
+
+/**
+ * Laravel's `same` between a field and its export column, when both are sent: the same value, or
+ * for a country the code's English name (`Spain` beside `ES`). Implicit, to catch a null beside a value.
+ */
+function agreesWith(column: ExportColumn): Rule {
+  const country = column !== 'room_number';
+  const name = country ? 'its code or the code’s English name' : 'the same value';
+  return {
+    name: 'same',
+    implicit: true,
+    doc: { description: `With \`${column}\` (a guest export's column) too: ${name}.` },
+    check: (value, ctx) => {
+      const other = ctx.input[column];
+      if (value === undefined || other === undefined || value === other) return null;
+      if (country && typeof other === 'string' && value === countryName(other)) return null;
+      return `The ${ctx.attribute} field must match ${ctx.attributeOf(column)}.`;
+    },
+  };
+}
+
+/** A field's own rules yield to its export column's when both are sent (the column holds the value). */
+const unlessColumnSent = (column: ExportColumn, rule: Rule): Rule => ({
+  ...rule,
+  check: (value, ctx) => (ctx.input[column] !== undefined ? null : rule.check(value, ctx)),
+});
+
+/** A validated row with its export columns stored as their fields. */
+function withExportColumns(valid: Record<string, unknown>): GuestWriteInput {
+  for (const [column, target] of Object.entries(EXPORT_COLUMNS)) {
+    if (!(column in valid)) continue;
+    valid[target] = valid[column];
+    delete valid[column];
+  }
+  // The create rules' output (guestWriteFields infers it): the columns now hold their fields' values.
+  return valid as GuestWriteInput;
+}
+
 /** A row's rules: the create rules with the import's look-ups, `distinct` keys and no avatar. */
 export function importRowFields(
   env: Pick<ImportEnv, 'prisma' | 'scope'>,
@@ -300,8 +357,18 @@ export function importRowFields(
     ...(extra.lookups ? { lookups: extra.lookups } : {}),
   });
   const { emailRepeated, partnerIdProblem } = extra;
+  const exported: Fields = {};
+  for (const [column, target] of Object.entries(EXPORT_COLUMNS) as [ExportColumn, string][]) {
+    const own = fields[target as keyof typeof fields];
+    exported[target] = {
+      ...own,
+      rules: [agreesWith(column), ...own.rules.map((r) => unlessColumnSent(column, r))],
+    };
+    exported[column] = { rules: own.rules };
+  }
   return {
     ...fields,
+    ...exported,
     email: emailRepeated
       ? {
           ...fields.email,
@@ -430,8 +497,8 @@ async function checkRows(env: ImportEnv, rows: readonly unknown[], options: Impo
     const attributes = Object.fromEntries(names.map((f) => [f, attribute(index, f)]));
     let valid: GuestWriteInput;
     try {
-      // The create rules' output: what guestWriteFields infers (`avatar` is never present here).
-      valid = (await validate(input, list, { attributes })) as GuestWriteInput;
+      // `avatar` is never present here.
+      valid = withExportColumns(await validate(input, list, { attributes }));
     } catch (err) {
       if (!(err instanceof ValidationError)) throw err;
       errors.set(
@@ -597,9 +664,20 @@ async function store(env: ImportEnv, plans: Plan[]): Promise<{ created: number; 
         for (let i = 0; i < group.plans.length; i += CHUNK) {
           const chunk = group.plans.slice(i, i + CHUNK);
           const before = await events.read(chunk);
-          updated += await updateGuests(tx, tenantId, group.columns, chunk);
-          await setTags(tx, tenantId, chunk);
-          await events.record(before, chunk);
+          // As an update is judged (guestChanged): a row that changes nothing is not written (its
+          // `updated_at`, tags, audit log and events stay), but is counted as matched.
+          const changing: Plan[] = [];
+          for (const p of chunk) {
+            const old = p.id === undefined ? undefined : before.get(p.id);
+            if (!old) continue; // erased meanwhile: nothing to update, not counted
+            if (guestChanged(old, written(old, p), env.config)) changing.push(p);
+            else updated++;
+          }
+          if (changing.length > 0) {
+            updated += await updateGuests(tx, tenantId, group.columns, changing);
+            await setTags(tx, tenantId, changing);
+            await events.record(before, changing);
+          }
           advance(chunk.length);
         }
       }
@@ -610,6 +688,22 @@ async function store(env: ImportEnv, plans: Plan[]): Promise<{ created: number; 
   );
   announceEvents(recorded);
   return result;
+}
+
+/** The guest as `p` would leave it: the columns its row sends, its location and its tags. */
+function written(old: GuestRow, p: Plan): GuestRow {
+  const sentColumns = Object.fromEntries(Object.entries(p.columns).filter(([, v]) => v !== undefined));
+  // The same names in another order are the same tags (the detail lists them by name).
+  const names = tagNames(old);
+  const sameTags =
+    p.tags === undefined || (p.tags.length === names.length && p.tags.every((n) => names.includes(n)));
+  return {
+    ...old,
+    // toColumns' values as the guest's columns hold them (the undefined ones, not sent, left out).
+    ...(sentColumns as Partial<GuestRow>),
+    locationId: p.locationId,
+    tags: sameTags ? old.tags : (p.tags ?? []).map((name) => ({ tag: { name } })),
+  };
 }
 
 /** Guest fields JSON carries as text (dates) or numbers (bigints), from the schema. */
@@ -666,7 +760,7 @@ class ImportEvents {
   async record(before: Map<string, GuestRow> | null, plans: readonly Plan[]): Promise<void> {
     const after = await this.read(plans);
     const config = this.env.config;
-    const view = (g: GuestRow) => ({ ...guestDetailItem(g, config), custom_data: g.customData });
+    const view = (g: GuestRow) => guestAuditView(g, config);
     const events: NewEvent[] = [];
     for (const p of plans) {
       const now = p.id === undefined ? undefined : after.get(p.id);

@@ -2,12 +2,13 @@
 import { randomBytes } from 'node:crypto';
 import { authorize, hasPermission } from '../../auth/permissions.js';
 import type { Scope } from '../../auth/principal.js';
+import type { Config } from '../../config.js';
 import type { AppContext } from '../../context.js';
 import { countRows, findFirstRow, findManyRows } from '../../db/raw-rows.js';
 import { inScope, scoped } from '../../db/scope.js';
 import { isUniqueViolation, takenError } from '../../db/unique-violation.js';
 import { AppError } from '../../errors.js';
-import { changeEvent } from '../../events/audit.js';
+import { changed, changeEvent, changesOf } from '../../events/audit.js';
 import { type EventLog, type NewEvent, writeWithEvents } from '../../events/outbox.js';
 import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import {
@@ -370,8 +371,21 @@ function guestChange(
   log.record(guestChangeEvent(ctx, action, before, after));
 }
 
+/** A guest's audit view: the REST detail and `custom_data` (written, shown in GraphQL only). */
+export const guestAuditView = (g: GuestRow, config: Pick<Config, 'appUrl'>) => ({
+  ...guestDetailItem(g, config),
+  custom_data: g.customData,
+});
+
+/**
+ * Whether a write takes the guest from `before` to `after`: its audit view differs. An update that
+ * changes nothing records no event (changeEvent); the import does not even write it.
+ */
+export const guestChanged = (before: GuestRow, after: GuestRow, config: Pick<Config, 'appUrl'>): boolean =>
+  changed(changesOf(guestAuditView(before, config), guestAuditView(after, config)));
+
 function guestChangeEvent(ctx: AppContext, action: string, before: GuestRow | null, after: GuestRow) {
-  const view = (g: GuestRow) => ({ ...guestDetailItem(g, ctx.config), custom_data: g.customData });
+  const view = (g: GuestRow) => guestAuditView(g, ctx.config);
   return changeEvent({
     type: before ? 'guest.updated' : 'guest.created',
     resourceType: 'guest',
