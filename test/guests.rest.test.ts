@@ -959,6 +959,30 @@ describe.concurrent('PUT /guests/:id', () => {
     expect(cleared.json.data).toMatchObject({ tags: [], room_no: '1', hotel_status: null, name: 'Abcde' });
   });
 
+  it('a PUT that changes nothing keeps updated_at (as Eloquent saves a clean model); one that changes a field moves it', async () => {
+    const a = await tenant();
+    const g = await addGuest(prisma(), a.tenant_id, a.location_id, { name: 'Same Name' });
+    const body = { location_id: a.location_id, name: 'Same Name', room_no: 12, tags: ['vip', 'New'] };
+    const first = await t.request('PUT', `${URL}/${g.id}`, { token: a.token, body });
+    expect(first.status, first.text).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    // The same values, the tags in another order.
+    const same = await t.request('PUT', `${URL}/${g.id}`, {
+      token: a.token,
+      body: { ...body, tags: ['New', 'vip'] },
+    });
+    expect(same.status, same.text).toBe(200);
+    expect(same.json).toEqual(first.json);
+    const stored = await prisma().guest.findUniqueOrThrow({ where: { id: g.id } });
+    expect(stored.updatedAt.toISOString().slice(0, 23)).toBe(first.json.data.updated_at.slice(0, 23));
+    const changed = await t.request('PUT', `${URL}/${g.id}`, {
+      token: a.token,
+      body: { ...body, room_no: 13 },
+    });
+    expect(changed.json.data.room_no).toBe('13');
+    expect(changed.json.data.updated_at > first.json.data.updated_at).toBe(true);
+  });
+
   it('checks every update rule at its edge', async () => {
     const a = await tenant();
     const g = await addGuest(prisma(), a.tenant_id, a.location_id);
