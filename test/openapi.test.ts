@@ -113,6 +113,14 @@ describe.concurrent('OpenAPI document', () => {
     const presence = body('/ingest/presence', 'post');
     expect(presence.properties.events).toMatchObject({ type: 'array', maxItems: 1000 });
     expect(presence.properties.events.items.properties.data_type).toMatchObject({ enum: [1, 2] });
+    // What the rules refuse and accept, no more: a required array is not empty, `distinct` has no
+    // repeats, and a `date` is no strict date-time (`2027-01-01` is one too, as Laravel reads it).
+    const token = body('/api-tokens', 'post');
+    expect(token.properties.scopes).toMatchObject({ type: 'array', minItems: 1, uniqueItems: true });
+    expect(token.properties.expires_at.format).toBeUndefined();
+    expect(token.properties.expires_at.description).toContain('A date (`YYYY-MM-DD`) or a date-time');
+    expect(body('/webhooks/{id}/replay', 'post').properties.since.format).toBeUndefined();
+    expect(doc.components.responses.Unauthenticated.description).toContain('expired');
   });
 
   it('has an example recorded from a real run for every success, each matching its schema', () => {

@@ -80,6 +80,7 @@ export function ruleSchema(list: readonly Rule[], where: 'query' | 'body', decla
       else schema.enum = values;
     }
     if (doc.format) schema.format = doc.format;
+    if (doc.uniqueItems) schema.uniqueItems = true;
     if (doc.pattern) schema.pattern = doc.pattern;
     if (doc.default !== undefined) schema.default = doc.default;
     if (doc.description && !descriptions.includes(doc.description)) descriptions.push(doc.description);
@@ -87,6 +88,9 @@ export function ruleSchema(list: readonly Rule[], where: 'query' | 'body', decla
   if (base === 'boolean')
     descriptions.push(where === 'query' ? '`true`/`false` (also `1`/`0`).' : 'Also `1`/`0`.');
   if (base === 'integer' && where === 'body') descriptions.push('An integer or a string of digits.');
+  // Laravel's `required` refuses an empty array.
+  if (base === 'array' && where === 'body' && isRequired(list) && schema.minItems === undefined)
+    schema.minItems = 1;
   const nullable = list.some((r) => r.nullable);
   // Laravel reads an empty query value as null, which a nullable filter lets through.
   if (nullable && where === 'query') descriptions.push('Empty: as if not sent.');
@@ -223,7 +227,7 @@ const ERROR_RESPONSES: Record<number, { name: string; description: string; schem
   401: {
     name: 'Unauthenticated',
     description:
-      'Missing, unknown or revoked token; user Passive or Banned; tenant trashed (support users excepted).',
+      'Missing, unknown, revoked or expired token; user Passive or Banned; tenant trashed (support users excepted).',
     schema: MessageBody,
   },
   403: {

@@ -34,6 +34,8 @@ export interface RuleDoc {
   readonly enum?: readonly (string | number)[];
   /** A JSON Schema format (`date`, `email`, …). */
   readonly format?: string;
+  /** An array's elements are all different (`distinct`). */
+  readonly uniqueItems?: boolean;
   /** A regular expression the value matches (ECMA-262). */
   readonly pattern?: string;
   /** A sentence for rules no keyword expresses (`required_if`, `exists`, custom checks). */

@@ -66,7 +66,7 @@ export const apiTokenFilters = {
  */
 const distinctScopes: Rule<TokenScope[]> = {
   name: 'distinctScopes',
-  doc: { description: 'Each at most once.' },
+  doc: { description: 'Each at most once.', uniqueItems: true },
   check: (value, ctx) => {
     if (!Array.isArray(value)) return null;
     const duplicated = duplicatedIndexes(value);

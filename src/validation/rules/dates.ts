@@ -164,7 +164,8 @@ export function date(): Rule<Date> {
   return {
     name: 'date',
     type: 'date',
-    doc: { format: 'date-time' },
+    // Not JSON Schema's `date-time`: a date alone (`2027-01-01`) is a date too, as Laravel's `date` reads it.
+    doc: { description: 'A date (`YYYY-MM-DD`) or a date-time (ISO 8601; without a zone: UTC).' },
     check: (value, ctx) =>
       epochOf(value) === null
         ? fill('The :attribute field must be a valid date.', { attribute: ctx.attribute })
