@@ -5,7 +5,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestApp, type TestResponse } from './helpers/app.js';
-import { addUser, newTenant, randomMac } from './helpers/fixtures.js';
+import { addGuest, addUser, newTenant, randomMac } from './helpers/fixtures.js';
 import { unprocessable } from './helpers/laravel.js';
 import { lockWaiters } from './helpers/lock-waits.js';
 
@@ -300,9 +300,19 @@ describe.concurrent('POST /access-codes/revoke', () => {
     const shared = await one(a, { type: 1, code: 'KEEP-ME' });
     const elsewhere = await create(a, { quantity: 2, location_id: other.id });
     await create(b, { quantity: 2 });
-    // The venue user's filter reaches its own location only.
+    // A location or guest out of the caller's reach is a 422 (decisions.md: an id in a body), not a
+    // filter that revokes nothing: another location for the venue user, another tenant's for anyone.
     const venue = await addUser(prisma(), a.tenant_id, 'venue', { locationId: a.location_id });
-    expect((await revokeBatch(venue.token, { location_id: other.id })).json).toEqual({ count: 0 });
+    const theirGuest = await addGuest(prisma(), b.tenant_id, b.location_id);
+    for (const [token, body, key] of [
+      [venue.token, { location_id: other.id }, 'location_id'],
+      [a.token, { location_id: b.location_id }, 'location_id'],
+      [a.token, { guest_id: theirGuest.id }, 'guest_id'],
+    ] as const) {
+      const res = await revokeBatch(token, body);
+      const message = `The selected ${key.replace('_', ' ')} is invalid.`;
+      expect([res.status, res.json]).toEqual([422, { message, errors: { [key]: [message] } }]);
+    }
     expect((await revokeBatch(venue.token, { type: 2 })).json).toEqual({ count: 3 });
     const revoked = ids(await t.request('GET', `${CODES}?status=4&per_page=100`, { token: a.token }));
     expect(revoked).toEqual(sorted(...batch.map((c: Json) => c.id)));
@@ -382,7 +392,10 @@ describe.concurrent('GraphQL revoke isolation', () => {
     const batch = await t.graphql(venue.token, BATCH, { ids: [elsewhere.id] });
     expect(batch.json.errors[0].extensions.fields).toEqual({ 'ids.0': ['The selected ids.0 is invalid.'] });
     const byFilter = await t.graphql(venue.token, BATCH, { locationId: other.id });
-    expect(byFilter.json.data.revokeAccessCodes).toEqual({ count: 0 });
+    expect(byFilter.json.errors[0].extensions).toEqual({
+      code: 'BAD_USER_INPUT',
+      fields: { locationId: ['The selected location id is invalid.'] },
+    });
     const desk = await addUser(prisma(), a.tenant_id, 'front-desk', { locationId: a.location_id });
     const forbidden = await t.graphql(desk.token, REVOKE, { id: mine.id });
     expect(forbidden.json.errors[0].extensions.code).toBe('FORBIDDEN');

@@ -106,6 +106,16 @@ const activeLocationIn = (prisma: Prisma, scope: Scope): Rule<Keep> =>
     return row !== null;
   });
 
+/** `exists`: a location of the caller's scope, trashed too (its codes may still be withdrawn). */
+const locationIn = (prisma: Prisma, scope: Scope): Rule<Keep> =>
+  exists(async (id) => {
+    const row = await prisma.location.findFirst({
+      where: { ...scoped(scope, 'id'), AND: [{ id: String(id) }] },
+      select: { id: true },
+    });
+    return row !== null;
+  });
+
 /** `exists`: a guest the caller may see (not erased). */
 const guestIn = (prisma: Prisma, scope: Scope): Rule<Keep> =>
   exists(async (id) => {
@@ -223,10 +233,17 @@ export function redeemFields({ prisma, scope }: InputEnv) {
  * The body of `POST /access-codes/revoke` (GraphQL `revokeAccessCodes`): `ids`, or else the list's
  * filters (at least one of them) choose the codes.
  */
-export const revokeBatchFields = {
-  ids: field(
-    [requiredWithoutAll(...Object.keys(accessCodeFilters)), nullable(), array(), max(MAX_REVOKE_IDS)],
-    `Ids of the codes to revoke (up to ${MAX_REVOKE_IDS}); without it, the list filters choose them`,
-  ),
-  ...accessCodeFilters,
-};
+export function revokeBatchFields({ prisma, scope }: InputEnv) {
+  const { location_id, guest_id } = accessCodeFilters;
+  return {
+    ids: field(
+      [requiredWithoutAll(...Object.keys(accessCodeFilters)), nullable(), array(), max(MAX_REVOKE_IDS)],
+      `Ids of the codes to revoke (up to ${MAX_REVOKE_IDS}); without it, the list filters choose them`,
+    ),
+    ...accessCodeFilters,
+    // In a write's body an id outside the caller's reach is a 422 (decisions.md), not a filter that
+    // matches nothing: a revoke of "0 codes" would hide the mistake.
+    location_id: { ...location_id, rules: [...location_id.rules, locationIn(prisma, scope)] as const },
+    guest_id: { ...guest_id, rules: [...guest_id.rules, guestIn(prisma, scope)] as const },
+  };
+}

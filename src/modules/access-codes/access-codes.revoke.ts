@@ -63,7 +63,7 @@ export const revokeAccessCode = operation({
 });
 
 /** What `POST /access-codes/revoke` and `revokeAccessCodes` validate to. */
-export type RevokeBatchInput = InputOf<typeof revokeBatchFields>;
+export type RevokeBatchInput = InputOf<ReturnType<typeof revokeBatchFields>>;
 
 /**
  * `POST /access-codes/revoke`, GraphQL `revokeAccessCodes`: the codes named by `ids` (each one in
