@@ -10,7 +10,7 @@ import Fastify, {
 import { createTokenUsage, type TokenUsage } from './auth/token-usage.js';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
-import { AppError, serviceUnavailable, toAppError } from './errors.js';
+import { AppError, logFailure, serviceUnavailable, toAppError } from './errors.js';
 import { publishCommitted } from './events/feed.js';
 import { onEventsCommitted } from './events/outbox.js';
 import { type EventSweeper, startEventSweeper } from './events/sweeper.js';
@@ -238,9 +238,7 @@ export async function buildApp(deps: {
   fastify.setErrorHandler((err: FastifyError, request, reply) => {
     const app = toAppError(err) ?? fastifyError(err) ?? unreadableForm(request);
     // An AppError answering 500 (a failure with a body of its own) carries the cause to log.
-    if (!app || app.status >= 500) {
-      request.log.error({ err }, 'request failed');
-    }
+    logFailure(request.log, err, app);
     const known = app ?? new AppError('INTERNAL');
     for (const [k, v] of Object.entries(known.headers)) reply.header(k, v);
     if (isGraphql(request)) return sendJson(reply, known.status, graphqlErrorBody(known));

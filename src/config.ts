@@ -289,6 +289,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}; got "${logLevel}".`);
   }
   const dbPoolSize = int(env, 'DB_POOL_SIZE', 10, 1, 1000);
+  const shutdownTimeoutSeconds = int(env, 'SHUTDOWN_TIMEOUT_SECONDS', 25, 1, 3600);
   const media = mediaStorage(env, databaseUrl);
   return {
     port,
@@ -308,7 +309,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dbConnectTimeoutMs: int(env, 'DB_CONNECT_TIMEOUT_MS', 5_000, 1, 600_000),
     // Two connections stay free for other tenants (and for a pool of 1 or 2, one request at a time).
     tenantDbConcurrency: int(env, 'TENANT_DB_CONCURRENCY', Math.max(1, dbPoolSize - 2), 1, 10_000),
-    shutdownTimeoutSeconds: int(env, 'SHUTDOWN_TIMEOUT_SECONDS', 25, 1, 3600),
+    shutdownTimeoutSeconds,
     graphqlCompiledQueries: bool(env, 'GRAPHQL_COMPILED_QUERIES', true),
     mediaStorage: media,
     s3: media === 's3' ? s3Settings(env) : undefined,
@@ -319,7 +320,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     eventRetentionDays: int(env, 'EVENT_RETENTION_DAYS', 30, 1, 3650),
     auditRetentionDays: env.AUDIT_RETENTION_DAYS ? int(env, 'AUDIT_RETENTION_DAYS', 0, 1, 36_500) : undefined,
     eventSweepSeconds: int(env, 'EVENT_SWEEP_SECONDS', 60, 0, 86_400),
-    webhooks: webhookSettings(env),
+    webhooks: webhookSettings(env, shutdownTimeoutSeconds),
   };
 }
 
@@ -331,8 +332,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 const DEFAULT_CONCURRENCY = 256;
 const DEFAULT_PER_ENDPOINT = 128;
 
-function webhookSettings(env: NodeJS.ProcessEnv): WebhookSettings {
-  const timeoutMs = int(env, 'WEBHOOKS_TIMEOUT_MS', 5_000, 100, 60_000);
+function webhookSettings(env: NodeJS.ProcessEnv, shutdownTimeoutSeconds: number): WebhookSettings {
+  const deliver = bool(env, 'WEBHOOKS_DELIVERY', true);
+  // A stopping server waits for the attempts in flight (and records them) within the shutdown timeout.
+  const shutdownMs = shutdownTimeoutSeconds * 1000;
+  const timeoutMs = int(env, 'WEBHOOKS_TIMEOUT_MS', Math.min(5_000, shutdownMs / 2), 100, 60_000);
+  if (deliver && timeoutMs >= shutdownMs) {
+    throw new ConfigError(
+      `WEBHOOKS_TIMEOUT_MS must be shorter than SHUTDOWN_TIMEOUT_SECONDS (${shutdownTimeoutSeconds} s); got "${timeoutMs}".`,
+    );
+  }
   const leaseMs = int(env, 'WEBHOOKS_LEASE_MS', Math.max(30_000, timeoutMs + 10_000), 1_000, 3_600_000);
   // A lease shorter than an attempt would let a second instance send while the first still waits.
   if (leaseMs <= timeoutMs) {
@@ -349,7 +358,7 @@ function webhookSettings(env: NodeJS.ProcessEnv): WebhookSettings {
     );
   }
   return {
-    deliver: bool(env, 'WEBHOOKS_DELIVERY', true),
+    deliver,
     thread: bool(env, 'WEBHOOKS_THREAD', true),
     allowPrivate: bool(env, 'WEBHOOKS_ALLOW_PRIVATE', false),
     concurrency,

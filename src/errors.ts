@@ -1,5 +1,6 @@
 // One error type for the whole service and one table that says what each code means on each
 // transport. Services throw AppError; REST and GraphQL translate it at their edge.
+import { plainReason } from './db/plain-reason.js';
 import { type FieldErrors, ValidationError } from './validation/validator.js';
 
 export const errorCodes = {
@@ -65,6 +66,27 @@ export const serviceUnavailable = (cause?: unknown): AppError =>
     headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
     ...(cause === undefined ? {} : { cause }),
   });
+
+/** What logFailure writes to (a Fastify request's logger). */
+export interface FailureLog {
+  warn(msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+/**
+ * Logs a failed request by what it answered (`app`: the AppError `err` stands for, if any). A 503
+ * (the database or the media storage cannot serve it now, the server is stopping) is an expected
+ * answer under overload, by the hundred: one warn line with its reason, no stack. Any other 5xx, and
+ * a failure nothing stands for, at error level with the stack. A 4xx is the caller's: not logged.
+ */
+export function logFailure(log: FailureLog, err: unknown, app: AppError | null): void {
+  if (app?.code === 'SERVICE_UNAVAILABLE') {
+    const reason = app.cause === undefined ? '' : `: ${plainReason(app.cause)}`;
+    log.warn(`request answered 503 Service Unavailable${reason}`);
+  } else if (!app || app.status >= 500) {
+    log.error({ err }, 'request failed');
+  }
+}
 
 /** The AppError an error stands for (a failed validation is a VALIDATION error), or null. */
 export function toAppError(err: unknown): AppError | null {

@@ -21,7 +21,7 @@ process.on('SIGTERM', () => onSignal('SIGTERM'));
 
 const { buildApp } = await import('./app.js');
 const { ConfigError, databaseOptions, loadConfig } = await import('./config.js');
-const { DatabaseLockedError, openDatabase, openFailure } = await import('./db/database.js');
+const { DatabaseLockedError, openDatabase, openFailure, prepareDataDir } = await import('./db/database.js');
 const { listenMetrics } = await import('./metrics/endpoint.js');
 
 /** A start that cannot go on, said in one line naming what to change (no stack trace). */
@@ -29,6 +29,14 @@ class StartError extends Error {}
 
 async function main(): Promise<void> {
   const config = loadConfig();
+  // On PostgreSQL, DATA_DIR holds MEDIA_STORAGE=local's files only: checked now, not at the first upload.
+  if (config.databaseUrl && config.mediaStorage === 'local') {
+    try {
+      prepareDataDir(config.dataDir);
+    } catch (err) {
+      throw new StartError(openFailure({ ...config, databaseUrl: undefined }, err));
+    }
+  }
   const db = await openDatabase(databaseOptions(config)).catch((err: unknown) => {
     if (err instanceof DatabaseLockedError) throw err;
     throw new StartError(openFailure(config, err));
@@ -59,10 +67,13 @@ async function main(): Promise<void> {
     log.info(`${signal} received, shutting down (waiting up to ${config.shutdownTimeoutSeconds} s)`);
     const deadline = setTimeout(() => {
       const running = app.running();
+      // close() also waits for webhook attempts in flight (and records them), which no request shows.
+      const attempts = app.webhooks?.inFlight() ?? 0;
       log.error(
-        { running },
+        { running, webhookAttempts: attempts },
         `Shutdown timed out after ${config.shutdownTimeoutSeconds} s with ${running.length} request(s) still running` +
-          (running.length ? `: ${running.map((r) => `${r.method} ${r.url} (${r.id})`).join(', ')}` : ''),
+          (running.length ? `: ${running.map((r) => `${r.method} ${r.url} (${r.id})`).join(', ')}` : '') +
+          (attempts ? `; webhook delivery still stopping (${attempts} attempt(s) in flight)` : ''),
       );
       process.exit(1);
     }, config.shutdownTimeoutSeconds * 1000);

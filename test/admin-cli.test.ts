@@ -204,6 +204,28 @@ describe('admin CLI and server on one embedded database', { timeout: 120_000 }, 
     expect(second.token).not.toBe(first.token);
   });
 
+  it('bootstrap again for the same tenant reuses everything, its API user included, and issues another token', async () => {
+    const once = onlyJson(await admin('bootstrap', '--tenant', 'Gamma', '--json'));
+    const run = await admin('bootstrap', '--tenant', 'Gamma', '--json');
+    expect(run.code, run.stderr).toBe(0);
+    const again = onlyJson(run);
+    expect({ ...again, token: 'x' }).toEqual({ ...once, token: 'x' });
+    expect(again.token).toMatch(/^[A-Za-z0-9_-]{32,}$/);
+    expect(again.token).not.toBe(once.token);
+    // One user with both tokens, neither revoked.
+    const listed = onlyJson(await admin('token', 'list', '--tenant', once.tenant_id as string, '--json'));
+    expect(
+      listed.tokens.map((t: { name: string; user: { id: string }; revoked_at: string | null }) => [
+        t.name,
+        t.user.id,
+        t.revoked_at,
+      ]),
+    ).toEqual([
+      ['bootstrap', once.user_id, null],
+      ['bootstrap', once.user_id, null],
+    ]);
+  });
+
   let issuedToken: string;
   it('token issue --json prints a new token; an unknown user exits 2, as an unknown tenant does', async () => {
     const run = await admin('token', 'issue', '--user', first.user_id as string, '--json');

@@ -30,3 +30,37 @@ describe('S3 settings without MEDIA_STORAGE', () => {
     },
   );
 });
+
+describe('WEBHOOKS_TIMEOUT_MS within SHUTDOWN_TIMEOUT_SECONDS', () => {
+  it.each([
+    [{ WEBHOOKS_TIMEOUT_MS: '30000' }, 'SHUTDOWN_TIMEOUT_SECONDS (25 s); got "30000"'],
+    [{ WEBHOOKS_TIMEOUT_MS: '25000' }, 'SHUTDOWN_TIMEOUT_SECONDS (25 s); got "25000"'],
+    [
+      { SHUTDOWN_TIMEOUT_SECONDS: '3', WEBHOOKS_TIMEOUT_MS: '3000' },
+      'SHUTDOWN_TIMEOUT_SECONDS (3 s); got "3000"',
+    ],
+  ])(
+    'refuses %j while this instance delivers: a stopping server would not wait for the attempt',
+    (env, tail) => {
+      expect(() => loadConfig(env)).toThrow(
+        new ConfigError(`WEBHOOKS_TIMEOUT_MS must be shorter than ${tail}.`),
+      );
+    },
+  );
+
+  it('takes a shorter one, and any when this instance does not deliver', () => {
+    expect(loadConfig({ WEBHOOKS_TIMEOUT_MS: '24999' }).webhooks.timeoutMs).toBe(24_999);
+    const off = loadConfig({ WEBHOOKS_TIMEOUT_MS: '30000', WEBHOOKS_DELIVERY: 'false' }).webhooks;
+    expect(off).toMatchObject({ deliver: false, timeoutMs: 30_000 });
+  });
+
+  it('defaults to 5 s, and to half the shutdown timeout when that is shorter than 10 s', () => {
+    expect(loadConfig({}).webhooks.timeoutMs).toBe(5_000);
+    expect(loadConfig({ SHUTDOWN_TIMEOUT_SECONDS: '10' }).webhooks.timeoutMs).toBe(5_000);
+    expect(loadConfig({ SHUTDOWN_TIMEOUT_SECONDS: '4' }).webhooks.timeoutMs).toBe(2_000);
+    expect(loadConfig({ SHUTDOWN_TIMEOUT_SECONDS: '1' }).webhooks).toMatchObject({
+      timeoutMs: 500,
+      leaseMs: 30_000,
+    });
+  });
+});

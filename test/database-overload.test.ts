@@ -3,7 +3,7 @@
 // both databases; the outage, timeout and fairness tests need PostgreSQL (a TCP proxy of our own
 // sits between the app and the shared server, which is never stopped).
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type Database, openDatabase } from '../src/db/database.js';
 import { toAppError } from '../src/errors.js';
 import { routeTable } from '../src/rest/route-table.js';
@@ -254,15 +254,39 @@ describe.skipIf(!PG_URL)('PostgreSQL down, hung or slow: 503 (skipped without TE
     try {
       await locker.query('BEGIN');
       await locker.query('UPDATE "Location" SET "name" = "name" WHERE "id" = $1', [location.id]);
+      // The test app logs nowhere (logger: false), so its requests log through its one logger, watched here.
+      const warn = vi.spyOn(t.app.fastify.log, 'warn');
+      const error = vi.spyOn(t.app.fastify.log, 'error');
       const started = Date.now();
-      const res = await t.request('PUT', `/api/v1/locations/${location.id}`, {
-        token: a.token,
-        body: { name: 'Renamed venue' },
-      });
-      expect(res.status).toBe(503);
-      expect(res.text).toBe('{"message":"Service Unavailable"}');
-      expect(res.headers['retry-after']).toBe('5');
-      expect(Date.now() - started).toBeLessThan(5000);
+      try {
+        const res = await t.request('PUT', `/api/v1/locations/${location.id}`, {
+          token: a.token,
+          body: { name: 'Renamed venue' },
+        });
+        expect(res.status).toBe(503);
+        expect(res.text).toBe('{"message":"Service Unavailable"}');
+        expect(res.headers['retry-after']).toBe('5');
+        expect(Date.now() - started).toBeLessThan(5000);
+        // An expected answer under overload: one warn line with the reason, no error with its stack.
+        expect(error).not.toHaveBeenCalled();
+        expect(warn.mock.calls).toEqual([
+          ['request answered 503 Service Unavailable: canceling statement due to statement timeout'],
+        ]);
+        // The same through GraphQL.
+        const gql = await t.graphql(
+          a.token,
+          'mutation($id: ID!) { updateLocation(id: $id, input: { name: "Renamed venue" }) { id } }',
+          { id: location.id },
+        );
+        expect(gql.status).toBe(503);
+        expect(error).not.toHaveBeenCalled();
+        expect(warn.mock.calls[1]).toEqual([
+          'request answered 503 Service Unavailable: canceling statement due to statement timeout',
+        ]);
+      } finally {
+        warn.mockRestore();
+        error.mockRestore();
+      }
     } finally {
       await locker.query('ROLLBACK');
       await locker.end();

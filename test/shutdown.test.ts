@@ -2,9 +2,12 @@
 // to that process, as a supervisor sends it): open subscriptions end with their final event, in-flight
 // answers are written in full, a stuck request is given up after SHUTDOWN_TIMEOUT_SECONDS, and a
 // second signal exits at once. On PGlite in a temporary DATA_DIR, or on TEST_DATABASE_URL.
-import { rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { get, type IncomingMessage } from 'node:http';
 import { connect, createServer, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migratedDataDir } from './helpers/pglite-template.js';
 import {
@@ -370,6 +373,52 @@ describe('start-up: plain failures, and a signal before serving', { timeout: 120
       silent.close();
     }
   });
+
+  it('a DATA_DIR that cannot be a folder stops the start in one line naming it (exit 1)', async () => {
+    const folder = await mkdtemp(path.join(tmpdir(), 'gateway-data-dir-'));
+    const file = path.join(folder, 'not-a-folder');
+    await writeFile(file, '');
+    const port = await freePort();
+    const embedded = (extra: Record<string, string>) => {
+      const env = childEnv({ PORT: String(port), ...extra });
+      delete env.DATABASE_URL;
+      return env;
+    };
+    const cases: [NodeJS.ProcessEnv, string][] = [
+      [embedded({ DATA_DIR: `${file}/data` }), `DATA_DIR ${file}/data: ${file} is not a folder`],
+      [embedded({ DATA_DIR: file }), `DATA_DIR ${file}: not a folder`],
+    ];
+    // On PostgreSQL, MEDIA_STORAGE=local keeps its files there.
+    if (PG) {
+      cases.push([
+        childEnv({ PORT: String(port), DATA_DIR: `${file}/data`, MEDIA_STORAGE: 'local' }),
+        `DATA_DIR ${file}/data: ${file} is not a folder`,
+      ]);
+    }
+    try {
+      for (const [env, line] of cases) {
+        const run = await spawnServer(env).exited(60_000);
+        expect(run.code, run.stdout + run.stderr).toBe(1);
+        expect(run.stderr).toBe(`Cannot start: ${line}\n`);
+      }
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
+  });
+
+  // Node's recursive mkdir loops forever there (and the start with it, deaf to SIGTERM).
+  it.skipIf(!existsSync('/proc/self'))(
+    'DATA_DIR=/proc/x (no folder can be made there) stops at once',
+    async () => {
+      const env = childEnv({ PORT: String(await freePort()), DATA_DIR: '/proc/x' });
+      delete env.DATABASE_URL;
+      const run = await spawnServer(env).exited(30_000);
+      expect(run.code, run.stdout + run.stderr).toBe(1);
+      expect(run.stderr).toBe(
+        'Cannot start: DATA_DIR /proc/x: cannot create the folder /proc/x (ENOENT: no such file or directory)\n',
+      );
+    },
+  );
 
   it('SIGTERM while starting: the start ends once the database is open, exit 0, nothing served', async () => {
     const port = await freePort();

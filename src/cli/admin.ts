@@ -19,7 +19,9 @@ const USAGE = `Usage: npm run --silent admin -- <command> [options]
 Commands:
   bootstrap --tenant NAME [--group NAME] [--json]
       Create (or reuse) a tenant group and a tenant with its default location and service
-      profile, and an API user (role tenant, guests.manage-global); print a new token.
+      profile, and its API user (role tenant, guests.manage-global); print a new token for that
+      user. Run again for the same tenant, it reuses all of them and only issues another token
+      (the earlier ones stay valid; token revoke ends one).
   token issue --user ID_OR_EMAIL [--scope read|ingest|full] [--json]
       Issue another token for an existing user (without --scope: the user's full rights);
       --scope read makes a token that may only read (GET, GraphQL queries), --scope ingest one

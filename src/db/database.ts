@@ -1,6 +1,7 @@
 // One Prisma client over one of two drivers: embedded PGlite under DATA_DIR (the default, nothing
 // to install) or a PostgreSQL server (DATABASE_URL). Both are migrated before the client is used.
-import { mkdirSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, statSync } from 'node:fs';
+import path from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
@@ -171,13 +172,58 @@ const PARSERS: Record<number, (s: string) => unknown> = {
   1184: parseTimestampTz,
 };
 
+/** An fs error in a few words: `ENOENT: no such file or directory` (without the call and the path). */
+const fsReason = (err: unknown): string =>
+  err instanceof Error ? (err.message.split(',')[0] ?? '') : String(err);
+
+/**
+ * Makes `dataDir` (and the folders above it) unless it exists, and checks this process may write
+ * there; throws a plain reason otherwise. One folder at a time: Node's recursive mkdirSync loops
+ * forever (signals unheard) where the kernel refuses a folder with ENOENT, as under /proc.
+ */
+export function prepareDataDir(dataDir: string): void {
+  const missing: string[] = [];
+  let folder = dataDir;
+  for (;;) {
+    let isFolder: boolean;
+    try {
+      isFolder = statSync(folder).isDirectory();
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      const parent = path.dirname(folder);
+      // ENOTDIR: a file somewhere above, named when the walk reaches it.
+      if ((code !== 'ENOENT' && code !== 'ENOTDIR') || parent === folder)
+        throw new Error(`cannot read ${folder} (${fsReason(err)})`);
+      missing.unshift(folder);
+      folder = parent;
+      continue;
+    }
+    if (!isFolder) throw new Error(folder === dataDir ? 'not a folder' : `${folder} is not a folder`);
+    break;
+  }
+  for (const dir of missing) {
+    try {
+      mkdirSync(dir);
+    } catch (err) {
+      // Made meanwhile by another process: as good.
+      if ((err as NodeJS.ErrnoException).code === 'EEXIST' && statSync(dir).isDirectory()) continue;
+      throw new Error(`cannot create the folder ${dir} (${fsReason(err)})`);
+    }
+  }
+  try {
+    accessSync(dataDir, constants.W_OK);
+  } catch (err) {
+    throw new Error(`this process may not write there (${fsReason(err)})`);
+  }
+}
+
 async function openPglite(dataDir: string, migrate: boolean): Promise<Database> {
   let release: (() => void) | undefined;
   let pglite: PGlite;
   if (dataDir === 'memory://') {
     pglite = newPglite();
   } else {
-    mkdirSync(dataDir, { recursive: true });
+    prepareDataDir(dataDir);
     release = await lockDataDir(dataDir);
     pglite = newPglite(dataDir);
   }

@@ -10,7 +10,7 @@ import { createYoga, type Plugin } from 'graphql-yoga';
 import type { Config } from '../config.js';
 import { type AppContext, requestContext } from '../context.js';
 import type { Prisma } from '../db/database.js';
-import { AppError, errorCodes, toAppError } from '../errors.js';
+import { AppError, errorCodes, logFailure, toAppError } from '../errors.js';
 import { graphqlErrorParts } from '../http/error-bodies.js';
 import type { AppPubSub } from '../redis/pubsub.js';
 import { checkedRootConnections } from './args.js';
@@ -166,7 +166,7 @@ export function createGraphqlHandler(deps: {
       maskError(error) {
         const original = unwrap(error);
         const app = clientError(original);
-        if (app && app.status >= 500) deps.log.error({ err: original }, 'GraphQL resolver failed');
+        if (app && app.status >= 500) logFailure(deps.log, original, app);
         if (app) return graphqlError(app, located(error));
         // Parse, validation and variable-coercion errors (graphql-armor limits included), raised before
         // any field ran. A field's failure wrapping one (a scalar refusing a resolver's value) is masked.

@@ -6,9 +6,11 @@ import { newToken } from '../../auth/tokens.js';
 import type { Prisma } from '../../db/database.js';
 import {
   announceEvents,
+  type EventLog,
   type RecordedEvent,
   recordEvents,
   systemActor,
+  type Tx,
   transactionLog,
   writeWithEvents,
 } from '../../events/outbox.js';
@@ -47,7 +49,13 @@ export interface BootstrapOptions {
  */
 const BOOTSTRAP_TRANSACTION = { maxWait: 5_000, timeout: 15_000 };
 
-/** Creates (or reuses) the group, the tenant with its default location and service profile, and an API user with a token. */
+/** The name of the tokens bootstrap issues: it marks the API user a bootstrap run again reuses. */
+const BOOTSTRAP_TOKEN = 'bootstrap';
+
+/**
+ * Creates (or reuses) the group, the tenant with its default location and service profile, and its
+ * API user (reused when the tenant existed); issues a new token for that user.
+ */
 export async function bootstrapTenant(prisma: Prisma, opts: BootstrapOptions): Promise<BootstrapResult> {
   const groupName = opts.group ?? opts.tenant;
   const token = newToken();
@@ -79,23 +87,29 @@ export async function bootstrapTenant(prisma: Prisma, opts: BootstrapOptions): P
       (await tx.serviceProfile.findFirst({ where: { tenantId, isDefault: true } })) ??
       (await tx.serviceProfile.create({ data: { tenantId, name: 'Default', isDefault: true } }));
     const role = opts.role ?? 'tenant';
-    const suffix = randomBytes(4).toString('hex');
-    const user = await tx.user.create({
-      data: {
-        tenantId,
-        name: `API user ${suffix}`,
-        username: `api-${suffix}`,
-        // Tenant ids may hold `_` and `-`, which a domain label may not start or end with.
-        email: opts.email ?? `api-${suffix}@t${tenantId.toLowerCase().replace(/[^a-z0-9]/g, 'x')}.invalid`,
-        role,
-        status: 1,
-        locationId: role === 'venue' || role === 'front-desk' ? location.id : null,
-        permissions: opts.permissions ?? (role === 'tenant' ? ['guests.manage-global'] : []),
-      },
-      include: userInclude,
+    // Run again for the tenant: its API user (the active one holding a bootstrap token) gets another
+    // token, rather than a user more each time.
+    const reused = existing
+      ? await tx.user.findFirst({
+          where: {
+            tenantId,
+            role,
+            status: 1,
+            isTrashed: false,
+            apiTokens: { some: { name: BOOTSTRAP_TOKEN } },
+          },
+          orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+          select: { id: true },
+        })
+      : null;
+    const user =
+      reused ?? (await createApiUser(tx, log, { ...opts, tenantId, role, locationId: location.id }));
+    await insertToken(tx, log, 'apiTokens.create', {
+      userId: user.id,
+      token,
+      scopes: [],
+      name: BOOTSTRAP_TOKEN,
     });
-    userChange(log, 'users.create', null, user);
-    await insertToken(tx, log, 'apiTokens.create', { userId: user.id, token, scopes: [], name: 'bootstrap' });
     if (opts.events) recorded = await recordEvents(tx, tenantId, systemActor, await write());
     return {
       token,
@@ -108,6 +122,36 @@ export async function bootstrapTenant(prisma: Prisma, opts: BootstrapOptions): P
   }, BOOTSTRAP_TRANSACTION);
   announceEvents(recorded);
   return result;
+}
+
+/** Bootstrap's API user: `api-<random>` with an address that cannot receive mail. */
+async function createApiUser(
+  tx: Tx,
+  log: EventLog,
+  opts: Pick<BootstrapOptions, 'email' | 'permissions'> & {
+    tenantId: string;
+    role: Role;
+    locationId: string;
+  },
+): Promise<{ id: string }> {
+  const { tenantId, role } = opts;
+  const suffix = randomBytes(4).toString('hex');
+  const user = await tx.user.create({
+    data: {
+      tenantId,
+      name: `API user ${suffix}`,
+      username: `api-${suffix}`,
+      // Tenant ids may hold `_` and `-`, which a domain label may not start or end with.
+      email: opts.email ?? `api-${suffix}@t${tenantId.toLowerCase().replace(/[^a-z0-9]/g, 'x')}.invalid`,
+      role,
+      status: 1,
+      locationId: role === 'venue' || role === 'front-desk' ? opts.locationId : null,
+      permissions: opts.permissions ?? (role === 'tenant' ? ['guests.manage-global'] : []),
+    },
+    include: userInclude,
+  });
+  userChange(log, 'users.create', null, user);
+  return user;
 }
 
 export class UnknownUserError extends Error {}
