@@ -2,6 +2,7 @@
 // event named by index, nothing half-written), idempotent by event id, and kept consistent with
 // presence, location sessions and logs, sessions, devices and guests.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_CLOCK_SKEW_MINUTES } from '../src/modules/ingest/ingest.inputs.js';
 import { issueToken } from '../src/modules/tenants/bootstrap.service.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { addHierarchy, addUser, newTenant, uniqueName } from './helpers/fixtures.js';
@@ -148,6 +149,59 @@ describe.concurrent('POST /ingest/presence', () => {
     });
     expect(res.status).toBe(422);
     expect(Object.keys(res.json.errors)).toEqual(['events.0.seen_at', 'events.1.seen_at']);
+    expect(await tables(a.tenant_id)).toEqual(before);
+  });
+
+  it('refuses a day the calendar lacks, and a time more than MAX_CLOCK_SKEW_MINUTES ahead (a fast clock a little is fine)', async () => {
+    const { a, z0, ingest } = await setup();
+    const before = await tables(a.tenant_id);
+    const ahead = (minutes: number) => new Date(Date.now() + minutes * 60_000).toISOString();
+    const res = await t.request('POST', PRESENCE, {
+      token: ingest,
+      body: {
+        events: [
+          presence({ zone_id: z0.id, seen_at: '2026-02-30T10:00:00Z' }),
+          presence({ zone_id: z0.id, seen_at: '2026-04-31T10:00:00+02:00' }),
+          presence({ zone_id: z0.id, seen_at: ahead(MAX_CLOCK_SKEW_MINUTES + 1) }),
+          presence({ zone_id: z0.id, seen_at: '2030-01-01T00:00:00Z' }),
+          presence({ zone_id: z0.id, seen_at: ahead(MAX_CLOCK_SKEW_MINUTES - 1) }),
+        ],
+      },
+    });
+    expect(res.status).toBe(422);
+    const late = (i: number) =>
+      `The events.${i}.seen at field must be a date before or equal to ${MAX_CLOCK_SKEW_MINUTES} minutes from now.`;
+    expect(res.json.errors).toEqual({
+      'events.0.seen_at': ['The events.0.seen at field must be a valid ISO 8601 date-time with a time zone.'],
+      'events.1.seen_at': ['The events.1.seen at field must be a valid ISO 8601 date-time with a time zone.'],
+      'events.2.seen_at': [late(2)],
+      'events.3.seen_at': [late(3)],
+    });
+    expect(await tables(a.tenant_id)).toEqual(before);
+    // A session event's time likewise.
+    const session = await t.request('POST', SESSIONS, {
+      token: ingest,
+      body: {
+        events: [
+          {
+            event_id: eid(),
+            kind: 'start',
+            mac: 'aa-bb-cc-00-00-09',
+            ip: '10.0.0.9',
+            location_id: a.location_id,
+            bytes_up: 0,
+            bytes_down: 0,
+            login_type: 'voucher',
+            at: '2030-01-01T00:00:00Z',
+          },
+        ],
+      },
+    });
+    expect(session.json.errors).toEqual({
+      'events.0.at': [
+        `The events.0.at field must be a date before or equal to ${MAX_CLOCK_SKEW_MINUTES} minutes from now.`,
+      ],
+    });
     expect(await tables(a.tenant_id)).toEqual(before);
   });
 

@@ -9,6 +9,7 @@ import {
   inList,
   integer,
   ip,
+  type Keep,
   max,
   min,
   nullable,
@@ -37,10 +38,37 @@ const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+
 /** An ISO 8601 date-time with a zone (`2026-11-21T09:05:03Z`, `…+04:00`), or null. */
 export function parseIsoDateTime(v: unknown): Date | null {
   if (typeof v !== 'string' || !ISO_8601.test(v)) return null;
+  // A day the calendar has: Date would roll 2026-02-30 over to March 2.
+  const [year, month, day] = [v.slice(0, 4), v.slice(5, 7), v.slice(8, 10)].map(Number) as [
+    number,
+    number,
+    number,
+  ];
+  if (month < 1 || month > 12 || day < 1 || day > new Date(Date.UTC(year, month, 0)).getUTCDate())
+    return null;
   const d = new Date(v);
   // Also a moment the database cannot hold (year 0, or past 9999 once the offset is applied).
   return storableInstant(d.getTime()) ? d : null;
 }
+
+/**
+ * How far ahead of this server's clock a detection may be dated: a controller's clock a little fast
+ * is tolerated; one dated years ahead would hold the device "present" until then, and every real
+ * detection after it would count as late.
+ */
+export const MAX_CLOCK_SKEW_MINUTES = 5;
+
+/** Not later than MAX_CLOCK_SKEW_MINUTES from now (Laravel's `before_or_equal` wording). */
+const notAhead = (): Rule<Keep> =>
+  custom(
+    (v) => {
+      const d = v instanceof Date ? v : parseIsoDateTime(v);
+      return d && d.getTime() > Date.now() + MAX_CLOCK_SKEW_MINUTES * 60_000
+        ? `The :attribute field must be a date before or equal to ${MAX_CLOCK_SKEW_MINUTES} minutes from now.`
+        : null;
+    },
+    { description: `At most ${MAX_CLOCK_SKEW_MINUTES} minutes ahead of the server's clock.` },
+  );
 
 /** A value its rules guarantee; missing only when a rule's check and its coercion disagree (a bug). */
 function ensured<T>(value: T | null | undefined, what: string): T {
@@ -79,7 +107,7 @@ export const presenceEventRules = rules({
   floor_id: [nullable(), string()],
   location_id: [requiredWithoutAll('zone_id', 'floor_id'), nullable(), string()],
   connected: [required(), boolean()],
-  seen_at: [required(), string(), isoDateTime()],
+  seen_at: [required(), string(), isoDateTime(), notAhead()],
 });
 
 export const SESSION_KINDS = ['start', 'interim', 'stop'] as const;
@@ -97,7 +125,7 @@ export const sessionEventRules = rules({
   login_type: [required(), string(), max(50)],
   access_code: [nullable(), string(), max(64)],
   service_profile_id: [nullable(), string()],
-  at: [required(), string(), isoDateTime()],
+  at: [required(), string(), isoDateTime(), notAhead()],
 });
 
 // ── The events as their rules let them through ─────────────────────────────────────────────────
