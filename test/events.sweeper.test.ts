@@ -221,3 +221,27 @@ describe.concurrent('event retention', () => {
     expect(two).toEqual({ swept: false });
   });
 });
+
+// After the concurrent tests above: its passes read every tenant of this file's database.
+describe('leave by timeout of a detection that arrives already quiet', () => {
+  it('a batch dated before the last pass (a controller replaying its buffer) is closed by the next pass', async () => {
+    const { a, detect } = await setup();
+    const now = Date.now();
+    // A pass: the next looks only at what became quiet since (and a minute before).
+    expect(await t.app.events.sweep(new Date(now))).toMatchObject({ swept: true, failures: 0 });
+    const old = ago(2 * DAY);
+    await detect('AA:BB:CC:30:00:09', old);
+    expect(await prisma().sweepBacklog.findUnique({ where: { tenantId: a.tenant_id } })).toMatchObject({
+      since: old,
+    });
+    expect(await t.app.events.sweep(new Date(now + 1000))).toMatchObject({ swept: true, failures: 0 });
+    const visit = await prisma().locationSession.findFirstOrThrow({
+      where: { tenantId: a.tenant_id, mac: 'AA:BB:CC:30:00:09' },
+    });
+    expect(visit.endedAt).toEqual(old);
+    const left = (await eventsOf(a.tenant_id)).filter((e) => e.type === 'presence.location_left');
+    expect(left.map((e) => [e.actorType, e.payload.reason])).toEqual([['system', 'timeout']]);
+    // Done: the next pass looks no further back.
+    expect(await prisma().sweepBacklog.findUnique({ where: { tenantId: a.tenant_id } })).toBeNull();
+  });
+});

@@ -126,6 +126,10 @@ export function startEventSweeper(deps: {
         : new Date(now.getTime() - config.auditRetentionDays * 86_400_000);
     const held = await db.tryExclusive(EVENT_SWEEP_LOCK_KEY, async () => {
       const tenants = await db.prisma.tenant.findMany({ select: { id: true }, orderBy: { id: 'asc' } });
+      // Detections written already quiet (src/modules/ingest/ingest.presence.ts): their tenants look back to them.
+      const backlog = new Map(
+        (await db.prisma.sweepBacklog.findMany()).map((b) => [b.tenantId, { since: b.since, mark: b.mark }]),
+      );
       let visitsClosed = 0;
       let eventsDeleted = 0;
       let auditDeleted = 0;
@@ -133,14 +137,18 @@ export function startEventSweeper(deps: {
       for (const { id } of tenants) {
         if (signal.aborted) break;
         try {
+          const late = backlog.get(id);
           visitsClosed += await closeTimedOutVisits(
             db.prisma,
             id,
-            from,
+            late && late.since < from ? late.since : from,
             cutoff,
             signal,
             onLeft && ((left, eventId) => onLeft(id, left, eventId)),
           );
+          // Done with it, unless a batch marked it again meanwhile (that mark waits for the next pass).
+          if (late && !signal.aborted)
+            await db.prisma.sweepBacklog.deleteMany({ where: { tenantId: id, mark: late.mark } });
           eventsDeleted += await pruneEvents(db, id, eventCutoff, signal);
           if (auditCutoff) auditDeleted += await pruneAuditLog(db, id, auditCutoff, signal);
         } catch (err) {

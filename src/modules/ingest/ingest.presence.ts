@@ -258,7 +258,21 @@ async function applyPresence(
   const ordered = [...events].sort((a, b) => a.seenAt.getTime() - b.seenAt.getTime());
   for (const e of ordered) trackDetection(state, writes, tenantId, windowSeconds, e);
   await writePresence(tx, tenantId, writes);
+  const oldest = ordered[0]?.seenAt;
+  if (oldest && oldest.getTime() < Date.now() - windowSeconds * 1000)
+    await markSweepBacklog(tx, tenantId, oldest);
   return writes.changed;
+}
+
+/**
+ * A detection already quiet on arrival (a controller replaying its buffer) is older than anything the
+ * event sweeper's next pass looks at (what became quiet since its last pass): left here, it looks back
+ * that far (src/events/sweeper.ts), else such a visit would stay open. One statement, late batches only.
+ */
+async function markSweepBacklog(tx: Tx, tenantId: string, since: Date): Promise<void> {
+  await tx.$executeRaw`INSERT INTO "SweepBacklog" ("tenantId", "since", "mark") VALUES (${tenantId}, ${since}, ${newId()})
+    ON CONFLICT ("tenantId") DO UPDATE
+    SET "since" = LEAST("SweepBacklog"."since", EXCLUDED."since"), "mark" = EXCLUDED."mark"`;
 }
 
 async function loadPresenceState(tx: Tx, tenantId: string, macs: string[]): Promise<PresenceState> {
