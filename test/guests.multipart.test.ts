@@ -76,6 +76,48 @@ describe.concurrent('PUT /guests/:id as multipart/form-data', () => {
     expect(text.json.errors).toEqual({ avatar: ['The avatar field must be an image.'] });
   });
 
+  it('takes the type the bytes are, not the one the part declares (as Laravel’s image rule)', async () => {
+    const a = await newTenant(t.db.prisma);
+    const g = await addGuest(t.db.prisma, a.tenant_id, a.location_id);
+    for (const type of ['application/octet-stream', 'image/jpeg', 'image/x-png']) {
+      const res = await put(a.token, g.id, [
+        { name: 'location_id', value: a.location_id },
+        { name: 'avatar', file: png(100), type, filename: 'me.bin' },
+      ]);
+      expect(res.status, `${type}: ${res.text}`).toBe(200);
+      expect(res.json.data.image_url, type).toMatch(/\.png$/);
+    }
+    // Text declared as a PNG is still no image.
+    const fake = await put(a.token, g.id, [
+      { name: 'location_id', value: a.location_id },
+      { name: 'avatar', file: Buffer.from('hello, not a picture'), type: 'image/png', filename: 'a.png' },
+    ]);
+    expect(fake.json.errors).toEqual({ avatar: ['The avatar field must be an image.'] });
+  });
+
+  it('concurrent replacements leave one file, the current one: each removes the avatar it replaced', async () => {
+    const a = await newTenant(t.db.prisma);
+    const g = await addGuest(t.db.prisma, a.tenant_id, a.location_id);
+    const parts = (): Part[] => [
+      { name: 'location_id', value: a.location_id },
+      { name: 'avatar', file: png(200), type: 'image/png', filename: 'me.png' },
+    ];
+    const first = await put(a.token, g.id, parts());
+    expect(first.status).toBe(200);
+    const answers = await Promise.all([1, 2, 3, 4].map(() => put(a.token, g.id, parts())));
+    expect(answers.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+    const current = (await t.db.prisma.guest.findUniqueOrThrow({ where: { id: g.id } })).imagePath;
+    const urls = [first, ...answers].map((r) => r.json.data.image_url as string);
+    const served = [];
+    for (const url of urls) {
+      const file = await t.request('GET', url.replace('http://localhost', ''));
+      if (file.status === 200) served.push(url);
+      else expect(file.status).toBe(404);
+    }
+    expect(served).toHaveLength(1);
+    expect(served[0]).toContain(current as string);
+  });
+
   it('requires location_id as in JSON, answers 413 past the upload limit and 400 for a broken form', async () => {
     const a = await newTenant(t.db.prisma);
     const g = await addGuest(t.db.prisma, a.tenant_id, a.location_id);

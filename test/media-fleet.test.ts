@@ -70,7 +70,7 @@ describe('MEDIA_STORAGE=database: two instances on one database', () => {
     const served = await two.app.fastify.inject({ method: 'GET', url: mediaPath(url) });
     expect(served.statusCode).toBe(200);
     expect(served.headers['content-type']).toBe('image/png');
-    expect(served.headers['cache-control']).toBe('public, max-age=86400');
+    expect(served.headers['cache-control']).toBe('private, max-age=86400');
     expect(served.headers['x-content-type-options']).toBe('nosniff');
     expect(served.rawPayload.equals(bytes)).toBe(true);
     // Nothing went to either instance's folder.

@@ -5,6 +5,7 @@
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
+import { imageTypeOf } from '../shared/image-type.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -26,6 +27,12 @@ export class UploadedFile {
   ) {}
 }
 
+/** An image's type by its bytes; any other file keeps the type its part declared. */
+function typeOfFile(bytes: Buffer, declared: string): string {
+  const image = imageTypeOf(bytes);
+  return image ? `image/${image}` : declared;
+}
+
 /** Files up to this size are read (and then judged by the resource's rules); larger ones are a 413. */
 export const MULTIPART_FILE_LIMIT = 3 * 1024 * 1024;
 
@@ -37,7 +44,9 @@ export async function acceptMultipart(fastify: FastifyInstance): Promise<void> {
       const bytes = await part.toBuffer();
       part.value = this.routeOptions.config.rawFileParts
         ? new UploadedFile(part.filename, part.mimetype, bytes)
-        : `data:${part.mimetype};base64,${bytes.toString('base64')}`;
+        : // The type the bytes are (as Laravel's `image` rule reads the content), not the one the
+          // client declared: many clients send every file as application/octet-stream.
+          `data:${typeOfFile(bytes, part.mimetype)};base64,${bytes.toString('base64')}`;
     },
   });
   fastify.addHook('preHandler', async (request) => {

@@ -12,10 +12,11 @@ export function mountMedia(app: FastifyInstance, config: Config, prisma: Prisma)
     const file = await storage.get(request.params.file);
     if (!file)
       return reply.status(404).header('Content-Type', 'application/json').send('{"message":"Not Found."}');
+    // A guest's photo: a browser may keep it, a shared cache may not (it must go when removed or erased).
     return reply
       .status(200)
       .header('Content-Type', file.contentType)
-      .header('Cache-Control', 'public, max-age=86400')
+      .header('Cache-Control', 'private, max-age=86400')
       .header('X-Content-Type-Options', 'nosniff')
       .send(file.bytes);
   });

@@ -6,6 +6,7 @@ import { CASE_INSENSITIVE_UNIQUE, takenIgnoringCase, textSearch } from '../../db
 import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { field, filterOf } from '../../operations/operation.js';
 import { dayStart, writableDate } from '../../shared/dates.js';
+import { imageTypeOf } from '../../shared/image-type.js';
 import { GENDER_WORDS, genderOfWord } from '../../shared/labels.js';
 import { parseYmd, utcDate } from '../../validation/rules/dates.js';
 import {
@@ -183,31 +184,14 @@ export interface Avatar {
   ext: 'png' | 'jpg' | 'gif' | 'webp';
 }
 
-/** The file's own signature must agree with the declared type, as Laravel's `image` rule reads the content. */
-function signatureMatches(type: string, b: Buffer): boolean {
-  switch (type) {
-    case 'png':
-      return b.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
-    case 'jpeg':
-      return b.length > 3 && b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff;
-    case 'gif':
-      return ['GIF87a', 'GIF89a'].includes(b.subarray(0, 6).toString('latin1'));
-    case 'webp':
-      return (
-        b.subarray(0, 4).toString('latin1') === 'RIFF' && b.subarray(8, 12).toString('latin1') === 'WEBP'
-      );
-    default:
-      return false;
-  }
-}
-
 /** A `data:image/(png|jpeg|gif|webp);base64,…` string → its bytes, or the failed rule. */
 export function parseAvatar(value: unknown): Avatar | keyof typeof AVATAR_MESSAGES {
   const m = typeof value === 'string' ? DATA_URL.exec(value) : null;
   if (!m || (m[2] ?? '').length % 4 !== 0) return 'image';
   const type = m[1] ?? '';
   const bytes = Buffer.from(m[2] ?? '', 'base64');
-  if (bytes.length === 0 || !signatureMatches(type, bytes)) return 'image';
+  // The bytes must really be the declared format (src/shared/image-type.ts).
+  if (bytes.length === 0 || imageTypeOf(bytes) !== type) return 'image';
   if (bytes.length > AVATAR_MAX_KB * 1024) return 'size';
   return { bytes, ext: type === 'jpeg' ? 'jpg' : (type as Avatar['ext']) };
 }

@@ -499,10 +499,15 @@ export const updateGuest = operation({
       if (!hasPermission(ctx.principal, MANAGE_GLOBAL) || scope.locationId) throw new AppError('FORBIDDEN');
     }
     const data = toColumns(input, existing);
+    // The avatar this write replaces: the one read under the row's lock (a concurrent update may have
+    // replaced the one `existing` shows; removing that one again would leave this one's file behind).
+    const old: { imagePath: string | null } = { imagePath: null };
     const updated = await withAvatar(ctx, input, (imagePath) =>
       writeWithEvents(ctx, async (tx, log) => {
         // Erased meanwhile (a concurrent erasure): absent, as after it.
-        if (!(await lockLiveGuest(tx, scope.tenantId, existing.id))) throw new AppError('NOT_FOUND');
+        const locked = await lockLiveGuest(tx, scope.tenantId, existing.id);
+        if (!locked) throw new AppError('NOT_FOUND');
+        old.imagePath = locked.imagePath;
         const before = await guestInTx(tx, scope.tenantId, existing.id);
         await tx.guest.update({
           where: { id: existing.id },
@@ -522,7 +527,7 @@ export const updateGuest = operation({
         return after;
       }),
     );
-    if ('avatar' in input && existing.imagePath) await avatarStorage(ctx).remove(existing.imagePath);
+    if ('avatar' in input && old.imagePath) await avatarStorage(ctx).remove(old.imagePath);
     return updated;
   },
 });
