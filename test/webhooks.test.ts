@@ -150,6 +150,9 @@ describe.concurrent('POST /webhooks', () => {
       'http://\\example.com/x',
       'http://?x',
       'http://#x',
+      // Read as host 8.8.8.8 (WHATWG reads a backslash as a slash) while a person reads 127.0.0.1.
+      'http://8.8.8.8\\@127.0.0.1:4548/s4',
+      'http://example.com/a\\b',
     ]) {
       await bad({ url, events: ['*'] }, { url: ['The url field must be a valid URL.'] });
     }

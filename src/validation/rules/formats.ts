@@ -104,7 +104,9 @@ export function url(protocols: readonly string[] = []): Rule<Keep> {
     'url',
     'The :attribute field must be a valid URL.',
     (v) => {
-      if (typeof v !== 'string' || /\s/.test(v)) return false;
+      // A backslash is no URL character (Laravel's pattern refuses it); WHATWG's parser reads it as `/`,
+      // so `http://a\@b` would be stored reading as host b while it reaches host a.
+      if (typeof v !== 'string' || /[\s\\]/.test(v)) return false;
       let parsed: URL;
       try {
         parsed = new URL(v);
