@@ -543,7 +543,7 @@ Haddad",,+971,"[""json"",""list""]",,12,,\r\n`;
     }
   });
 
-  it('reads back what an export wrote (round trip): the quote before a formula goes; codes, room and updated_at are kept', async () => {
+  it('reads back what an export wrote (round trip): the quote before a formula goes; codes, room, marketing consent and updated_at are kept', async () => {
     const a = await newTenant(prisma());
     const email = `round.${Date.now()}@import.test`;
     const created = await t.request('POST', '/api/v1/guests', {
@@ -558,6 +558,7 @@ Haddad",,+971,"[""json"",""list""]",,12,,\r\n`;
         residency: 'AE',
         room_no: "'=5",
         reservation_no: "'Tis",
+        marketing_consent: 1,
         tags: ['vip'],
       },
     });
@@ -587,10 +588,21 @@ Haddad",,+971,"[""json"",""list""]",,12,,\r\n`;
     // Changed since: the export puts back its codes and room.
     const put = await t.request('PUT', `/api/v1/guests/${id}`, {
       token: a.token,
-      body: { location_id: a.location_id, nationality: 'FR', residency: 'DE', room_no: 7 },
+      body: {
+        location_id: a.location_id,
+        nationality: 'FR',
+        residency: 'DE',
+        room_no: 7,
+        marketing_consent: 0,
+      },
     });
     expect(put.status, put.text).toBe(200);
-    expect(put.json.data).toMatchObject({ nationality_code: 'FR', residency_code: 'DE', room_no: '7' });
+    expect(put.json.data).toMatchObject({
+      nationality_code: 'FR',
+      residency_code: 'DE',
+      room_no: '7',
+      receive_marketing: 0,
+    });
     const res = await upload(a.token, [csvFile(csv.text)], '?upsert_by=email');
     expect(res.json, res.text).toEqual({ data: { created: 0, updated: 1, skipped: 0 }, errors: {} });
     const after = await detail();

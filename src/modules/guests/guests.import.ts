@@ -299,6 +299,7 @@ export const EXPORT_COLUMNS = {
   nationality_code: 'nationality',
   residency_code: 'residency',
   room_number: 'room_no',
+  receive_marketing: 'marketing_consent',
 } as const;
 type ExportColumn = keyof typeof EXPORT_COLUMNS;
 
@@ -307,7 +308,7 @@ type ExportColumn = keyof typeof EXPORT_COLUMNS;
  * for a country the code's English name (`Spain` beside `ES`). Implicit, to catch a null beside a value.
  */
 function agreesWith(column: ExportColumn): Rule {
-  const country = column !== 'room_number';
+  const country = column === 'nationality_code' || column === 'residency_code';
   const name = country ? 'its code or the code’s English name' : 'the same value';
   return {
     name: 'same',
@@ -316,6 +317,8 @@ function agreesWith(column: ExportColumn): Rule {
     check: (value, ctx) => {
       const other = ctx.input[column];
       if (value === undefined || other === undefined || value === other) return null;
+      // A CSV cell is text, a JSON value a number: `1` and "1" are the same room or consent.
+      if (!country && value !== null && other !== null && String(value) === String(other)) return null;
       if (country && typeof other === 'string' && value === countryName(other)) return null;
       return `The ${ctx.attribute} field must match ${ctx.attributeOf(column)}.`;
     },

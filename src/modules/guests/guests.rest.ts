@@ -199,8 +199,9 @@ export const importRows: Endpoint = {
   description:
     'Every row is checked by the rules of `POST /guests`; a refused row is named by its 0-based index in ' +
     '`rows.N.field` (a file: the N-th row after the CSV header, the N-th non-blank NDJSON line). ' +
-    'A guest export reads back: its `nationality_code`, `residency_code` and `room_number` are taken as ' +
-    '`nationality`, `residency` and `room_no` (a row with both must agree: the same value, or the code’s country name), ' +
+    'A guest export reads back: its `nationality_code`, `residency_code`, `room_number` and `receive_marketing` ' +
+    'are taken as `nationality`, `residency`, `room_no` and `marketing_consent` ' +
+    '(a row with both must agree: the same value, or the code’s country name), ' +
     'and a matched guest the row does not change is not written. ' +
     "`all_or_nothing` (default) answers 422 with every refused row's messages and stores nothing; " +
     '`skip_invalid` stores the other rows and answers 200 with the refused ones in `errors`. ' +
