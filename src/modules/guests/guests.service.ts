@@ -518,12 +518,13 @@ export const updateGuest = operation({
           await syncTags(tx, scope.tenantId, existing.id, names, input.tag_type ?? null);
         }
         const after = await guestInTx(tx, scope.tenantId, existing.id);
-        if (!guestChanged(before, after, ctx.config)) {
-          // Nothing changed: `updated_at` stays, as Eloquent's save() of a clean model leaves it.
+        // No event: nothing changed, and `updated_at` stays, as Eloquent's save() of a clean model leaves it.
+        const event = guestChangeEvent(ctx, action, before, after);
+        if (!event) {
           await tx.guest.update({ where: { id: existing.id }, data: { updatedAt: before.updatedAt } });
           return { ...after, updatedAt: before.updatedAt };
         }
-        guestChange(ctx, log, action, before, after);
+        log.record(event);
         return after;
       }),
     );

@@ -1,6 +1,7 @@
 // The rules of the ingest batches (beyond the spec). Each event is checked on its own and its
 // messages are keyed `events.<index>.<field>`, with Laravel's wording for nested attributes.
 import { storableInstant } from '../../shared/dates.js';
+import { daysIn } from '../../validation/rules/dates.js';
 import {
   array,
   boolean,
@@ -39,13 +40,9 @@ const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+
 export function parseIsoDateTime(v: unknown): Date | null {
   if (typeof v !== 'string' || !ISO_8601.test(v)) return null;
   // A day the calendar has: Date would roll 2026-02-30 over to March 2.
-  const [year, month, day] = [v.slice(0, 4), v.slice(5, 7), v.slice(8, 10)].map(Number) as [
-    number,
-    number,
-    number,
-  ];
-  if (month < 1 || month > 12 || day < 1 || day > new Date(Date.UTC(year, month, 0)).getUTCDate())
-    return null;
+  const month = Number(v.slice(5, 7));
+  const day = Number(v.slice(8, 10));
+  if (month < 1 || month > 12 || day < 1 || day > daysIn(Number(v.slice(0, 4)), month)) return null;
   const d = new Date(v);
   // Also a moment the database cannot hold (year 0, or past 9999 once the offset is applied).
   return storableInstant(d.getTime()) ? d : null;
@@ -61,12 +58,11 @@ export const MAX_CLOCK_SKEW_MINUTES = 5;
 /** Not later than MAX_CLOCK_SKEW_MINUTES from now (Laravel's `before_or_equal` wording). */
 const notAhead = (): Rule<Keep> =>
   custom(
-    (v) => {
-      const d = v instanceof Date ? v : parseIsoDateTime(v);
-      return d && d.getTime() > Date.now() + MAX_CLOCK_SKEW_MINUTES * 60_000
+    // After isoDateTime(): a Date when that passed (a value it refused is its message alone).
+    (v) =>
+      v instanceof Date && v.getTime() > Date.now() + MAX_CLOCK_SKEW_MINUTES * 60_000
         ? `The :attribute field must be a date before or equal to ${MAX_CLOCK_SKEW_MINUTES} minutes from now.`
-        : null;
-    },
+        : null,
     { description: `At most ${MAX_CLOCK_SKEW_MINUTES} minutes ahead of the server's clock.` },
   );
 

@@ -142,8 +142,9 @@ export function afterOrEqual(other: string): Rule<Keep> {
   };
 }
 
-/** The days of `month` (1–12) of `year`, for the calendar check of `date`. */
-const daysIn = (year: number, month: number): number => new Date(Date.UTC(year, month, 0)).getUTCDate();
+/** The days of `month` (1–12) of `year`, for a calendar check (`date`, the ingest's date-times). */
+export const daysIn = (year: number, month: number): number =>
+  new Date(Date.UTC(year, month, 0)).getUTCDate();
 
 /**
  * Laravel's `date`: a date (and time) in the shapes parseDate reads, on a real calendar day, as PHP's
