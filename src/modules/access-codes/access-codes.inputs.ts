@@ -96,21 +96,14 @@ function uniqueSharedCode(taken: (code: unknown) => Promise<boolean>): Rule<Keep
   };
 }
 
-/** `exists`: an active (not trashed) location of the caller's scope. */
-const activeLocationIn = (prisma: Prisma, scope: Scope): Rule<Keep> =>
+/**
+ * `exists`: a location of the caller's scope; with `active`, not trashed (codes are made for active
+ * ones; a trashed one's codes may still be withdrawn).
+ */
+const locationIn = (prisma: Prisma, scope: Scope, { active }: { active: boolean }): Rule<Keep> =>
   exists(async (id) => {
     const row = await prisma.location.findFirst({
-      where: { ...scoped(scope, 'id'), AND: [{ id: String(id) }], isTrashed: false },
-      select: { id: true },
-    });
-    return row !== null;
-  });
-
-/** `exists`: a location of the caller's scope, trashed too (its codes may still be withdrawn). */
-const locationIn = (prisma: Prisma, scope: Scope): Rule<Keep> =>
-  exists(async (id) => {
-    const row = await prisma.location.findFirst({
-      where: { ...scoped(scope, 'id'), AND: [{ id: String(id) }] },
+      where: { ...scoped(scope, 'id'), AND: [{ id: String(id) }], ...(active ? { isTrashed: false } : {}) },
       select: { id: true },
     });
     return row !== null;
@@ -139,7 +132,7 @@ async function codeInTenant(prisma: Prisma, tenantId: string, code: unknown): Pr
  */
 export function accessCodeWriteFields({ prisma, scope }: InputEnv) {
   return {
-    location_id: field([required(), string(), activeLocationIn(prisma, scope)]),
+    location_id: field([required(), string(), locationIn(prisma, scope, { active: true })]),
     service_profile_id: field([
       required(),
       string(),
@@ -207,7 +200,7 @@ export function redeemFields({ prisma, scope }: InputEnv) {
       'The code the guest typed, exactly (case-sensitive)',
     ),
     location_id: field(
-      [required(), string(), activeLocationIn(prisma, scope)],
+      [required(), string(), locationIn(prisma, scope, { active: true })],
       'The location the guest connects at: the code must belong to it',
     ),
     mac: field([required(), string(), macAddress()], "The guest device's MAC address"),
@@ -243,7 +236,10 @@ export function revokeBatchFields({ prisma, scope }: InputEnv) {
     ...accessCodeFilters,
     // In a write's body an id outside the caller's reach is a 422 (decisions.md), not a filter that
     // matches nothing: a revoke of "0 codes" would hide the mistake.
-    location_id: { ...location_id, rules: [...location_id.rules, locationIn(prisma, scope)] as const },
+    location_id: {
+      ...location_id,
+      rules: [...location_id.rules, locationIn(prisma, scope, { active: false })] as const,
+    },
     guest_id: { ...guest_id, rules: [...guest_id.rules, guestIn(prisma, scope)] as const },
   };
 }
