@@ -508,6 +508,36 @@ describe('delivery', () => {
     expect(last).toMatchObject({ status: 'failed', status_code: 500, next_retry_at: null });
   });
 
+  it('a retry of a type the endpoint no longer subscribes to is not sent again: dead; the types kept still go', async () => {
+    const a = await newTenant(db.prisma);
+    const ep = endpoint((r) => (r.json?.type === 'guest.updated' ? 500 : 204));
+    const hook = await createHook(a, ep.url, ['guest.created', 'guest.updated']);
+    const [updated] = await record(db.prisma, a.tenant_id, ['guest.updated', 'g1']);
+    if (!updated) throw new Error('event not recorded');
+    const updates = () => at(ep.path).filter((r) => r.id === messageId(a.tenant_id, updated.id)).length;
+    await until(
+      'queued to retry',
+      async () => (await db.prisma.webhookDelivery.count({ where: { webhookId: hook.id } })) > 0,
+    );
+    const put = await t.request('PUT', `/api/v1/webhooks/${hook.id}`, {
+      token: a.token,
+      body: { events: ['guest.created'] },
+    });
+    expect(put.status, put.text).toBe(200);
+    const dead = await until('dead', async () => {
+      const d = await db.prisma.webhookDelivery.findFirstOrThrow({ where: { webhookId: hook.id } });
+      return d.status === 'dead' && d;
+    });
+    expect(dead).toMatchObject({ eventId: updated.id, nextAttemptAt: null });
+    // An attempt already in flight when the filter changed may land; none is made after.
+    const sent = updates();
+    const [created] = await record(db.prisma, a.tenant_id, ['guest.created', 'g2']);
+    if (!created) throw new Error('event not recorded');
+    await receiver.waitFor(() => at(ep.path).some((r) => r.id === messageId(a.tenant_id, created.id)));
+    await sleep(300);
+    expect(updates()).toBe(sent);
+  });
+
   it('replay re-sends exactly the range asked (ids, or times), only the types subscribed, with the original webhook-id', async () => {
     const a = await newTenant(db.prisma);
     const ep = endpoint();

@@ -51,7 +51,8 @@ export interface ClaimedDelivery {
 // with pending rows, however long any endpoint's queue (a flooded endpoint, all its slots taken,
 // is stepped over, not read). The endpoint's check is a subquery per endpoint: as a join, the
 // planner could read every endpoint's rows first. Rows locked but not claimed are let go when the
-// claim's transaction ends.
+// claim's transaction ends. A due row whose type the endpoint no longer subscribes to (its `events`
+// changed since the first attempt) is not sent: it is dead, as replay would not queue it either.
 export const CLAIM_SQL = `WITH RECURSIVE endpoints AS (
   (SELECT d."webhookId" AS "id" FROM "WebhookDelivery" d WHERE d."status" = 'pending'
    ORDER BY d."webhookId" LIMIT 1)
@@ -60,20 +61,25 @@ export const CLAIM_SQL = `WITH RECURSIVE endpoints AS (
           WHERE d."status" = 'pending' AND d."webhookId" > e."id" ORDER BY d."webhookId" LIMIT 1)
   FROM endpoints e WHERE e."id" IS NOT NULL
 ), free AS (
-  SELECT e."id", least(coalesce(($4::jsonb ->> e."id")::int, $3::int), $1::int) AS "slots"
+  SELECT e."id", least(coalesce(($4::jsonb ->> e."id")::int, $3::int), $1::int) AS "slots",
+    (SELECT w."events" FROM "Webhook" w WHERE w."id" = e."id") AS "events"
   FROM endpoints e
   WHERE e."id" IS NOT NULL AND (SELECT w."isActive" FROM "Webhook" w WHERE w."id" = e."id")
 ), due AS (
-  SELECT q."id", q."nextAttemptAt" FROM free f CROSS JOIN LATERAL (
-    SELECT d."id", d."nextAttemptAt" FROM "WebhookDelivery" d
+  SELECT q."id", q."nextAttemptAt", q."eventType" = ANY(f."events") OR '*' = ANY(f."events") AS "subscribed"
+  FROM free f CROSS JOIN LATERAL (
+    SELECT d."id", d."nextAttemptAt", d."eventType" FROM "WebhookDelivery" d
     WHERE d."status" = 'pending' AND d."webhookId" = f."id" AND d."nextAttemptAt" <= now()
       AND (d."claimedUntil" IS NULL OR d."claimedUntil" <= now())
     ORDER BY d."nextAttemptAt" LIMIT f."slots"
     FOR UPDATE OF d SKIP LOCKED
   ) q
   WHERE f."slots" > 0
+), unsubscribed AS (
+  UPDATE "WebhookDelivery" d SET "status" = 'dead', "nextAttemptAt" = NULL, "updatedAt" = now()
+  FROM due WHERE d."id" = due."id" AND NOT due."subscribed"
 ), picked AS (
-  SELECT due."id" FROM due ORDER BY due."nextAttemptAt", due."id" LIMIT $1
+  SELECT due."id" FROM due WHERE due."subscribed" ORDER BY due."nextAttemptAt", due."id" LIMIT $1
 ), claimed AS (
   UPDATE "WebhookDelivery" d SET "attempts" = d."attempts" + 1,
     "claimedUntil" = now() + $2::int * interval '1 millisecond',
