@@ -516,6 +516,37 @@ describe.concurrent('GraphQL redeemAccessCode', () => {
   });
 });
 
+describe.concurrent('GraphQL redeemAccessCode: an answer the caller may not read', () => {
+  it('is refused before the use is counted (an ingest token asking for the location’s guests): FORBIDDEN, use count 0', async () => {
+    const a = await tenant();
+    const code = await one(a);
+    const ingest = (await issueToken(prisma(), a.user_id, ['ingest'])).token;
+    const input = { code: code.code, locationId: a.location_id, mac: randomMac() };
+    const beyond = await t.graphql(
+      ingest,
+      `mutation($input: RedeemAccessCodeInput!) {
+        redeemAccessCode(input: $input) { accessCode { id useCount location { guests(first: 1) { totalCount } } } }
+      }`,
+      { input },
+    );
+    expect(beyond.json.data).toBeNull();
+    expect(beyond.json.errors.map((e: Json) => [e.message, e.extensions.code])).toEqual([
+      ['This action is unauthorized.', 'FORBIDDEN'],
+    ]);
+    expect((await stored(code.id)).useCount).toBe(0);
+    expect(await prisma().event.count({ where: { tenantId: a.tenant_id, type: 'access_code.used' } })).toBe(
+      0,
+    );
+    // What the token may read: the use is counted and answered.
+    const within = await t.graphql(
+      ingest,
+      'mutation($input: RedeemAccessCodeInput!) { redeemAccessCode(input: $input) { accessCode { id useCount } } }',
+      { input },
+    );
+    expect(within.json).toEqual({ data: { redeemAccessCode: { accessCode: { id: code.id, useCount: 1 } } } });
+  });
+});
+
 // Alone: it counts every statement sent while its own request runs.
 describe.sequential('redeem statement count', () => {
   it('redeems a shared code for a known device in a fixed number of statements', async () => {

@@ -6,6 +6,7 @@ import { requires } from '../../auth/permissions.js';
 import { connectionPage, toRestInput } from '../../graphql/args.js';
 import { builder } from '../../graphql/builder.js';
 import { argsOf, inputTypeOf, restInputOf } from '../../graphql/operation-fields.js';
+import { planAnswerFirst } from '../../graphql/plan-answer-first.js';
 import { docsOnly, execute, fieldsOf } from '../../operations/operation.js';
 import { GuestType } from '../guests/guests.graphql.js';
 import { guestVisibleSelect } from '../guests/guests.service.js';
@@ -180,6 +181,7 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: GenerateAccessCodesInput, required: true }) },
     resolve: async (_root, args, ctx, info) => {
       await ctx.fieldGuard?.check('generateAccessCodes', ctx.principal.tokenId, info);
+      await planAnswerFirst(ctx, info, 'accessCodes', 'AccessCode');
       const rows = await execute(generateAccessCodes, ctx, toRestInput(args.input));
       return { ids: rows.map((r) => r.id) };
     },
@@ -190,7 +192,8 @@ builder.mutationFields((t) => ({
     description:
       'Counts one use of a code for a device at a location, exactly once, or answers why not (field `code`).',
     args: { input: t.arg({ type: RedeemAccessCodeInput, required: true }) },
-    resolve: async (_root, args, ctx) => {
+    resolve: async (_root, args, ctx, info) => {
+      await planAnswerFirst(ctx, info, 'accessCode', 'AccessCode');
       const r = await execute(redeemAccessCode, ctx, toRestInput(args.input));
       return { id: r.code.id, limits: r.limits, sessionId: r.sessionId, deviceId: r.deviceId };
     },

@@ -5,6 +5,7 @@ import { requires } from '../../auth/permissions.js';
 import { connectionPage, toRestInput } from '../../graphql/args.js';
 import { builder } from '../../graphql/builder.js';
 import { argsOf, inputTypeOf, restInputOf } from '../../graphql/operation-fields.js';
+import { planAnswerFirst } from '../../graphql/plan-answer-first.js';
 import { docsOnly, execute, fieldsOf } from '../../operations/operation.js';
 import { shownScopes } from './api-tokens.labels.js';
 import {
@@ -80,7 +81,8 @@ builder.mutationFields((t) => ({
     description:
       'A token for `userId` (default the caller) with the scopes asked; the secret is in the payload once.',
     args: { input: t.arg({ type: CreateApiTokenInput, required: true }) },
-    resolve: async (_root, args, ctx) => {
+    resolve: async (_root, args, ctx, info) => {
+      await planAnswerFirst(ctx, info, 'apiToken', 'ApiToken');
       const { row, token } = await execute(createApiToken, ctx, toRestInput(args.input));
       return { id: row.id, token };
     },

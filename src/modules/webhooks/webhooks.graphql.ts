@@ -6,6 +6,7 @@ import { authorize, requires } from '../../auth/permissions.js';
 import { connectionPage, toRestInput } from '../../graphql/args.js';
 import { builder } from '../../graphql/builder.js';
 import { argsOf, inputTypeOf, restInputOf } from '../../graphql/operation-fields.js';
+import { planAnswerFirst } from '../../graphql/plan-answer-first.js';
 import { execute } from '../../operations/operation.js';
 import {
   replayFields,
@@ -174,7 +175,8 @@ builder.mutationFields((t) => ({
     description:
       'An endpoint receiving the events logged from now on; its signing secret is in the payload once.',
     args: { input: t.arg({ type: CreateWebhookInput, required: true }) },
-    resolve: async (_root, args, ctx) => {
+    resolve: async (_root, args, ctx, info) => {
+      await planAnswerFirst(ctx, info, 'webhook', 'Webhook');
       const { row, secret } = await execute(createWebhook, ctx, toRestInput(args.input));
       return { id: row.id, secret };
     },
@@ -212,7 +214,8 @@ builder.mutationFields((t) => ({
     description:
       'A new signing secret, in the payload once; the previous one signs beside it for `previousSecretHours` (default 24; 0: not at all).',
     args: { id: t.arg.id({ required: true }), ...argsOf(rotateSecretFields) },
-    resolve: async (_root, args, ctx) => {
+    resolve: async (_root, args, ctx, info) => {
+      await planAnswerFirst(ctx, info, 'webhook', 'Webhook');
       const { row, secret } = await execute(
         rotateWebhookSecret,
         ctx,
