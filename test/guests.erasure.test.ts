@@ -679,6 +679,255 @@ describe.concurrent('DELETE /guests/:id (erasure)', () => {
   });
 });
 
+describe.concurrent('erasure of a device another guest has now, of an open session, of a redeem’s guest', () => {
+  /** A tenant with a zone, its ingest token, and a session accounting event builder. */
+  async function venue() {
+    const a = await newTenant(prisma());
+    const locationId = await addHierarchy(prisma(), a.tenant_id, { buildings: 1, floors: 1, zones: 1 });
+    const zone = await prisma().zone.findFirstOrThrow({
+      where: { tenantId: a.tenant_id, floor: { building: { locationId } } },
+    });
+    const ingest = (await issueToken(prisma(), a.user_id, ['ingest'])).token;
+    const guest = async (name: string): Promise<string> => {
+      const res = await t.request('POST', GUESTS, {
+        token: a.token,
+        body: { location_id: locationId, name },
+      });
+      expect(res.status, res.text).toBe(201);
+      return res.json.data.id;
+    };
+    const accounting = async (...events: Record<string, unknown>[]) => {
+      const res = await t.request('POST', '/api/v1/ingest/sessions', {
+        token: ingest,
+        body: {
+          events: events.map((e) => ({
+            event_id: eid(),
+            ip: '10.1.2.3',
+            location_id: locationId,
+            bytes_up: 1,
+            bytes_down: 2,
+            login_type: 'Email',
+            at: iso(60),
+            ...e,
+          })),
+        },
+      });
+      return res;
+    };
+    const presence = async (mac: string, secondsAgo: number) => {
+      const res = await t.request('POST', '/api/v1/ingest/presence', {
+        token: ingest,
+        body: {
+          events: [
+            {
+              event_id: eid(),
+              mac,
+              zone_id: zone.id,
+              data_type: 1,
+              connected: true,
+              seen_at: iso(secondsAgo),
+            },
+          ],
+        },
+      });
+      expect(res.status, res.text).toBe(200);
+    };
+    return { a, locationId, ingest, guest, accounting, presence };
+  }
+
+  it('leaves the device another guest has now as it is (its MAC, its accounting); the erased guest’s rows move to a stand-in', async () => {
+    const v = await venue();
+    const [before, now] = [await v.guest('Before Owner'), await v.guest('Current Owner')];
+    const mac = randomMac();
+    // The erased guest's session and presence on the device, then the device moves to another guest.
+    expect((await v.accounting({ kind: 'start', mac, guest_id: before, at: iso(900) })).status).toBe(200);
+    await v.presence(mac, 800);
+    expect((await v.accounting({ kind: 'stop', mac, at: iso(700) })).status).toBe(200);
+    expect((await v.accounting({ kind: 'start', mac, guest_id: now, at: iso(600) })).status).toBe(200);
+    await v.presence(mac, 500);
+    const device = await prisma().guestDevice.findFirstOrThrow({ where: { tenantId: v.a.tenant_id, mac } });
+    expect(device.guestId).toBe(now);
+
+    expect((await erase(v.a.token, before)).status).toBe(204);
+
+    // The other guest's device, sessions and presence keep the MAC; its accounting goes on.
+    expect(await prisma().guestDevice.findUniqueOrThrow({ where: { id: device.id } })).toMatchObject({
+      mac,
+      guestId: now,
+    });
+    expect(await prisma().presenceRecord.count({ where: { guestId: now, mac } })).toBe(1);
+    const stop = await v.accounting({ kind: 'stop', mac, at: iso(30) });
+    expect(stop.status, stop.text).toBe(200);
+    const theirs = await t.request('GET', `/api/v1/sessions?guest_id=${now}`, { token: v.a.token });
+    expect(theirs.json.data.map((s: Json) => [s.guest_device_mac, s.connection_status])).toEqual([
+      [mac, 'Offline'],
+    ]);
+    // The erased guest's rows: a device of its own under the stand-in, no row pointing at the live one.
+    const copy = await prisma().guestDevice.findFirstOrThrow({ where: { guestId: before } });
+    expect(copy.mac).toMatch(/^02(:[0-9A-F]{2}){5}$/);
+    for (const rows of [
+      await prisma().guestSession.findMany({ where: { guestId: before } }),
+      await prisma().presenceRecord.findMany({ where: { guestId: before } }),
+    ]) {
+      expect(rows.length).toBeGreaterThan(0);
+      expect(rows.every((r) => r.deviceId === copy.id)).toBe(true);
+    }
+    expect(await prisma().presenceRecord.count({ where: { guestId: before, mac: { not: copy.mac } } })).toBe(
+      0,
+    );
+  });
+
+  it('hides the MAC of a device it used only for sessions (no presence) and that another guest has now', async () => {
+    const v = await venue();
+    const [before, now] = [await v.guest('Sessions Only'), await v.guest('Next Owner')];
+    const mac = randomMac();
+    expect((await v.accounting({ kind: 'start', mac, guest_id: before, at: iso(900) })).status).toBe(200);
+    expect((await v.accounting({ kind: 'stop', mac, at: iso(800) })).status).toBe(200);
+    expect((await v.accounting({ kind: 'start', mac, guest_id: now, at: iso(600) })).status).toBe(200);
+    const session = await prisma().guestSession.findFirstOrThrow({ where: { guestId: before } });
+
+    expect((await erase(v.a.token, before)).status).toBe(204);
+
+    const exported = await t.request('GET', '/api/v1/sessions/export?format=ndjson', { token: v.a.token });
+    const line = exported.text
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l))
+      .find((r: Json) => r.id === session.id);
+    expect(line.guest_device_mac).toMatch(/^02(:[0-9A-F]{2}){5}$/);
+    expect(exported.text.match(new RegExp(mac, 'g'))).toHaveLength(1);
+  });
+
+  it('ends the guest’s open sessions: offline, a guest_session.ended event with nothing of the guest', async () => {
+    const v = await venue();
+    const guest = await v.guest('Still Online');
+    const mac = randomMac();
+    expect((await v.accounting({ kind: 'start', mac, guest_id: guest, at: iso(300) })).status).toBe(200);
+    const session = await prisma().guestSession.findFirstOrThrow({ where: { guestId: guest } });
+    expect(session.endTime).toBeNull();
+
+    expect((await erase(v.a.token, guest)).status).toBe(204);
+
+    const ended = await prisma().guestSession.findUniqueOrThrow({ where: { id: session.id } });
+    expect(ended).toMatchObject({ online: false, connectionStatus: 0 });
+    expect(ended.endTime).not.toBeNull();
+    expect(await prisma().guestDevice.findFirstOrThrow({ where: { guestId: guest } })).toMatchObject({
+      online: false,
+      connectionStatus: 0,
+    });
+    const events = await t.request('GET', '/api/v1/events?types[]=guest_session.ended', { token: v.a.token });
+    const event = events.json.data.find((e: Json) => e.resource_id === session.id);
+    expect(event.payload).toMatchObject({
+      id: session.id,
+      guest_device_ip: '0.0.0.0',
+      connection_status: 'Offline',
+    });
+    expect(JSON.stringify(event.payload)).not.toContain(mac);
+    expect(JSON.stringify(event.payload)).not.toContain('Still Online');
+  });
+
+  it('erases with it the anonymous guest a redeem named after its device’s MAC', async () => {
+    const v = await venue();
+    const guest = await v.guest('Signed In Later');
+    const mac = randomMac();
+    await t.request('POST', '/api/v1/access-codes', {
+      token: v.a.token,
+      body: {
+        location_id: v.locationId,
+        service_profile_id: v.a.service_profile_id,
+        type: 1,
+        code: `ANON${tok()}`,
+      },
+    });
+    const code = (await prisma().accessCode.findFirstOrThrow({ where: { tenantId: v.a.tenant_id } })).code;
+    const redeemed = await t.request('POST', '/api/v1/access-codes/redeem', {
+      token: v.ingest,
+      body: { code, location_id: v.locationId, mac, start_session: true, ip_address: '10.9.8.80' },
+    });
+    expect(redeemed.status, redeemed.text).toBe(200);
+    const anonymous = await prisma().guest.findFirstOrThrow({
+      where: { tenantId: v.a.tenant_id, username: mac },
+    });
+    expect(anonymous.name).toBe(mac);
+    // The device then signs in as the guest, who is erased.
+    expect((await v.accounting({ kind: 'start', mac, guest_id: guest, at: iso(30) })).status).toBe(200);
+
+    expect((await erase(v.a.token, guest)).status).toBe(204);
+
+    expect((await t.request('GET', `${GUESTS}/${anonymous.id}`, { token: v.a.token })).text).toBe(NOT_FOUND);
+    expect(await prisma().guest.findUniqueOrThrow({ where: { id: anonymous.id } })).toMatchObject({
+      name: '',
+      erasedAt: expect.any(Date),
+    });
+    const byIp = await t.request('GET', '/api/v1/sessions/10.9.8.80', { token: v.a.token });
+    expect(byIp.status, byIp.text).toBe(404);
+    // Nothing of the MAC anywhere in the tenant's rows (events and audit entries included).
+    const left = await prisma().$queryRaw<{ n: bigint }[]>(PrismaNS.sql`
+      SELECT (SELECT count(*) FROM "Event" WHERE "tenantId" = ${v.a.tenant_id} AND "payload"::text ~* ${mac})
+        + (SELECT count(*) FROM "AuditLog" WHERE "tenantId" = ${v.a.tenant_id} AND "changes"::text ~* ${mac})
+        + (SELECT count(*) FROM "Guest" WHERE "tenantId" = ${v.a.tenant_id} AND (name ~* ${mac} OR username ~* ${mac}))
+        AS n`);
+    expect(left[0]?.n).toBe(0n);
+  });
+});
+
+describe.concurrent('the copy and codes of other guests', () => {
+  it('shows a code the guest logged in with without its holder (another guest), on REST and GraphQL', async () => {
+    const w = await world();
+    const holder = await t.request('POST', GUESTS, {
+      token: w.a.token,
+      body: { location_id: w.locationId, name: `Xavier Holder ${tok()}` },
+    });
+    const code = await t.request('POST', '/api/v1/access-codes', {
+      token: w.a.token,
+      body: {
+        location_id: w.locationId,
+        service_profile_id: w.a.service_profile_id,
+        type: 2,
+        max_uses: 5,
+        guest_id: holder.json.data.id,
+      },
+    });
+    expect(code.status, code.text).toBe(201);
+    const redeemed = await t.request('POST', '/api/v1/access-codes/redeem', {
+      token: w.a.token,
+      body: {
+        code: code.json.access_codes[0].code,
+        location_id: w.locationId,
+        mac: randomMac(),
+        guest_id: w.guestId,
+        start_session: true,
+        ip_address: '10.3.3.3',
+      },
+    });
+    expect(redeemed.status, redeemed.text).toBe(200);
+    const copy = await t.request('GET', `${GUESTS}/${w.guestId}/export`, { token: w.a.token });
+    expect(copy.status, copy.text).toBe(200);
+    const used = copy.json.data.access_codes.find((c: Json) => c.id === code.json.access_codes[0].id);
+    expect(used).toMatchObject({ guest_id: null, guest_name: '' });
+    expect(copy.text).not.toContain(holder.json.data.id);
+    expect(copy.text).not.toContain(holder.json.data.name);
+    // Its own code still names it.
+    expect(copy.json.data.access_codes.find((c: Json) => c.code === w.codeValue)).toMatchObject({
+      guest_id: w.guestId,
+    });
+    const gql = await t.graphql(
+      w.a.token,
+      'query($id: ID!) { guestExport(id: $id) { accessCodes { id guestId guestName guest { id } } } }',
+      { id: w.guestId },
+    );
+    expect(gql.json.errors, gql.text).toBeUndefined();
+    expect(
+      gql.json.data.guestExport.accessCodes.find((c: Json) => c.id === code.json.access_codes[0].id),
+    ).toEqual({
+      id: code.json.access_codes[0].id,
+      guestId: null,
+      guestName: '',
+      guest: null,
+    });
+  });
+});
+
 describe.concurrent('GET /guests/:id/export (copy)', () => {
   it('holds everything on the guest, newest first, in the lists’ item shapes', async () => {
     const w = await world();

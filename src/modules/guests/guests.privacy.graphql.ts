@@ -14,6 +14,7 @@ import {
   exportGuest,
   heldRows,
   macsHeld,
+  ownCodes,
   ownRows,
   presenceOrder,
   presenceRecordSelect,
@@ -152,12 +153,15 @@ const GuestExport = builder.objectRef<CopySubject>('GuestExport').implement({
     accessCodes: t.prismaField({
       type: ['AccessCode'],
       description: 'The codes the guest held or logged in with, newest first',
-      resolve: (query, g, _args, ctx) =>
-        ctx.prisma.accessCode.findMany({
-          ...query,
-          where: usedCodesWhere(g),
-          orderBy: accessCodeOrder,
-        }),
+      resolve: async (query, g, _args, ctx) =>
+        ownCodes(
+          g,
+          await ctx.prisma.accessCode.findMany({
+            ...query,
+            where: usedCodesWhere(g),
+            orderBy: accessCodeOrder,
+          }),
+        ),
     }),
   }),
 });

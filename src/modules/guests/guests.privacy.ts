@@ -8,7 +8,13 @@ import type { Config } from '../../config.js';
 import type { AppContext } from '../../context.js';
 import type { Prisma } from '../../db/database.js';
 import { AppError } from '../../errors.js';
-import { actorOf, type EventActor, forgetDevices, writeWithEvents } from '../../events/outbox.js';
+import {
+  actorOf,
+  type EventActor,
+  type EventLog,
+  forgetDevices,
+  writeWithEvents,
+} from '../../events/outbox.js';
 import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { operation } from '../../operations/operation.js';
 import { avatarStorage } from '../../storage/storage.js';
@@ -20,7 +26,7 @@ import {
   locationSessionSelect,
 } from '../analytics/analytics.service.js';
 import { deviceListSelect, deviceOrder } from '../guest-devices/guest-devices.service.js';
-import { sessionItemSelect, sessionOrder } from '../guest-sessions/guest-sessions.service.js';
+import { sessionEvent, sessionItemSelect, sessionOrder } from '../guest-sessions/guest-sessions.service.js';
 import { lockAllDevices } from '../presence/device-locks.js';
 import { macVariants, normalizeMac } from '../presence/mac.js';
 import { guestById, guestErased, guestInclude, lockLiveGuest } from './guests.service.js';
@@ -124,6 +130,13 @@ export const usedCodesWhere = (g: CopySubject): PrismaNS.AccessCodeWhereInput =>
   OR: [{ guestId: g.id }, { sessions: { some: { tenantId: g.tenantId, guestId: g.id } } }],
 });
 
+/**
+ * The codes of a copy: a code the guest only logged in with keeps its holder (another guest) out of
+ * the guest's copy, as every other guest's data is.
+ */
+export const ownCodes = <C extends { guestId: string | null }>(g: CopySubject, codes: C[]): C[] =>
+  codes.map((c) => (c.guestId === null || c.guestId === g.id ? c : { ...c, guestId: null, guest: null }));
+
 /** Newest first, the id breaking ties. */
 export const presenceOrder = [
   { seenAt: 'desc' },
@@ -195,7 +208,7 @@ async function copyOf(ctx: AppContext, g: CopySubject) {
     presenceRecords,
     locationSessions,
     locationLogs,
-    accessCodes,
+    accessCodes: ownCodes(g, accessCodes),
   };
 }
 
@@ -266,7 +279,7 @@ function blankGuest(now: Date) {
   } satisfies PrismaNS.GuestUpdateInput;
 }
 
-/** The tables that store a MAC, and its column. */
+/** The tables that store a MAC, and its column (each also names the row's guest: `guestId`). */
 const MAC_COLUMNS = [
   ['GuestDevice', 'mac'],
   ['PresenceRecord', 'mac'],
@@ -275,27 +288,32 @@ const MAC_COLUMNS = [
   ['LocationLog', 'guestMac'],
 ] as const;
 
+/** The tables whose rows point at a device (`deviceId`) and name their guest. */
+const DEVICE_ROWS = ['GuestSession', 'PresenceRecord', 'CurrentPresence', 'LocationSession'] as const;
+
 export type Tx = PrismaNS.TransactionClient;
 
-/** Every MAC stored for the guest, in whichever table and case (the ingest keeps them upper-case). */
-async function macsOf(tx: Tx, tenantId: string, guestId: string): Promise<string[]> {
+/**
+ * The MACs in the guest's history whose device is no longer the guest's (it moved to another guest):
+ * from its own presence, visit and movement rows and its sessions' devices.
+ */
+async function macsLeftBehind(tx: Tx, tenantId: string, guestId: string): Promise<string[]> {
   const rows = await tx.$queryRaw<{ mac: string }[]>(PrismaNS.sql`
-    SELECT mac FROM "GuestDevice" WHERE "tenantId" = ${tenantId} AND "guestId" = ${guestId}
-    UNION SELECT mac FROM "PresenceRecord" WHERE "tenantId" = ${tenantId} AND "guestId" = ${guestId}
-    UNION SELECT mac FROM "CurrentPresence" WHERE "tenantId" = ${tenantId} AND "guestId" = ${guestId}
-    UNION SELECT mac FROM "LocationSession" WHERE "tenantId" = ${tenantId} AND "guestId" = ${guestId}
-    UNION SELECT "guestMac" FROM "LocationLog" WHERE "tenantId" = ${tenantId} AND "guestId" = ${guestId}`);
+    SELECT h.mac FROM (
+      SELECT mac FROM "PresenceRecord" WHERE "tenantId" = ${tenantId} AND "guestId" = ${guestId}
+      UNION SELECT mac FROM "CurrentPresence" WHERE "tenantId" = ${tenantId} AND "guestId" = ${guestId}
+      UNION SELECT mac FROM "LocationSession" WHERE "tenantId" = ${tenantId} AND "guestId" = ${guestId}
+      UNION SELECT "guestMac" FROM "LocationLog" WHERE "tenantId" = ${tenantId} AND "guestId" = ${guestId}
+      UNION SELECT d.mac FROM "GuestSession" s JOIN "GuestDevice" d ON d."id" = s."deviceId"
+        WHERE s."tenantId" = ${tenantId} AND s."guestId" = ${guestId}
+    ) h
+    WHERE NOT EXISTS (SELECT 1 FROM "GuestDevice" d
+      WHERE d."tenantId" = ${tenantId} AND d."guestId" = ${guestId} AND d.mac = h.mac)`);
   return rows.map((r) => r.mac);
 }
 
-/**
- * Replaces each of the guest's MACs by its stand-in in every table of the tenant that stores one
- * (also rows not linked to the guest: the same device seen before it signed in). Every stored form
- * of a MAC (upper, lower, dashes) maps to the stand-in of its canonical form. Resolves to those forms.
- */
-async function replaceMacs(tx: Tx, tenantId: string, macs: string[]): Promise<string[]> {
-  if (macs.length === 0) return [];
-  const salt = randomBytes(32);
+/** Every stored form of each MAC (upper, lower, dashes, bare), each paired with its stand-in. */
+function standIns(macs: readonly string[], salt: Buffer): { from: string[]; to: string[] } {
   const from: string[] = [];
   const to: string[] = [];
   for (const mac of new Set(macs)) {
@@ -315,13 +333,81 @@ async function replaceMacs(tx: Tx, tenantId: string, macs: string[]): Promise<st
       to.push(standIn);
     }
   }
+  return { from, to };
+}
+
+/**
+ * Replaces the guest's MACs by stand-ins. A device that is the guest's takes its stand-in in every
+ * table of the tenant (also rows not linked to the guest: the same device seen before it signed in,
+ * or while another guest held it: left there, such a row would link the stand-in back to the MAC). A
+ * device the guest used that is another guest's now stays that guest's, untouched; the guest's own
+ * rows of it take the stand-in and move to a device of the guest's (a copy under the stand-in), so no
+ * row of the erased guest points at the live device. Resolves to every form replaced, and those of
+ * the guest's own devices.
+ */
+async function replaceMacs(
+  tx: Tx,
+  tenantId: string,
+  guestId: string,
+): Promise<{ replaced: string[]; ownForms: string[] }> {
+  const owned = (await tx.guestDevice.findMany({ where: { tenantId, guestId }, select: { mac: true } })).map(
+    (d) => d.mac,
+  );
+  const leftBehind = await macsLeftBehind(tx, tenantId, guestId);
+  if (owned.length === 0 && leftBehind.length === 0) return { replaced: [], ownForms: [] };
+  const salt = randomBytes(32);
+  const mine = standIns(owned, salt);
+  const theirs = standIns(leftBehind, salt);
   for (const [table, column] of MAC_COLUMNS) {
-    await tx.$executeRaw(PrismaNS.sql`
-      UPDATE ${PrismaNS.raw(`"${table}"`)} AS t SET ${PrismaNS.raw(`"${column}"`)} = m.stand_in
-      FROM unnest(${from}::text[], ${to}::text[]) AS m(mac, stand_in)
-      WHERE t."tenantId" = ${tenantId} AND t.${PrismaNS.raw(`"${column}"`)} = m.mac`);
+    const t = PrismaNS.raw(`"${table}"`);
+    const c = PrismaNS.raw(`"${column}"`);
+    if (mine.from.length > 0) {
+      await tx.$executeRaw(PrismaNS.sql`
+        UPDATE ${t} AS t SET ${c} = m.stand_in
+        FROM unnest(${mine.from}::text[], ${mine.to}::text[]) AS m(mac, stand_in)
+        WHERE t."tenantId" = ${tenantId} AND t.${c} = m.mac`);
+    }
+    if (theirs.from.length > 0 && table !== 'GuestDevice') {
+      await tx.$executeRaw(PrismaNS.sql`
+        UPDATE ${t} AS t SET ${c} = m.stand_in
+        FROM unnest(${theirs.from}::text[], ${theirs.to}::text[]) AS m(mac, stand_in)
+        WHERE t."tenantId" = ${tenantId} AND t."guestId" = ${guestId} AND t.${c} = m.mac`);
+    }
   }
-  return from;
+  if (theirs.from.length > 0) await moveToCopies(tx, tenantId, guestId, salt);
+  return { replaced: [...mine.from, ...theirs.from], ownForms: mine.from };
+}
+
+/**
+ * The guest's rows that point at another guest's device: each such device gets a copy of the
+ * guest's own (the device's MAC's stand-in as its MAC, nothing else of the device's), and the rows
+ * point at it.
+ */
+async function moveToCopies(tx: Tx, tenantId: string, guestId: string, salt: Buffer): Promise<void> {
+  const pointing = DEVICE_ROWS.map(
+    (table) =>
+      `SELECT "deviceId" FROM "${table}" WHERE "tenantId" = $1 AND "guestId" = $2 AND "deviceId" IS NOT NULL`,
+  ).join(' UNION ');
+  const foreign = await tx.$queryRawUnsafe<{ id: string; mac: string }[]>(
+    `SELECT d."id", d.mac FROM "GuestDevice" d WHERE d."id" IN (${pointing}) AND d."guestId" <> $2`,
+    tenantId,
+    guestId,
+  );
+  for (const device of foreign) {
+    const copy = await tx.guestDevice.create({
+      data: { tenantId, guestId, mac: macStandIn(device.mac, salt) },
+      select: { id: true },
+    });
+    for (const table of DEVICE_ROWS) {
+      await tx.$executeRawUnsafe(
+        `UPDATE "${table}" SET "deviceId" = $4 WHERE "tenantId" = $1 AND "guestId" = $2 AND "deviceId" = $3`,
+        tenantId,
+        guestId,
+        device.id,
+        copy.id,
+      );
+    }
+  }
 }
 
 /** What an erasure needs: the database, and the config that says where avatars are stored. */
@@ -335,12 +421,14 @@ export interface ErasureDeps {
 
 /**
  * The erasure of one guest, the one place for its rule (`DELETE /guests/:id`, GraphQL `eraseGuest`
- * and the retention sweeper's anonymisation of inactive guests all call it): in one transaction, the
- * guest's personal columns are emptied and the row marked erased, its tags unlinked, its devices' MACs
- * replaced by stand-ins everywhere, the devices' addresses and agents and the sessions' IP addresses
- * emptied, and the codes it held let go; then its avatar file is removed from storage. Resolves to
- * false, changing nothing, when the guest is absent or already erased, or when `when` (a condition
- * checked under the row's lock, in the transaction: the sweeper's "still inactive") says no.
+ * and the retention sweeper's anonymisation of inactive guests all call it): in one transaction, its
+ * MACs are replaced by stand-ins (replaceMacs), the anonymous guests a redeem named after one of its
+ * devices' MACs are erased with it (they are that device's), and each erased guest's personal columns
+ * are emptied and its row marked erased, its tags unlinked, its devices' addresses and agents and its
+ * sessions' IP addresses emptied, its open sessions ended (no controller can name the device again),
+ * and the codes it held let go; then the avatar files are removed from storage. Resolves to false,
+ * changing nothing, when the guest is absent or already erased, or when `when` (a condition checked
+ * under the row's lock, in the transaction: the sweeper's "still inactive") says no.
  */
 export async function eraseGuestData(
   deps: ErasureDeps,
@@ -348,9 +436,8 @@ export async function eraseGuestData(
   opts: { when?: (tx: Tx) => Promise<boolean> } = {},
 ): Promise<boolean> {
   const { id: guestId, tenantId } = guest;
-  const own = { tenantId, guestId };
   const source = { prisma: deps.prisma, tenantId, actor: deps.actor };
-  const avatar = await writeWithEvents(source, TRANSACTION_OPTIONS, async (tx, log) => {
+  const avatars = await writeWithEvents(source, TRANSACTION_OPTIONS, async (tx, log) => {
     // Every device of the tenant takes its turn first: a batch writing the guest's MACs is done
     // before this reads them, or waits until this is done (src/modules/presence/device-locks.ts).
     await lockAllDevices(tx, tenantId);
@@ -358,23 +445,60 @@ export async function eraseGuestData(
     // erased; the avatar path read here is the one the erasure empties.
     const row = await lockLiveGuest(tx, tenantId, guestId);
     if (!row || (opts.when && !(await opts.when(tx)))) return undefined;
-    await tx.guest.updateMany({ where: { id: guestId, tenantId }, data: blankGuest(new Date()) });
-    await tx.guestTag.deleteMany({ where: own });
-    const macs = await replaceMacs(tx, tenantId, await macsOf(tx, tenantId, guestId));
-    const devices = await tx.guestDevice.findMany({ where: own, select: { id: true } });
-    await forgetDevices(tx, tenantId, { macs, deviceIds: devices.map((d) => d.id) });
-    await tx.guestDevice.updateMany({
-      where: own,
-      data: { ip: null, userAgent: null, partnerId: null, description: '' },
+    const { replaced, ownForms } = await replaceMacs(tx, tenantId, guestId);
+    const namedAfter = await tx.guest.findMany({
+      where: { tenantId, id: { not: guestId }, erasedAt: null, username: { in: ownForms } },
+      select: { id: true, name: true, username: true, imagePath: true },
     });
-    await tx.guestSession.updateMany({ where: own, data: { ipAddress: '0.0.0.0' } });
-    await tx.accessCode.updateMany({ where: own, data: { guestId: null } });
-    log.record(guestErased(guestId, deps.action));
-    return { path: row.imagePath };
+    const erased = [
+      { id: guestId, imagePath: row.imagePath },
+      ...namedAfter.filter((g) => g.name === g.username),
+    ];
+    const devices = await tx.guestDevice.findMany({
+      where: { tenantId, guestId: { in: erased.map((g) => g.id) } },
+      select: { id: true },
+    });
+    await forgetDevices(tx, tenantId, { macs: replaced, deviceIds: devices.map((d) => d.id) });
+    const now = new Date();
+    for (const g of erased) await eraseRow(tx, log, tenantId, g.id, deps.action, now);
+    return erased.map((g) => g.imagePath).filter((path): path is string => !!path);
   });
-  if (!avatar) return false;
-  if (avatar.path) await avatarStorage(deps).remove(avatar.path);
+  if (!avatars) return false;
+  for (const path of avatars) await avatarStorage(deps).remove(path);
   return true;
+}
+
+/** One erased guest's own rows (its MACs are replaceMacs'): emptied, its open sessions ended. */
+async function eraseRow(
+  tx: Tx,
+  log: EventLog,
+  tenantId: string,
+  guestId: string,
+  action: string,
+  now: Date,
+): Promise<void> {
+  const own = { tenantId, guestId };
+  await tx.guest.updateMany({ where: { id: guestId, tenantId }, data: blankGuest(now) });
+  await tx.guestTag.deleteMany({ where: own });
+  await tx.guestDevice.updateMany({
+    where: own,
+    data: { ip: null, userAgent: null, partnerId: null, description: '', online: false, connectionStatus: 0 },
+  });
+  await tx.guestSession.updateMany({ where: own, data: { ipAddress: '0.0.0.0' } });
+  const open = { ...own, endTime: null };
+  const ending = await tx.guestSession.findMany({ where: open, select: { id: true } });
+  if (ending.length > 0) {
+    const ended = { id: { in: ending.map((e) => e.id) } };
+    await tx.guestSession.updateMany({
+      where: ended,
+      data: { endTime: now, online: false, connectionStatus: 0 },
+    });
+    for (const s of await tx.guestSession.findMany({ where: ended, select: sessionItemSelect })) {
+      log.record(sessionEvent('guest_session.ended', s, now));
+    }
+  }
+  await tx.accessCode.updateMany({ where: own, data: { guestId: null } });
+  log.record(guestErased(guestId, action, now));
 }
 
 /** `DELETE /guests/:id`, GraphQL `eraseGuest`: the erasure (eraseGuestData) of the guest of the path id. */
