@@ -516,4 +516,212 @@ describe.concurrent('POST /ingest/sessions', () => {
       visitCount: 1,
     });
   });
+  it('accepts an interim or stop of an unknown MAC without a guest, writing nothing for it, and applies the rest of the batch', async () => {
+    const { a, ingest } = await setup();
+    const guest = await addGuest(a.tenant_id, a.location_id);
+    const known = 'AA:BB:CC:00:03:01';
+    const unknown = 'AA:BB:CC:00:03:02';
+    await accepted(ingest, [
+      accounting({ location_id: a.location_id, mac: known, guest_id: guest.id, at: iso(300) }),
+    ]);
+    const before = await tables(a.tenant_id);
+    const after = await lastEventId(a.tenant_id);
+    const batch = {
+      events: [
+        accounting({
+          location_id: a.location_id,
+          mac: 'aa-bb-cc-00-03-02',
+          kind: 'interim',
+          bytes_up: 5,
+          at: iso(200),
+        }),
+        accounting({
+          location_id: a.location_id,
+          mac: known,
+          kind: 'stop',
+          bytes_up: 7,
+          bytes_down: 9,
+          at: iso(100),
+        }),
+      ],
+    };
+    const first = await t.request('POST', SESSIONS, { token: ingest, body: batch });
+    expect(first.status, first.text).toBe(200);
+    expect(first.text).toBe('{"accepted":2}');
+    // Both event ids are in the ledger; no device or session for the unknown MAC.
+    const applied = await tables(a.tenant_id);
+    expect(applied).toEqual({ ...before, events: before.events + 2 });
+    expect(await prisma().guestDevice.count({ where: { tenantId: a.tenant_id, mac: unknown } })).toBe(0);
+    const session = await prisma().guestSession.findFirstOrThrow({
+      where: { tenantId: a.tenant_id },
+      include: { device: true },
+    });
+    expect(session).toMatchObject({ uploadedData: 7n, downloadedData: 9n, online: false });
+    expect(session.device.mac).toBe(known);
+    // The event log holds the known device's session end, nothing about the unknown MAC.
+    const log = await t.request('GET', `/api/v1/events?after=${after}`, { token: a.token });
+    expect(log.status, log.text).toBe(200);
+    expect(log.json.data.map((e: { type: string; resource_id: string }) => [e.type, e.resource_id])).toEqual([
+      ['guest_session.ended', session.id],
+    ]);
+    expect(log.text).not.toContain('03:02');
+
+    const retry = await t.request('POST', SESSIONS, { token: ingest, body: batch });
+    expect(retry.status, retry.text).toBe(200);
+    expect(retry.text).toBe('{"accepted":2}');
+    expect(await tables(a.tenant_id)).toEqual(applied);
+    expect(await lastEventId(a.tenant_id)).toBe(after + 1);
+  });
+
+  it('still refuses a start of an unknown MAC without a guest (a new session needs one), and writes nothing', async () => {
+    const { a, ingest } = await setup();
+    const before = await tables(a.tenant_id);
+    const res = await t.request('POST', SESSIONS, {
+      token: ingest,
+      body: {
+        events: [
+          accounting({ location_id: a.location_id, mac: 'AA:BB:CC:00:04:01' }),
+          accounting({ location_id: a.location_id, mac: 'AA:BB:CC:00:04:02', kind: 'stop' }),
+        ],
+      },
+    });
+    expect(res.status).toBe(422);
+    expect(res.json).toEqual({
+      message: 'The events.0.guest id field is required when events.0.mac is not a known device.',
+      errors: {
+        'events.0.guest_id': [
+          'The events.0.guest id field is required when events.0.mac is not a known device.',
+        ],
+      },
+    });
+    expect(await tables(a.tenant_id)).toEqual(before);
+  });
+
+  it('knows a MAC from an earlier event of the batch (time, then position) that names its guest', async () => {
+    const { a, ingest } = await setup();
+    const guest = await addGuest(a.tenant_id, a.location_id);
+    const ev = (mac: string, kind: string, at: string, more: Record<string, unknown> = {}) =>
+      accounting({ location_id: a.location_id, mac, kind, at, ...more });
+    const sessionsOf = (mac: string) =>
+      prisma().guestSession.findMany({ where: { tenantId: a.tenant_id, device: { mac } } });
+
+    // start with the guest, then stop without: the stop closes the session the start opened.
+    const m1 = 'AA:BB:CC:00:05:01';
+    const stopAt = iso(200);
+    await accepted(ingest, [ev(m1, 'start', iso(300), { guest_id: guest.id }), ev(m1, 'stop', stopAt)]);
+    const [s1] = await sessionsOf(m1);
+    expect(s1?.endTime?.toISOString()).toBe(stopAt);
+
+    // A stop before the start that names the guest: no device yet, nothing to close; the start opens.
+    const m2 = 'AA:BB:CC:00:05:02';
+    const startAt = iso(200);
+    await accepted(ingest, [ev(m2, 'stop', iso(300)), ev(m2, 'start', startAt, { guest_id: guest.id })]);
+    const s2 = await sessionsOf(m2);
+    expect(s2.map((s) => [s.startTime.toISOString(), s.endTime])).toEqual([[startAt, null]]);
+
+    // At the same time, the batch's position decides: the start first, the interim updates it.
+    const m3 = 'AA:BB:CC:00:05:03';
+    const same = iso(150);
+    await accepted(ingest, [
+      ev(m3, 'start', same, { guest_id: guest.id }),
+      ev(m3, 'interim', same, { bytes_down: 30 }),
+    ]);
+    expect((await sessionsOf(m3)).map((s) => s.downloadedData)).toEqual([30n]);
+
+    // An interim with the guest still opens a session for an unknown MAC at its time.
+    const m4 = 'AA:BB:CC:00:05:04';
+    const interimAt = iso(120);
+    await accepted(ingest, [ev(m4, 'interim', interimAt, { guest_id: guest.id })]);
+    expect((await sessionsOf(m4)).map((s) => [s.startTime.toISOString(), s.endTime])).toEqual([
+      [interimAt, null],
+    ]);
+
+    // A start without a guest before the event that names it is a start of an unknown device.
+    const m5 = 'AA:BB:CC:00:05:05';
+    const before = await tables(a.tenant_id);
+    const refused = await t.request('POST', SESSIONS, {
+      token: ingest,
+      body: { events: [ev(m5, 'interim', iso(100), { guest_id: guest.id }), ev(m5, 'start', iso(200))] },
+    });
+    expect(refused.status).toBe(422);
+    expect(refused.json.errors).toEqual({
+      'events.1.guest_id': [
+        'The events.1.guest id field is required when events.1.mac is not a known device.',
+      ],
+    });
+    expect(await tables(a.tenant_id)).toEqual(before);
+  });
+
+  it("accepts a stop for an erased guest's real MAC beside another device's interim, which applies", async () => {
+    const { a, ingest } = await setup();
+    const erased = await addGuest(a.tenant_id, a.location_id);
+    const other = await addGuest(a.tenant_id, a.location_id);
+    const mac = 'AA:BB:CC:00:06:01';
+    const otherMac = 'AA:BB:CC:00:06:02';
+    await accepted(ingest, [
+      accounting({ location_id: a.location_id, mac, guest_id: erased.id, at: iso(300) }),
+      accounting({ location_id: a.location_id, mac: otherMac, guest_id: other.id, at: iso(300) }),
+    ]);
+    const del = await t.request('DELETE', `/api/v1/guests/${erased.id}`, { token: a.token });
+    expect(del.status, del.text).toBe(204);
+    const before = await tables(a.tenant_id);
+    const after = await lastEventId(a.tenant_id);
+
+    // The controller still sees the real MAC connected, and reports its stop.
+    const batch = {
+      events: [
+        accounting({
+          location_id: a.location_id,
+          mac,
+          kind: 'stop',
+          bytes_up: 1,
+          bytes_down: 2,
+          at: iso(100),
+        }),
+        accounting({
+          location_id: a.location_id,
+          mac: otherMac,
+          kind: 'interim',
+          bytes_up: 40,
+          bytes_down: 50,
+          at: iso(100),
+        }),
+      ],
+    };
+    const res = await t.request('POST', SESSIONS, { token: ingest, body: batch });
+    expect(res.status, res.text).toBe(200);
+    expect(res.text).toBe('{"accepted":2}');
+    const applied = await tables(a.tenant_id);
+    expect(applied).toEqual({ ...before, events: before.events + 2 });
+    expect(await prisma().guestDevice.count({ where: { tenantId: a.tenant_id, mac } })).toBe(0);
+    expect(
+      await prisma().guestSession.findFirstOrThrow({ where: { tenantId: a.tenant_id, guestId: other.id } }),
+    ).toMatchObject({ uploadedData: 40n, downloadedData: 50n, online: true, endTime: null });
+    expect(await prisma().guest.findUniqueOrThrow({ where: { id: other.id } })).toMatchObject({
+      totalUploadedData: 40n,
+      totalDownloadedData: 50n,
+      online: true,
+    });
+    expect(await lastEventId(a.tenant_id)).toBe(after);
+
+    const retry = await t.request('POST', SESSIONS, { token: ingest, body: batch });
+    expect(retry.text).toBe('{"accepted":2}');
+    expect(await tables(a.tenant_id)).toEqual(applied);
+  });
 });
+
+function addGuest(tenantId: string, locationId: string) {
+  return prisma().guest.create({ data: { tenantId, locationId, username: uniqueName('g'), name: 'G' } });
+}
+
+async function accepted(token: string, events: Record<string, unknown>[]): Promise<void> {
+  const res = await t.request('POST', SESSIONS, { token, body: { events } });
+  expect(res.status, res.text).toBe(200);
+  expect(res.json).toEqual({ accepted: events.length });
+}
+
+/** The tenant's latest event-log id (0 when none). */
+async function lastEventId(tenantId: string): Promise<number> {
+  const last = await prisma().event.findFirst({ where: { tenantId }, orderBy: { id: 'desc' } });
+  return Number(last?.id ?? 0);
+}

@@ -97,31 +97,33 @@ async function loadSessionRefs(tx: Tx, tenantId: string, events: Iterable<Sessio
     }),
   ]);
   const has = (rows: { id: string }[]) => new Set(rows.map((r) => r.id));
-  // A MAC is known when its device exists, or when an event of this batch names its guest.
-  const knownMacs = new Set(devices.map((d) => normalizeMac(d.mac)));
-  for (const e of list) if (e.guestId !== null) knownMacs.add(e.mac);
   return {
     locationIds: has(locations),
     guestIds: has(guests),
     profileIds: has(profiles),
     codeByText: new Map(codes.map((c) => [c.code, c])),
-    knownMacs,
+    deviceMacs: new Set(devices.map((d) => normalizeMac(d.mac))),
   };
 }
 
 type SessionRefs = Awaited<ReturnType<typeof loadSessionRefs>>;
 
-/** Event `i` with its access code resolved; null (with errors) when it names an unknown id. */
+/**
+ * Event `i` with its access code resolved; null (with errors) when it names an unknown id. `known`:
+ * the MAC has a device when the event applies. Only a `start` needs one (or a guest): an `interim`
+ * or `stop` of an unknown device without a guest has nothing to update or close (applySessions).
+ */
 function checkSessionEvent(
   i: number,
   e: SessionInput,
+  known: boolean,
   refs: SessionRefs,
   errors: BatchErrors,
 ): SessionEvent | null {
   const { guestId, accessCode: code, serviceProfileId: profileId } = e;
   if (!refs.locationIds.has(e.locationId)) errors.add(i, 'location_id', invalid(i, 'location_id'));
   if (guestId !== null && !refs.guestIds.has(guestId)) errors.add(i, 'guest_id', invalid(i, 'guest_id'));
-  if (guestId === null && !refs.knownMacs.has(e.mac)) {
+  if (guestId === null && !known && e.kind === 'start') {
     errors.add(
       i,
       'guest_id',
@@ -156,13 +158,21 @@ async function resolveSessionEvents(
   errors: BatchErrors,
 ): Promise<Map<number, SessionEvent>> {
   const refs = await loadSessionRefs(tx, tenantId, valid.values());
+  // In the order the events apply (time, then batch position): a MAC is known from its stored
+  // device, or from an earlier event of the batch that names its guest (which gives it a device).
+  const known = new Set(refs.deviceMacs);
   const out = new Map<number, SessionEvent>();
-  for (const [i, e] of valid) {
-    const event = checkSessionEvent(i, e, refs, errors);
+  for (const [i, e] of applyOrder(valid)) {
+    const event = checkSessionEvent(i, e, known.has(e.mac), refs, errors);
+    if (e.guestId !== null) known.add(e.mac);
     if (event) out.set(i, event);
   }
   return out;
 }
+
+/** The events by time, then batch position: the order applySessions takes them in. */
+const applyOrder = <T extends { at: Date }>(events: ReadonlyMap<number, T>): [number, T][] =>
+  [...events].sort(([i, a], [j, b]) => a.at.getTime() - b.at.getTime() || i - j);
 
 // ── Applying the events ───────────────────────────────────────────────────────────────────────
 
@@ -203,7 +213,8 @@ interface SessionBook {
  * running totals (as RADIUS accounting sends them): the session keeps the largest value seen and
  * the device and guest totals grow by the difference. `start` opens a session (closing a
  * forgotten open one of the device), `interim` updates it, `stop` closes it; an `interim` or `stop`
- * without an open session opens one at its time. An unknown MAC with a guest gets a device.
+ * without an open session opens one at its time. An unknown MAC with a guest gets a device; without
+ * one (an erased guest's real MAC, a session older than the service) its event changes nothing.
  */
 async function applySessions(tx: Tx, log: EventLog, tenantId: string, events: SessionEvent[]): Promise<void> {
   if (events.length === 0) return;
@@ -211,6 +222,7 @@ async function applySessions(tx: Tx, log: EventLog, tenantId: string, events: Se
   const book = await loadSessionBook(tx, log, tenantId, macs);
   for (const e of events) {
     const device = await deviceOf(book, e);
+    if (!device) continue;
     let session = book.openByDevice.get(device.id);
     if (session && (e.kind === 'start' || session.guestId !== device.guestId)) {
       await closeSession(book, session, e.at);
@@ -246,13 +258,19 @@ async function loadSessionBook(
   };
 }
 
-/** The event's device: created for an unknown MAC, moved to the guest who logs in with it. */
-async function deviceOf({ tx, log, tenantId, deviceByMac }: SessionBook, e: SessionEvent): Promise<Device> {
+/**
+ * The event's device: created for an unknown MAC, moved to the guest who logs in with it; null for an
+ * unknown MAC without a guest (no guest to give it to).
+ */
+async function deviceOf(
+  { tx, log, tenantId, deviceByMac }: SessionBook,
+  e: SessionEvent,
+): Promise<Device | null> {
   let device: Device | undefined = deviceByMac.get(e.mac);
   if (!device) {
+    if (e.guestId === null) return null;
     const created = await tx.guestDevice.create({
-      // checkSessionEvent lets an unknown MAC through only with a guest named in the batch.
-      data: { tenantId, guestId: e.guestId as string, mac: e.mac, ip: e.ip, lastSeenTime: e.at },
+      data: { tenantId, guestId: e.guestId, mac: e.mac, ip: e.ip, lastSeenTime: e.at },
       select: deviceListSelect,
     });
     recordFirstSeen(tx, log, created.id);
