@@ -182,6 +182,8 @@ describe('admin retention run (embedded database)', { timeout: 120_000 }, () => 
       presence_records: 3,
       location_logs: null,
       guest_sessions: 2,
+      // The rows here are written directly: no event copies them.
+      events: 0,
     });
     expect(run.stderr).toContain('Counting what goes');
     expect(run.stderr).not.toContain('[#');
@@ -192,13 +194,14 @@ describe('admin retention run (embedded database)', { timeout: 120_000 }, () => 
     const lines = text.stdout.trimEnd().split('\n');
     const minute = String.raw`\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC`;
     expect(lines[0]).toBe(`Dry run for tenant ${tenant.tenantId}: nothing was changed. What would go now:`);
-    expect(lines.slice(1)).toHaveLength(4);
+    expect(lines.slice(1)).toHaveLength(5);
     expect(lines[1]).toMatch(
       new RegExp(`^  inactive guests to anonymise \\(13 months: no activity since ${minute}\\) +1$`),
     );
     expect(lines[2]).toMatch(new RegExp(`^  presence records to delete \\(30 days: before ${minute}\\) +3$`));
     expect(lines[3]).toMatch(/^ {2}location logs \(off\) +-$/);
     expect(lines[4]).toMatch(new RegExp(`^  guest sessions to delete \\(30 days: before ${minute}\\) +2$`));
+    expect(lines[5]).toMatch(/^ {2}their copies in the event log to delete +0$/);
   });
 
   it('a run removes it, with a progress bar on stderr and a summary; a second run finds nothing', async () => {
@@ -211,6 +214,8 @@ describe('admin retention run (embedded database)', { timeout: 120_000 }, () => 
       presence_records: 3,
       location_logs: null,
       guest_sessions: 2,
+      // The rows here are written directly: no event copies them.
+      events: 0,
     });
     // Not a terminal here: a line per tenth, the last one full.
     const bars = run.stderr.split('\n').filter((l) => l.startsWith('['));
@@ -234,6 +239,7 @@ describe('admin retention run (embedded database)', { timeout: 120_000 }, () => 
     expect(lines[2]).toMatch(/^ {2}presence records deleted \(30 days: .*\) +0$/);
     expect(lines[3]).toMatch(/^ {2}location logs \(off\) +-$/);
     expect(lines[4]).toMatch(/^ {2}guest sessions deleted \(30 days: .*\) +0$/);
+    expect(lines[5]).toMatch(/^ {2}their copies in the event log deleted +0$/);
   });
 
   it('says so for a tenant whose settings are all off, and refuses a missing or unknown tenant', async () => {
@@ -246,6 +252,7 @@ describe('admin retention run (embedded database)', { timeout: 120_000 }, () => 
       presence_records: null,
       location_logs: null,
       guest_sessions: null,
+      events: null,
     });
     const offText = await cli('retention', 'run', '--tenant', idle.tenantId);
     expect(offText.stdout.trimEnd().split('\n').at(-1)).toBe(

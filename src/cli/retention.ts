@@ -1,6 +1,7 @@
 // `admin retention run --tenant ID [--dry-run]`: applies one tenant's retention settings now, as the
 // server's sweeper does (src/modules/retention/), and says what went: inactive guests anonymised,
-// presence records, location logs and guest sessions deleted. `--dry-run` counts what would go and
+// presence records, location logs and guest sessions deleted, and the events copying those rows
+// deleted from the event log with them. `--dry-run` counts what would go and
 // changes nothing. A progress bar on stderr while it works; a plain summary on stdout.
 import type { Config } from '../config.js';
 import type { Database } from '../db/database.js';
@@ -11,6 +12,7 @@ import {
 } from '../modules/retention/retention.service.js';
 import {
   applyRetention,
+  copiesAnyEvents,
   countRetention,
   cutoffsOf,
   noCounts,
@@ -53,11 +55,14 @@ function settingText(s: RetentionSettingsView, kind: RetentionKind): string | nu
 /** `2026-11-25 02:44 UTC`. */
 const minute = (d: Date): string => `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 
-/** What the command prints with --json: the counts per kind (null: that setting is off). */
+/**
+ * What the command prints with --json: the counts per kind (null: that setting is off), and `events`:
+ * the event-log copies of the deleted rows (null: no setting on deletes rows the log copies).
+ */
 export type RetentionRunResult = { tenant_id: string; dry_run: boolean } & Record<
   RetentionKind,
   number | null
->;
+> & { events: number | null };
 
 function summary(
   tenantId: string,
@@ -73,6 +78,7 @@ function summary(
     presence_records: null,
     location_logs: null,
     guest_sessions: null,
+    events: null,
   };
   const rows: [string, string][] = [];
   for (const kind of RETENTION_KINDS) {
@@ -87,6 +93,10 @@ function summary(
     const when =
       kind === 'inactive_guests' ? `no activity since ${minute(cutoff)}` : `before ${minute(cutoff)}`;
     rows.push([`${what} ${dryRun ? would : done} (${setting}: ${when})`, String(counts[kind])]);
+  }
+  if (copiesAnyEvents(cutoffs)) {
+    result.events = counts.events;
+    rows.push([`their copies in the event log ${dryRun ? 'to delete' : 'deleted'}`, String(counts.events)]);
   }
   const width = Math.max(...rows.map(([label]) => label.length));
   const head = dryRun

@@ -3,6 +3,7 @@
 // Every statement touches at most BATCH_SIZE rows (a guest's anonymisation is one erasure, its own
 // short transaction), so no statement holds its locks for long and ingest and requests go on beside it.
 import type { Prisma } from '../../db/database.js';
+import type { EventType } from '../../events/event-types.js';
 import { systemActor } from '../../events/outbox.js';
 import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { type ErasureDeps, eraseGuestData, type Tx } from '../guests/guests.privacy.js';
@@ -23,13 +24,18 @@ export const RETENTION_KINDS = [
   'guest_sessions',
 ] as const;
 export type RetentionKind = (typeof RETENTION_KINDS)[number];
-export type RetentionCounts = Record<RetentionKind, number>;
+/**
+ * Rows per kind, and `events`: the event-log copies of the deleted rows that went with them (not
+ * counted in their kind: a row is one, whatever number of events copied it).
+ */
+export type RetentionCounts = Record<RetentionKind, number> & { events: number };
 
 export const noCounts = (): RetentionCounts => ({
   inactive_guests: 0,
   presence_records: 0,
   location_logs: 0,
   guest_sessions: 0,
+  events: 0,
 });
 
 /** Rows per statement, at most. */
@@ -158,32 +164,64 @@ export function eraseIfInactive(
 // ---------------------------------------------------------------------------------------------
 // Deletions
 
-/** The table and the time column of each deleted kind: a row goes when that time is before the cutoff. */
+/**
+ * The table and the time column of each deleted kind (a row goes when that time is before the
+ * cutoff), and the event types whose events copy its rows (their `resourceId` is the row's id): they
+ * go with the row, so neither the log nor a webhook replay keeps what the setting removed. A presence
+ * record (a detection) has no event of its own; `presence.location_*` copy the location session
+ * (visit), which no setting deletes.
+ */
 const DELETIONS = {
-  presence_records: { table: 'PresenceRecord', column: 'seenAt' },
-  location_logs: { table: 'LocationLog', column: 'timestamp' },
+  presence_records: { table: 'PresenceRecord', column: 'seenAt', copies: [] },
+  location_logs: {
+    table: 'LocationLog',
+    column: 'timestamp',
+    copies: ['presence.zone_entered', 'presence.zone_left'],
+  },
   // An open session (no end yet) never goes: `NULL < cutoff` is not true.
-  guest_sessions: { table: 'GuestSession', column: 'endTime' },
-} as const satisfies Partial<Record<RetentionKind, { table: string; column: string }>>;
+  guest_sessions: {
+    table: 'GuestSession',
+    column: 'endTime',
+    copies: ['guest_session.started', 'guest_session.ended'],
+  },
+} as const satisfies Partial<
+  Record<RetentionKind, { table: string; column: string; copies: readonly EventType[] }>
+>;
 
 type DeletedKind = keyof typeof DELETIONS;
 const DELETED_KINDS = Object.keys(DELETIONS) as DeletedKind[];
+
+/** The kind's event types, or null when no event copies its rows. */
+function copiesOf(kind: DeletedKind): PrismaNS.Sql | null {
+  const types: readonly EventType[] = DELETIONS[kind].copies;
+  return types.length === 0 ? null : PrismaNS.join(types);
+}
+
+/** Whether some setting on deletes rows the event log copies (the CLI shows `events` then). */
+export const copiesAnyEvents = (cutoffs: RetentionCutoffs): boolean =>
+  DELETED_KINDS.some((kind) => cutoffs[kind] !== undefined && copiesOf(kind) !== null);
 
 function older(kind: DeletedKind, tenantId: string, cutoff: Date): PrismaNS.Sql {
   const { table, column } = DELETIONS[kind];
   return PrismaNS.sql`FROM ${PrismaNS.raw(`"${table}"`)} WHERE "tenantId" = ${tenantId} AND ${PrismaNS.raw(`"${column}"`)} < ${cutoff}`;
 }
 
+/** The kind's rows older than the cutoff, and the events copying them (along `(tenantId, resourceId)`). */
 async function countOlder(
   prisma: Prisma,
   kind: DeletedKind,
   tenantId: string,
   cutoff: Date,
-): Promise<number> {
-  const [row] = await prisma.$queryRaw<{ n: number }[]>(
-    PrismaNS.sql`SELECT count(*)::int AS n ${older(kind, tenantId, cutoff)}`,
+): Promise<{ rows: number; events: number }> {
+  const types = copiesOf(kind);
+  const events = types
+    ? PrismaNS.sql`(SELECT count(*) FROM "Event" e WHERE e."tenantId" = ${tenantId} AND e."type" IN (${types})
+        AND e."resourceId" IN (SELECT "id" ${older(kind, tenantId, cutoff)}))::int`
+    : PrismaNS.sql`0`;
+  const [row] = await prisma.$queryRaw<{ rows: number; events: number }[]>(
+    PrismaNS.sql`SELECT (SELECT count(*) ${older(kind, tenantId, cutoff)})::int AS "rows", ${events} AS "events"`,
   );
-  return row?.n ?? 0;
+  return { rows: row?.rows ?? 0, events: row?.events ?? 0 };
 }
 
 /**
@@ -197,11 +235,30 @@ function deleteCurrentPresenceBatch(prisma: Prisma, tenantId: string, cutoff: Da
       SELECT "mac" FROM "CurrentPresence" WHERE "tenantId" = ${tenantId} AND "seenAt" < ${cutoff} LIMIT ${limit})`);
 }
 
-/** Deletes at most `limit` rows of the kind older than the cutoff; resolves to how many went. */
-function deleteBatch(prisma: Prisma, kind: DeletedKind, tenantId: string, cutoff: Date, limit: number) {
-  const { table } = DELETIONS[kind];
-  return prisma.$executeRaw(PrismaNS.sql`
-    DELETE FROM ${PrismaNS.raw(`"${table}"`)} WHERE "id" IN (SELECT "id" ${older(kind, tenantId, cutoff)} LIMIT ${limit})`);
+/**
+ * Deletes at most `limit` rows of the kind older than the cutoff and, in the same statement, the
+ * events copying them (a few per row, found by the row's id); resolves to how many of each went.
+ */
+async function deleteBatch(
+  prisma: Prisma,
+  kind: DeletedKind,
+  tenantId: string,
+  cutoff: Date,
+  limit: number,
+): Promise<{ rows: number; events: number }> {
+  const table = PrismaNS.raw(`"${DELETIONS[kind].table}"`);
+  const rows = PrismaNS.sql`DELETE FROM ${table} WHERE "id" IN (SELECT "id" ${older(kind, tenantId, cutoff)} LIMIT ${limit})`;
+  const types = copiesOf(kind);
+  if (!types) return { rows: await prisma.$executeRaw(rows), events: 0 };
+  const [row] = await prisma.$queryRaw<{ rows: number; events: number }[]>(PrismaNS.sql`
+    WITH gone AS (${rows} RETURNING "id"),
+    copies AS (
+      DELETE FROM "Event" e USING gone g
+      WHERE e."tenantId" = ${tenantId} AND e."resourceId" = g."id" AND e."type" IN (${types})
+      RETURNING 1
+    )
+    SELECT (SELECT count(*) FROM gone)::int AS "rows", (SELECT count(*) FROM copies)::int AS "events"`);
+  return { rows: row?.rows ?? 0, events: row?.events ?? 0 };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -218,7 +275,10 @@ export async function countRetention(
     counts.inactive_guests = await countInactiveGuests(prisma, tenantId, cutoffs.inactive_guests);
   for (const kind of DELETED_KINDS) {
     const cutoff = cutoffs[kind];
-    if (cutoff) counts[kind] = await countOlder(prisma, kind, tenantId, cutoff);
+    if (!cutoff) continue;
+    const { rows, events } = await countOlder(prisma, kind, tenantId, cutoff);
+    counts[kind] = rows;
+    counts.events += events;
   }
   return counts;
 }
@@ -238,7 +298,8 @@ export interface ApplyOptions {
  * Applies the cutoffs to one tenant: inactive guests anonymised by the erasure itself (eraseGuestData,
  * after checking again under the row's lock that the guest is still inactive), then presence records
  * (and the current-presence rows as old), location logs and ended guest sessions deleted, at most
- * `batchSize` rows a statement, until none is left. Resolves to how many of each went.
+ * `batchSize` rows a statement (with the events copying them), until none is left. Resolves to how
+ * many of each went.
  */
 export async function applyRetention(
   deps: RetentionDeps,
@@ -281,8 +342,9 @@ export async function applyRetention(
     if (!cutoff) continue;
     for (;;) {
       if (stopped()) return counts;
-      const n = await deleteBatch(deps.prisma, kind, tenantId, cutoff, batchSize);
+      const { rows: n, events } = await deleteBatch(deps.prisma, kind, tenantId, cutoff, batchSize);
       counts[kind] += n;
+      counts.events += events;
       if (n > 0) opts.onProgress?.(kind, n);
       if (n < batchSize) break;
     }

@@ -89,6 +89,7 @@ export function startRetentionSweeper(deps: {
             },
           );
           for (const kind of RETENTION_KINDS) counts[kind] += done[kind];
+          counts.events += done.events;
         } catch (err) {
           // One tenant's failure (the database away) does not stop the others; the next pass retries.
           failures++;
@@ -102,7 +103,7 @@ export function startRetentionSweeper(deps: {
       return { swept: false };
     }
     const { tenants, counts, failures } = held.value;
-    const removed = RETENTION_KINDS.some((k) => counts[k] > 0);
+    const removed = counts.events > 0 || RETENTION_KINDS.some((k) => counts[k] > 0);
     if (removed || failures > 0)
       log.info({ tenants, ...counts, failures, ms: Date.now() - started }, 'retention: sweep done');
     return { swept: true, ...held.value };
