@@ -7,6 +7,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../src/db/database.js';
 import { issueToken } from '../src/modules/tenants/bootstrap.service.js';
+import { connectRedis } from '../src/redis/redis.js';
 import { startApp } from './helpers/app.js';
 import { addHierarchy, addUser, newTenant } from './helpers/fixtures.js';
 import { migratedDataDir, migratedMemoryDatabase } from './helpers/pglite-template.js';
@@ -395,6 +396,23 @@ describe.skipIf(!hasRedisServer)('/health with REDIS_URL (in process)', () => {
       expect(both.text).toBe('{"status":"unavailable","database":"unreachable","redis":"degraded"}');
     } finally {
       await own.close();
+    }
+  });
+});
+
+describe.skipIf(!hasRedisServer)('Redis failed-command count on a healthy connection', () => {
+  const redis = ownRedisForSuite();
+
+  it('stays 0 through connect, commands and a subscription (no CLIENT SETINFO refused by Redis < 7.2)', async () => {
+    const link = connectRedis(redis.url);
+    try {
+      expect(await link.client.ping()).toBe('PONG');
+      await link.subscriber().subscribe('failed-commands-check');
+      expect(await link.client.publish('failed-commands-check', 'x')).toBe(1);
+      expect(await link.health()).toBe('ok');
+      expect(link.stats()).toMatchObject({ outages: 0, errors: 0, failedCommands: 0 });
+    } finally {
+      await link.close();
     }
   });
 });
