@@ -547,6 +547,33 @@ describe.concurrent('GraphQL redeemAccessCode: an answer the caller may not read
   });
 });
 
+// Two connections redeeming one code at once: PGlite's one connection serialises them.
+describe.skipIf(!process.env.TEST_DATABASE_URL)(
+  'concurrent first uses of a generated code without a guest',
+  () => {
+    it('link every device to the one guest the first use gave the code; each answer names that guest', async () => {
+      const a = await tenant();
+      const code = await one(a, { max_uses: 5 });
+      expect(code.guest_id).toBeNull();
+      const guestsBefore = await prisma().guest.count({ where: { tenantId: a.tenant_id } });
+      const macs = Array.from({ length: 5 }, () => randomMac());
+      const answers = await Promise.all(
+        macs.map((mac) => redeem(a.token, { code: code.code, location_id: a.location_id, mac })),
+      );
+      const bodies = answers.map(ok);
+      const holder = (await stored(code.id)).guestId;
+      expect(holder).not.toBeNull();
+      expect(await prisma().guest.count({ where: { tenantId: a.tenant_id } })).toBe(guestsBefore + 1);
+      const devices = await prisma().guestDevice.findMany({
+        where: { tenantId: a.tenant_id, mac: { in: macs } },
+      });
+      expect(devices.map((d) => d.guestId)).toEqual(macs.map(() => holder));
+      const name = (await prisma().guest.findUniqueOrThrow({ where: { id: holder as string } })).name;
+      expect(bodies.map((b) => [b.data.guest_id, b.data.guest_name])).toEqual(macs.map(() => [holder, name]));
+    });
+  },
+);
+
 // Alone: it counts every statement sent while its own request runs.
 describe.sequential('redeem statement count', () => {
   it('redeems a shared code for a known device in a fixed number of statements', async () => {

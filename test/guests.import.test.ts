@@ -216,6 +216,33 @@ describe.concurrent('POST /guests/import: the request', () => {
 });
 
 // Large bodies one at a time: each holds a database connection for a while.
+// An erasure beside the import, on two connections: PGlite's one connection serialises them.
+describe.skipIf(!process.env.TEST_DATABASE_URL)(
+  'POST /guests/import beside an erasure of the guest a row matches',
+  () => {
+    it('counts the row: it updates the guest (before the erasure) or creates one (after); never 0 of 1', async () => {
+      const a = await newTenant(prisma());
+      for (let round = 0; round < 4; round++) {
+        const email = `race.${round}.${Date.now()}@import.test`;
+        const guest = await addGuest(prisma(), a.tenant_id, a.location_id, { email, name: 'Before' });
+        const [erased, imported] = await Promise.all([
+          t.request('DELETE', `/api/v1/guests/${guest.id}`, { token: a.token }),
+          post(a.token, [{ location_id: a.location_id, email, name: 'After' }], '?upsert_by=email'),
+        ]);
+        expect(erased.status, erased.text).toBe(204);
+        expect(imported.status, imported.text).toBe(200);
+        const { created, updated, skipped } = imported.json.data;
+        expect(created + updated + skipped, imported.text).toBe(1);
+        if (created === 1) {
+          expect(
+            await prisma().guest.count({ where: { tenantId: a.tenant_id, email, erasedAt: null } }),
+          ).toBe(1);
+        }
+      }
+    });
+  },
+);
+
 describe('POST /guests/import: large bodies', () => {
   it('takes at most 50 000 rows, and answers malformed JSON with 400', async () => {
     const a = await newTenant(prisma());

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_CLOCK_SKEW_MINUTES } from '../src/modules/ingest/ingest.inputs.js';
 import { issueToken } from '../src/modules/tenants/bootstrap.service.js';
 import { startApp, type TestApp } from './helpers/app.js';
-import { addHierarchy, addUser, newTenant, uniqueName } from './helpers/fixtures.js';
+import { addHierarchy, addUser, newTenant, randomMac, uniqueName } from './helpers/fixtures.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -709,6 +709,41 @@ describe.concurrent('POST /ingest/sessions', () => {
     expect(await tables(a.tenant_id)).toEqual(applied);
   });
 });
+
+// Two connections ending sessions of one guest at once: PGlite's one connection serialises them.
+describe.skipIf(!process.env.TEST_DATABASE_URL)(
+  'POST /ingest/sessions: stops of one guest’s devices at once',
+  () => {
+    it('leave the guest offline once the last session ends (each counts after the other’s end)', async () => {
+      const { a, locationId, ingest } = await setup();
+      for (let round = 0; round < 3; round++) {
+        const guest = await addGuest(a.tenant_id, locationId);
+        const macs = Array.from({ length: 8 }, () => randomMac());
+        await accepted(
+          ingest,
+          macs.map((mac) => accounting({ mac, guest_id: guest.id, location_id: locationId, at: iso(60) })),
+        );
+        expect(await prisma().guest.findUniqueOrThrow({ where: { id: guest.id } })).toMatchObject({
+          online: true,
+        });
+        const stops = await Promise.all(
+          macs.map((mac) =>
+            t.request('POST', SESSIONS, {
+              token: ingest,
+              body: { events: [accounting({ kind: 'stop', mac, location_id: locationId, at: iso(10) })] },
+            }),
+          ),
+        );
+        expect(stops.map((r) => r.status)).toEqual(macs.map(() => 200));
+        expect(await prisma().guestSession.count({ where: { guestId: guest.id, endTime: null } })).toBe(0);
+        expect(await prisma().guest.findUniqueOrThrow({ where: { id: guest.id } })).toMatchObject({
+          online: false,
+          connectionStatus: 0,
+        });
+      }
+    });
+  },
+);
 
 function addGuest(tenantId: string, locationId: string) {
   return prisma().guest.create({ data: { tenantId, locationId, username: uniqueName('g'), name: 'G' } });

@@ -10,7 +10,7 @@ import { type InputOf, operation } from '../../operations/operation.js';
 import { fill, INVALID_SELECTION } from '../../validation/messages.js';
 import { ValidationError } from '../../validation/validator.js';
 import { deviceListSelect, recordFirstSeen } from '../guest-devices/guest-devices.service.js';
-import { sessionEvent, sessionItemSelect } from '../guest-sessions/guest-sessions.service.js';
+import { sessionEvent, sessionItemSelect, stillOnline } from '../guest-sessions/guest-sessions.service.js';
 import { guestVisibleSelect, recordGuestCreated } from '../guests/guests.service.js';
 import { lockDevices } from '../presence/device-locks.js';
 import { macVariants, normalizeMac } from '../presence/mac.js';
@@ -200,7 +200,16 @@ async function redeemIn(
     ...code,
     ...counted,
     serviceProfile: { name: code.serviceProfile.name },
-    guest: counted.guestId === code.guestId ? code.guest : guest,
+    // The code's guest as the use left it: this redeem's, the one read before, or (taken meanwhile
+    // by a concurrent first use) read now.
+    guest:
+      counted.guestId === null
+        ? null
+        : counted.guestId === guest.id
+          ? guest
+          : counted.guestId === code.guestId
+            ? code.guest
+            : await tx.guest.findUnique({ where: { id: counted.guestId }, select: guestNameSelect }),
   };
   accessCodeChange(log, 'access_code.used', w.action, code, used);
 
@@ -247,7 +256,11 @@ async function guestOf(
     return guest;
   }
   if (device) return device.guest;
-  const held = code.guestId === null ? null : await live(code.guestId);
+  // A generated code's guest as it is now, under the code's row lock (the use's UPDATE takes it
+  // anyway): concurrent first uses of a code without a guest take turns, and the later ones join the
+  // guest the first one gave it, rather than each making a guest of its own.
+  const holder = code.type === GENERATED ? await lockedHolder(tx, code.id) : code.guestId;
+  const held = holder === null ? null : await live(holder);
   if (held) return held;
   const created = await tx.guest.create({
     data: { tenantId, locationId: input.location_id, username: mac, name: mac },
@@ -255,6 +268,13 @@ async function guestOf(
   });
   recordGuestCreated(w.ctx, tx, w.log, w.action, created.id);
   return created;
+}
+
+/** The code's guest, read under the code's row lock. */
+async function lockedHolder(tx: Tx, codeId: string): Promise<string | null> {
+  const [row] = await tx.$queryRaw<{ guestId: string | null }[]>`
+    SELECT "guestId" FROM "AccessCode" WHERE "id" = ${codeId} FOR UPDATE`;
+  return row?.guestId ?? null;
 }
 
 /**
@@ -283,8 +303,7 @@ async function openSession(
     }
     for (const guestId of new Set(open.map((o) => o.guestId))) {
       if (guestId === s.guestId) continue;
-      const still = await tx.guestSession.count({ where: { tenantId, guestId, endTime: null } });
-      if (still === 0) {
+      if (!(await stillOnline(tx, tenantId, guestId))) {
         await tx.guest.update({ where: { id: guestId }, data: { online: false, connectionStatus: 0 } });
       }
     }

@@ -185,3 +185,18 @@ export function sessionEvent(
     payload: sessionItem(s, s.guest.erasedAt === null, now),
   };
 }
+
+/**
+ * Whether the guest still has an open session, counted once its row is locked (held to the end of
+ * the transaction): two writes ending two of its sessions at once take turns, and the later one's
+ * count sees the earlier one's end. Counted before the lock, each saw the other's session still
+ * open, and the guest stayed online with none.
+ */
+export async function stillOnline(
+  tx: PrismaNS.TransactionClient,
+  tenantId: string,
+  guestId: string,
+): Promise<boolean> {
+  await tx.$queryRaw`SELECT 1 FROM "Guest" WHERE "id" = ${guestId} FOR UPDATE`;
+  return (await tx.guestSession.count({ where: { tenantId, guestId, endTime: null } })) > 0;
+}

@@ -561,8 +561,8 @@ function flatten(errors: Map<number, FieldErrors>): FieldErrors {
 /**
  * Checks and stores the rows: in `all_or_nothing` a refused row makes the whole import a 422 (every
  * refused row's messages) with nothing stored. The writes run in one transaction; should another
- * request store one of the e-mails meanwhile (the unique index refuses the write), the import is
- * checked again once, and that row is then answered as taken.
+ * request store one of the e-mails meanwhile (the unique index refuses the write), or erase a guest
+ * a row matched, the import is checked again once: that row is then answered as taken, or creates.
  */
 export async function runGuestImport(
   env: ImportEnv,
@@ -576,12 +576,15 @@ export async function runGuestImport(
       const stored = await store(env, plans);
       return { ...stored, skipped: errors.size, errors: flatten(errors) };
     } catch (err) {
-      if (!isUniqueViolation(err)) throw err;
+      if (!isUniqueViolation(err) && !(err instanceof MatchErased)) throw err;
       // Twice raced: the caller may retry; nothing was stored.
       if (attempt === 2) throw serviceUnavailable(err);
     }
   }
 }
+
+/** A row's matched guest was erased between the check and the write (store's transaction rolls back). */
+class MatchErased extends Error {}
 
 /** Rows per statement. */
 const CHUNK = 2000;
@@ -672,12 +675,17 @@ async function store(env: ImportEnv, plans: Plan[]): Promise<{ created: number; 
           const changing: Plan[] = [];
           for (const p of chunk) {
             const old = p.id === undefined ? undefined : before.get(p.id);
-            if (!old) continue; // erased meanwhile: nothing to update, not counted
+            // Erased since the rows were checked: its e-mail or partner id is free, so the row is
+            // checked again (runGuestImport) and then creates a guest, rather than going uncounted.
+            if (!old) throw new MatchErased();
             if (guestChanged(old, written(old, p), env.config)) changing.push(p);
             else updated++;
           }
           if (changing.length > 0) {
-            updated += await updateGuests(tx, tenantId, group.columns, changing);
+            // Fewer rows written than matched: an erasure got there first (it waits on none of ours).
+            const rows = await updateGuests(tx, tenantId, group.columns, changing);
+            if (rows < changing.length) throw new MatchErased();
+            updated += rows;
             await setTags(tx, tenantId, changing);
             await events.record(before, changing);
           }

@@ -9,7 +9,7 @@ import { actorOf, type EventLog } from '../../events/outbox.js';
 import { AVAILABLE, USED } from '../access-codes/access-codes.labels.js';
 import { accessCodeChange, accessCodeListInclude } from '../access-codes/access-codes.service.js';
 import { deviceListSelect, recordFirstSeen } from '../guest-devices/guest-devices.service.js';
-import { sessionEvent, sessionItemSelect } from '../guest-sessions/guest-sessions.service.js';
+import { sessionEvent, sessionItemSelect, stillOnline } from '../guest-sessions/guest-sessions.service.js';
 import { lockDevices } from '../presence/device-locks.js';
 import { macVariants, normalizeMac } from '../presence/mac.js';
 import {
@@ -302,10 +302,7 @@ async function closeSession(
   log.record(sessionEvent('guest_session.ended', ended, at));
   openByDevice.delete(s.deviceId);
   await tx.guestDevice.update({ where: { id: s.deviceId }, data: { online: false, connectionStatus: 0 } });
-  const stillOnline = await tx.guestSession.count({
-    where: { tenantId, guestId: s.guestId, endTime: null },
-  });
-  if (stillOnline === 0) {
+  if (!(await stillOnline(tx, tenantId, s.guestId))) {
     await tx.guest.update({ where: { id: s.guestId }, data: { online: false, connectionStatus: 0 } });
   }
 }
@@ -396,14 +393,12 @@ async function account(
       totalUploadedData: { increment: dUp },
     },
   });
-  const stillOnline = stop
-    ? (await tx.guestSession.count({ where: { tenantId, guestId, endTime: null } })) > 0
-    : true;
+  const online = stop ? await stillOnline(tx, tenantId, guestId) : true;
   await tx.guest.update({
     where: { id: guestId },
     data: {
-      online: stillOnline,
-      connectionStatus: stillOnline ? 1 : 0,
+      online,
+      connectionStatus: online ? 1 : 0,
       totalDownloadedData: { increment: dDown },
       totalUploadedData: { increment: dUp },
       ...(opened
