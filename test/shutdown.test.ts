@@ -24,6 +24,45 @@ let dataDir: string;
 let tenant: { token: string; location_id: string; user_id: string };
 let ingestToken: string;
 
+/**
+ * A loopback gate to PostgreSQL: connections are held (unanswered) until `open()`, then forwarded.
+ * `reached` resolves at the first connection: the process got as far as opening its database.
+ */
+async function connectionGate(target: string) {
+  const { hostname, port } = new URL(target);
+  const held: Socket[] = [];
+  let opened = false;
+  let reach = () => {};
+  const reached = new Promise<void>((resolve) => {
+    reach = resolve;
+  });
+  const forward = (client: Socket) => {
+    const upstream = connect(Number(port || 5432), hostname);
+    client.pipe(upstream).pipe(client);
+    client.on('error', () => upstream.destroy());
+    upstream.on('error', () => client.destroy());
+    client.on('close', () => upstream.destroy());
+  };
+  const gate = createServer((client) => {
+    reach();
+    if (opened) forward(client);
+    else held.push(client);
+  });
+  await new Promise<void>((resolve) => gate.listen(0, '127.0.0.1', resolve));
+  const url = new URL(target);
+  url.hostname = '127.0.0.1';
+  url.port = String((gate.address() as { port: number }).port);
+  return {
+    url: url.toString(),
+    reached,
+    open() {
+      opened = true;
+      for (const client of held.splice(0)) forward(client);
+    },
+    close: () => new Promise<void>((resolve) => gate.close(() => resolve())),
+  };
+}
+
 function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, RATE_LIMIT_PER_MINUTE: '100000' };
   delete env.DATABASE_URL;
@@ -422,11 +461,18 @@ describe('start-up: plain failures, and a signal before serving', { timeout: 120
 
   it('SIGTERM while starting: the start ends once the database is open, exit 0, nothing served', async () => {
     const port = await freePort();
-    const server = spawnServer(childEnv({ PORT: String(port), HOST: '127.0.0.1' }));
-    // Well inside the start (3 s and more to /health): the handlers are set before any module loads.
-    await new Promise((r) => setTimeout(r, 1_000));
+    // On PostgreSQL the start is quick (well under a second when the machine is idle): its
+    // connection is held at a gate, so the signal surely comes while it starts. PGlite's open takes
+    // seconds: a second in is inside it. The handlers are set before any module loads.
+    const gate = PG ? await connectionGate(PG) : undefined;
+    const server = spawnServer(
+      childEnv({ PORT: String(port), HOST: '127.0.0.1', ...(gate ? { DATABASE_URL: gate.url } : {}) }),
+    );
+    if (gate) await gate.reached;
+    else await new Promise((r) => setTimeout(r, 1_000));
     signal(server, 'SIGTERM');
-    const run = await server.exited(60_000);
+    gate?.open();
+    const run = await server.exited(60_000).finally(() => gate?.close());
     expect(run.code, run.stdout + run.stderr).toBe(0);
     expect(run.stderr).toBe(
       'SIGTERM received while starting; stopping once the database is open\nstopped before serving\n',
