@@ -775,6 +775,16 @@ describe.concurrent('erasure of a device another guest has now, of an open sessi
     expect(await prisma().presenceRecord.count({ where: { guestId: before, mac: { not: copy.mac } } })).toBe(
       0,
     );
+    // The log: the erased guest's session events lost the MAC; the other guest's kept it.
+    const events = await t.request('GET', '/api/v1/events?types[]=guest_session.started', {
+      token: v.a.token,
+    });
+    const macOf = (guest: string) =>
+      events.json.data
+        .filter((e: Json) => e.payload.guest_id === guest)
+        .map((e: Json) => e.payload.guest_device_mac);
+    expect(macOf(before)).toEqual(['']);
+    expect(macOf(now)).toEqual([mac]);
   });
 
   it('hides the MAC of a device it used only for sessions (no presence) and that another guest has now', async () => {

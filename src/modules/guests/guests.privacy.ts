@@ -342,19 +342,16 @@ function standIns(macs: readonly string[], salt: Buffer): { from: string[]; to: 
  * or while another guest held it: left there, such a row would link the stand-in back to the MAC). A
  * device the guest used that is another guest's now stays that guest's, untouched; the guest's own
  * rows of it take the stand-in and move to a device of the guest's (a copy under the stand-in), so no
- * row of the erased guest points at the live device. Resolves to every form replaced, and those of
- * the guest's own devices.
+ * row of the erased guest points at the live device. Resolves to the forms replaced of the guest's
+ * own devices' MACs (the log's copies of the others, in the guest's own events, go with them:
+ * MENTIONS in src/events/event-types.ts).
  */
-async function replaceMacs(
-  tx: Tx,
-  tenantId: string,
-  guestId: string,
-): Promise<{ replaced: string[]; ownForms: string[] }> {
+async function replaceMacs(tx: Tx, tenantId: string, guestId: string): Promise<string[]> {
   const owned = (await tx.guestDevice.findMany({ where: { tenantId, guestId }, select: { mac: true } })).map(
     (d) => d.mac,
   );
   const leftBehind = await macsLeftBehind(tx, tenantId, guestId);
-  if (owned.length === 0 && leftBehind.length === 0) return { replaced: [], ownForms: [] };
+  if (owned.length === 0 && leftBehind.length === 0) return [];
   const salt = randomBytes(32);
   const mine = standIns(owned, salt);
   const theirs = standIns(leftBehind, salt);
@@ -375,7 +372,7 @@ async function replaceMacs(
     }
   }
   if (theirs.from.length > 0) await moveToCopies(tx, tenantId, guestId, salt);
-  return { replaced: [...mine.from, ...theirs.from], ownForms: mine.from };
+  return mine.from;
 }
 
 /**
@@ -445,7 +442,9 @@ export async function eraseGuestData(
     // erased; the avatar path read here is the one the erasure empties.
     const row = await lockLiveGuest(tx, tenantId, guestId);
     if (!row || (opts.when && !(await opts.when(tx)))) return undefined;
-    const { replaced, ownForms } = await replaceMacs(tx, tenantId, guestId);
+    // The log loses these MACs in every event (forgetDevices); another guest's device keeps its MAC
+    // in that guest's events.
+    const ownForms = await replaceMacs(tx, tenantId, guestId);
     const namedAfter = await tx.guest.findMany({
       where: { tenantId, id: { not: guestId }, erasedAt: null, username: { in: ownForms } },
       select: { id: true, name: true, username: true, imagePath: true },
@@ -458,7 +457,7 @@ export async function eraseGuestData(
       where: { tenantId, guestId: { in: erased.map((g) => g.id) } },
       select: { id: true },
     });
-    await forgetDevices(tx, tenantId, { macs: replaced, deviceIds: devices.map((d) => d.id) });
+    await forgetDevices(tx, tenantId, { macs: ownForms, deviceIds: devices.map((d) => d.id) });
     const now = new Date();
     for (const g of erased) await eraseRow(tx, log, tenantId, g.id, deps.action, now);
     return erased.map((g) => g.imagePath).filter((path): path is string => !!path);
