@@ -205,6 +205,7 @@ const S3_VARIABLES = [
   'S3_PREFIX',
   'S3_ACCESS_KEY_ID',
   'S3_SECRET_ACCESS_KEY',
+  'S3_FORCE_PATH_STYLE',
 ] as const;
 
 function mediaStorage(env: NodeJS.ProcessEnv, databaseUrl: string | undefined): MediaStorage {
@@ -242,12 +243,43 @@ function metricsPort(env: NodeJS.ProcessEnv, port: number): number | undefined {
   return metrics;
 }
 
-/** DATA_DIR as a path: blank, or spaces around it, is a typo (`DATA_DIR=' '` made a folder named ` `). */
+/**
+ * DATA_DIR as a path; unset: ./data. Blank is a typo or a value that went missing (`DATA_DIR=$DIR`
+ * with DIR unset), and spaces around it too (`DATA_DIR=' '` made a folder named ` `): both refused.
+ */
 function dataDir(value: string | undefined): string {
-  if (value === undefined || value === '') return path.resolve('./data');
-  if (value.trim() !== value || value.trim() === '')
+  if (value === undefined) return path.resolve('./data');
+  if (value.trim() === '')
+    throw new ConfigError(`DATA_DIR must be a path, not blank (unset, it is ./data); got "${value}".`);
+  if (value.trim() !== value)
     throw new ConfigError(`DATA_DIR must be a path without spaces around it; got "${value}".`);
   return path.resolve(value);
+}
+
+/**
+ * REDIS_URL: redis:// or rediss://, its path the database number (ioredis reads `/abc` as NaN and
+ * stays on database 0, shared with whoever uses it). Whether Redis has that database is known when
+ * it answers (src/redis/redis.ts). Never echoed whole: it may carry a password.
+ */
+function redisUrlOf(env: NodeJS.ProcessEnv): string | undefined {
+  const raw = env.REDIS_URL || undefined;
+  if (raw === undefined) return undefined;
+  if (!/^rediss?:\/\//.test(raw)) throw new ConfigError('REDIS_URL must start with redis:// or rediss://.');
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError('REDIS_URL must be a URL such as redis://host:6379 or redis://host:6379/2.');
+  }
+  // As ioredis reads it: the path, else a `db` query parameter.
+  const dbPath = url.pathname === '/' ? '' : url.pathname;
+  const db = dbPath !== '' ? dbPath.slice(1) : (url.searchParams.get('db') ?? '');
+  if (db !== '' && !/^\d+$/.test(db)) {
+    throw new ConfigError(
+      `REDIS_URL must end in a database number (redis://host:6379/2), or in none for 0; got "${dbPath || `?db=${db}`}".`,
+    );
+  }
+  return raw;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -259,10 +291,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       'DATABASE_URL must start with postgresql:// (leave it unset for the embedded database).',
     );
   }
-  const redisUrl = env.REDIS_URL || undefined;
-  if (redisUrl && !/^rediss?:\/\//.test(redisUrl)) {
-    throw new ConfigError('REDIS_URL must start with redis:// or rediss://.');
-  }
+  const redisUrl = redisUrlOf(env);
   const sunsetRaw = env.LEGACY_ANALYTICS_SUNSET || '2026-06-01';
   const sunset = new Date(`${sunsetRaw}T00:00:00Z`);
   // A real calendar day: Date would roll 2026-02-30 over to March 2.

@@ -23,6 +23,7 @@ const { buildApp } = await import('./app.js');
 const { ConfigError, databaseOptions, loadConfig } = await import('./config.js');
 const { DatabaseLockedError, openDatabase, openFailure, prepareDataDir } = await import('./db/database.js');
 const { listenMetrics } = await import('./metrics/endpoint.js');
+const { redisDatabaseRefusal, redisWhere } = await import('./redis/redis.js');
 
 /** A start that cannot go on, said in one line naming what to change (no stack trace). */
 class StartError extends Error {}
@@ -36,6 +37,12 @@ async function main(): Promise<void> {
     } catch (err) {
       throw new StartError(openFailure({ ...config, databaseUrl: undefined }, err));
     }
+  }
+  // A Redis that answers but refuses the database number would leave the keys on database 0, shared
+  // with others: a wrong REDIS_URL. One that does not answer is an outage: the service starts degraded.
+  if (config.redisUrl) {
+    const refusal = await redisDatabaseRefusal(config.redisUrl);
+    if (refusal) throw new StartError(`REDIS_URL ${redisWhere(config.redisUrl)}: ${refusal}`);
   }
   const db = await openDatabase(databaseOptions(config)).catch((err: unknown) => {
     if (err instanceof DatabaseLockedError) throw err;

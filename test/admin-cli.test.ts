@@ -2,7 +2,7 @@
 // embedded database in a temporary DATA_DIR (always embedded, whatever TEST_DATABASE_URL says).
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -171,11 +171,33 @@ describe('admin CLI and server on one embedded database', { timeout: 120_000 }, 
         ['bootstrap', '--tenant', 'T', '--group', 'g'.repeat(300), '--json'],
         '--group must be at most 255 characters.',
       ],
+      // An option of another command is refused, never ignored: this import would have been real.
+      [
+        ['import', 'guests', 'f.csv', '--tenant', 'T', '--dry-run', '--json'],
+        '--dry-run does not apply to "import guests" (it takes --tenant, --mode, --upsert-by, --format, --json).',
+      ],
+      [
+        ['bootstrap', '--tenant', 'Foo', '--user', 'x', '--devices', '3', '--json'],
+        '--user does not apply to "bootstrap" (it takes --tenant, --group, --json).',
+      ],
+      // A missing value is one plain line (was parseArgs' "ambiguous … use '--tenant=-XYZ'").
+      [['token', 'list', '--tenant', '--json'], '--tenant needs a value.'],
+      [['token', 'list', '--json', '--tenant'], '--tenant needs a value.'],
+      // A documented maximum (was an out-of-memory crash, or "Invalid array length").
+      [
+        ['simulate', '--tenant', 'x', '--devices', '100000000', '--json'],
+        '--devices must be between 1 and 100000; got "100000000".',
+      ],
+      [
+        ['simulate', '--tenant', 'x', '--devices', '99999999999', '--json'],
+        '--devices must be between 1 and 100000; got "99999999999".',
+      ],
     ];
     for (const [args, message] of cases) {
       const run = await admin(...args);
       expect(run.code, run.stderr).toBe(2);
       expect(onlyJson(run).error).toContain(message);
+      expect(onlyJson(run).error).not.toContain('\n');
       expect(onlyJson(run).error).not.toContain('Usage:');
       expect(run.stderr).toContain('Usage: npm run --silent admin -- <command>');
       expect(run.stderr).not.toMatch(/\n\s+at /);
@@ -195,10 +217,11 @@ describe('admin CLI and server on one embedded database', { timeout: 120_000 }, 
     expect(first.token).toMatch(/^[A-Za-z0-9_-]{32,}$/);
   });
 
+  let second: Record<string, string>;
   it('a second bootstrap with the same --group shares the group', async () => {
     const run = await admin('bootstrap', '--tenant', 'Beta', '--group', 'Partners', '--json');
     expect(run.code, run.stderr).toBe(0);
-    const second = onlyJson(run);
+    second = onlyJson(run);
     expect(second.group_id).toBe(first.group_id);
     expect(second.tenant_id).not.toBe(first.tenant_id);
     expect(second.token).not.toBe(first.token);
@@ -244,6 +267,69 @@ describe('admin CLI and server on one embedded database', { timeout: 120_000 }, 
     const huge = await admin('token', 'issue', '--user', '999999999999999999999', '--json');
     expect(huge.code).toBe(2);
     expect(onlyJson(huge)).toEqual({ error: 'No user with id or email "999999999999999999999".' });
+  });
+
+  it('token issue --user EMAIL matches the e-mail regardless of case, as e-mails are unique', async () => {
+    const db = await openDatabase({ dataDir });
+    const { email } = await db.prisma.user
+      .findUniqueOrThrow({ where: { id: second.user_id as string } })
+      .finally(() => db.close());
+    const run = await admin('token', 'issue', '--user', email.toUpperCase(), '--json');
+    expect(run.code, run.stderr).toBe(0);
+    expect(onlyJson(run).token).toMatch(/^[A-Za-z0-9_-]{32,}$/);
+  });
+
+  it('Ctrl-C or SIGTERM during seed or import guests stores nothing and says so (exit 130, 143)', async () => {
+    const tenantId = second.tenant_id as string;
+    /** Runs the CLI, sending `signal` once `marker` is on its stderr. */
+    const interrupted = async (signal: NodeJS.Signals, marker: string, ...args: string[]) => {
+      const child = start('admin', args, childEnv());
+      const run = finished(child, 100_000);
+      let stderr = '';
+      await new Promise<void>((resolve) => {
+        child.stderr?.on('data', (d: Buffer) => {
+          stderr += d.toString();
+          if (stderr.includes(marker)) resolve();
+        });
+        child.on('exit', () => resolve());
+      });
+      if (child.exitCode !== null) expect.fail(`exited before "${marker}": ${(await run).stderr}`);
+      child.kill(signal);
+      return run;
+    };
+    // The seed is one transaction: the locations and users written before the signal go too.
+    const seed = await interrupted(
+      'SIGINT',
+      'seeding advertisements',
+      'seed',
+      '--tenant',
+      tenantId,
+      '--json',
+    );
+    const seedStopped = 'Interrupted by SIGINT: nothing was stored (the seed writes all or nothing).';
+    expect(seed.code, seed.stderr).toBe(130);
+    expect(onlyJson(seed)).toEqual({ error: seedStopped });
+    expect(seed.stderr).toContain(`error: ${seedStopped}`);
+
+    const csv = path.join(dataDir, 'guests.csv');
+    const rows = Array.from({ length: 3000 }, (_, i) => `${second.location_id},Guest ${i},g${i}@example.com`);
+    await writeFile(csv, `location_id,name,email\n${rows.join('\n')}\n`);
+    // Stopped while storing (2000 rows a chunk): the transaction rolls back.
+    const load = await interrupted('SIGTERM', 'rows stored', 'import', 'guests', csv, '--tenant', tenantId);
+    const loadStopped = 'Interrupted by SIGTERM: nothing was stored (the import writes all or nothing).';
+    expect(load.code, load.stderr).toBe(143);
+    expect(load.stdout).toBe('');
+    expect(load.stderr).toContain(`error: ${loadStopped}`);
+
+    const db = await openDatabase({ dataDir });
+    try {
+      const where = { tenantId };
+      expect(await db.prisma.location.count({ where })).toBe(1);
+      expect(await db.prisma.user.count({ where })).toBe(1);
+      expect(await db.prisma.guest.count({ where })).toBe(0);
+    } finally {
+      await db.close();
+    }
   });
 
   let seeded: Record<string, number | string>;
@@ -450,6 +536,11 @@ describe('admin CLI and server on one embedded database', { timeout: 120_000 }, 
     const after = onlyJson(await admin('token', 'list', '--tenant', first.tenant_id as string, '--json'));
     expect(after.tokens[0].revoked_at).toBe(revoked.revoked_at);
 
+    // After `--`, `--json` is an operand too: a plain answer, no JSON.
+    const operand = await admin('token', 'revoke', '--', '--json');
+    expect(operand.code).toBe(2);
+    expect(operand.stdout).toBe('');
+    expect(operand.stderr).toContain('error: No token with id "--json".');
     const missing = await admin('token', 'revoke');
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('token revoke takes one TOKEN_ID; got none.');

@@ -2,9 +2,11 @@
 // embedded database in a temporary DATA_DIR (always embedded, whatever TEST_DATABASE_URL says): the
 // same rules as POST /guests/import, progress on stderr, refused rows named with their lines, exit 1
 // when nothing was stored because of them, usage errors 2.
-import { rm, writeFile } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ImportFailed, readBoundedFile } from '../src/cli/import-guests.js';
 import { openDatabase } from '../src/db/database.js';
 import { migratedDataDir } from './helpers/pglite-template.js';
 import { killAll, type Run, startAdmin } from './helpers/processes.js';
@@ -17,6 +19,10 @@ const env = (): NodeJS.ProcessEnv => {
   return e;
 };
 const admin = (...args: string[]): Promise<Run> => startAdmin(args, env()).exited(100_000);
+/** A run that must end at once (a file read without end would otherwise run on). */
+const quickAdmin = (extra: NodeJS.ProcessEnv, ...args: string[]): Promise<Run> =>
+  startAdmin(args, { ...env(), ...extra }).exited(20_000);
+const MIB = 1024 * 1024;
 
 /** Writes `text` to a file of the temporary folder; its path. */
 async function file(name: string, text: string): Promise<string> {
@@ -150,6 +156,71 @@ describe('admin import guests', { timeout: 120_000 }, () => {
     expect(missing.stderr).toMatch(/error: Cannot read .*nope\.csv: ENOENT/);
   });
 
+  it('refuses what is not a regular file before reading it: a folder, a FIFO, /dev/stdin, /dev/zero', async () => {
+    const folder = path.join(dataDir, 'a-folder.csv');
+    await mkdir(folder);
+    const fifo = path.join(dataDir, 'a-fifo.csv');
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    // /dev/zero last: read, it would never end (the probe's run reached 21 GB in 25 minutes).
+    for (const [file, kind] of [
+      [folder, 'a folder'],
+      [fifo, 'a pipe (FIFO)'],
+      // The child's stdin: Node's 'pipe' is a socket pair.
+      ['/dev/stdin', 'a socket'],
+      ['/dev/zero', 'a device'],
+    ] as const) {
+      const run = await quickAdmin({}, 'import', 'guests', file, '--tenant', tenantId, '--json');
+      expect(run.code, `${file}: ${run.stderr}`).toBe(1);
+      expect(JSON.parse(run.stdout)).toEqual({
+        error: `Cannot read ${file}: it is ${kind}, not a regular file.`,
+        errors: {},
+      });
+    }
+    const plain = await quickAdmin({}, 'import', 'guests', '/dev/zero', '--tenant', tenantId);
+    expect(plain.code).toBe(1);
+    expect(plain.stderr).toContain('error: Cannot read /dev/zero: it is a device, not a regular file.');
+  });
+
+  it("refuses a file over GUEST_IMPORT_MAX_MB (the route's limit) before reading it; one of exactly that many bytes imports", async () => {
+    // One row whose unknown `padding` column (ignored, as unknown columns are) fills the file.
+    const head = `location_id,name,padding\n${locationId},Padded Guest,`;
+    const padded = (bytes: number) => `${head}${'x'.repeat(bytes - head.length - 1)}\n`;
+    const over = await file('over.csv', padded(MIB + 1));
+    const refused = await quickAdmin(
+      { GUEST_IMPORT_MAX_MB: '1' },
+      'import',
+      'guests',
+      over,
+      '--tenant',
+      tenantId,
+      '--json',
+    );
+    expect(refused.code, refused.stderr).toBe(1);
+    expect(JSON.parse(refused.stdout)).toEqual({
+      error:
+        `${over} is larger than GUEST_IMPORT_MAX_MB (1 MiB, the limit of POST /guests/import): 1048577 bytes; ` +
+        'raise GUEST_IMPORT_MAX_MB to import a bigger file, or split it.',
+      errors: {},
+    });
+    expect(refused.stderr).not.toContain('rows checked');
+    const exact = await file('exact.csv', padded(MIB));
+    const run = await quickAdmin(
+      { GUEST_IMPORT_MAX_MB: '1' },
+      'import',
+      'guests',
+      exact,
+      '--tenant',
+      tenantId,
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout.trim()).toBe(
+      `Imported ${exact} (csv, 1 row) into tenant ${tenantId}: 1 created, 0 updated, 0 skipped.`,
+    );
+    expect(await withDb((db) => db.prisma.guest.count({ where: { tenantId, name: 'Padded Guest' } }))).toBe(
+      1,
+    );
+  });
+
   it('usage errors exit 2: no FILE, a bad --mode, an unknown tenant', async () => {
     const noFile = await admin('import', 'guests', '--tenant', tenantId);
     expect(noFile.code).toBe(2);
@@ -161,5 +232,21 @@ describe('admin import guests', { timeout: 120_000 }, () => {
     const unknown = await admin('import', 'guests', csv, '--tenant', 'no-such-tenant');
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('No tenant with id "no-such-tenant".');
+  });
+});
+
+// A file that grows while it is read: Linux's /proc files say 0 bytes and hold more, so they pass
+// the size check and only the guard while reading stops them.
+describe.skipIf(process.platform !== 'linux')('readBoundedFile', () => {
+  it('stops reading a file that grows past the limit while it is read', async () => {
+    const file = '/proc/self/smaps';
+    const error = await readBoundedFile(file, 1000).catch((err: unknown) => err);
+    expect(error).toBeInstanceOf(ImportFailed);
+    expect((error as ImportFailed).message).toBe(
+      `${file} is larger than GUEST_IMPORT_MAX_MB (${1000 / MIB} MiB, the limit of POST /guests/import): ` +
+        'it grew while being read; raise GUEST_IMPORT_MAX_MB to import a bigger file, or split it.',
+    );
+    // Within the limit, all of it (read past the 0 bytes its size said).
+    expect((await readBoundedFile('/proc/self/status', MIB)).toString()).toMatch(/^Name:/);
   });
 });

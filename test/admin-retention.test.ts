@@ -13,7 +13,7 @@ import { Prisma as PrismaNS } from '../src/generated/prisma/client.js';
 import { RETENTION_LOCK_KEY } from '../src/modules/retention/retention.sweeper.js';
 import { addDevice, addGuest, addSession, newTenant, randomMac } from './helpers/fixtures.js';
 import { migratedDataDir } from './helpers/pglite-template.js';
-import { npmScript } from './helpers/processes.js';
+import { npmScript, startAdmin } from './helpers/processes.js';
 import { scratchDatabase } from './helpers/scratch-database.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -309,6 +309,82 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
         expect(run.code, run.stderr).toBe(0);
         expect(onlyJson(run)).toMatchObject({ inactive_guests: 1, presence_records: 3, guest_sessions: 2 });
       } finally {
+        await scratch.drop();
+        await rm(dataDir, { recursive: true, force: true });
+      }
+    });
+
+    it('Ctrl-C stops a run after the current batch and says what went (exit 130); the rest stays', async () => {
+      const scratch = await scratchDatabase('retention_cli_stop');
+      const dataDir = await mkdtemp(path.join(tmpdir(), 'gateway-retention-pg-'));
+      const p = scratch.db.prisma;
+      let release = () => {};
+      try {
+        const { tenant_id: tenantId } = await newTenant(p);
+        await p.retentionSettings.create({ data: { tenantId, deletePresenceRecordsAfterDays: 30 } });
+        // One batch and a half (BATCH_SIZE 1000).
+        await p.presenceRecord.createMany({
+          data: Array.from({ length: 1500 }, () => ({
+            tenantId,
+            mac: randomMac(),
+            dataType: 1,
+            seenAt: ago(40),
+          })),
+        });
+        // The table held (reads go on): the run's first batch waits for it.
+        let locked = () => {};
+        const isLocked = new Promise<void>((resolve) => {
+          locked = resolve;
+        });
+        const released = new Promise<void>((resolve) => {
+          release = resolve;
+        });
+        const holder = p.$transaction(
+          async (tx) => {
+            await tx.$executeRaw`LOCK TABLE "PresenceRecord" IN SHARE MODE`;
+            locked();
+            await released;
+          },
+          { timeout: 60_000 },
+        );
+        await isLocked;
+        const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, DATABASE_URL: scratch.url ?? '' };
+        delete env.REDIS_URL;
+        const child = startAdmin(['retention', 'run', '--tenant', tenantId, '--json'], env);
+        const exited = child.exited(100_000);
+        const waiting = async () =>
+          (
+            await p.$queryRaw<{ n: number }[]>`
+              SELECT count(*)::int AS n FROM pg_locks
+              WHERE NOT granted AND relation = '"PresenceRecord"'::regclass`
+          )[0]?.n ?? 0;
+        while ((await waiting()) === 0) {
+          if (child.process.exitCode !== null) expect.fail(`exited early: ${child.stderr()}`);
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        child.process.kill('SIGINT');
+        // The signal is heard while the batch waits; the batch then completes.
+        await new Promise((r) => setTimeout(r, 300));
+        release();
+        await holder;
+        const run = await exited;
+        expect(run.code, run.stderr).toBe(130);
+        const error =
+          'Interrupted by SIGINT: stopped after the current batch: 1000 presence records deleted; the rest goes at the next run.';
+        expect(onlyJson(run)).toEqual({
+          error,
+          tenant_id: tenantId,
+          dry_run: false,
+          inactive_guests: null,
+          presence_records: 1000,
+          location_logs: null,
+          guest_sessions: null,
+          events: null,
+        });
+        expect(run.stderr).toContain(`error: ${error}`);
+        expect(await p.presenceRecord.count({ where: { tenantId } })).toBe(500);
+      } finally {
+        release();
         await scratch.drop();
         await rm(dataDir, { recursive: true, force: true });
       }

@@ -4,31 +4,63 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.js';
 
 describe('DATA_DIR', () => {
-  it.each([' ', '  ', ' /srv/data', '/srv/data '])(
-    'refuses %j: blank, or spaces around the path',
-    (value) => {
-      expect(() => loadConfig({ DATA_DIR: value })).toThrow(
-        new ConfigError(`DATA_DIR must be a path without spaces around it; got "${value}".`),
-      );
-    },
-  );
+  it.each(['', ' ', '  ', '\t'])('refuses %j: blank (set, but to no path)', (value) => {
+    expect(() => loadConfig({ DATA_DIR: value })).toThrow(
+      new ConfigError(`DATA_DIR must be a path, not blank (unset, it is ./data); got "${value}".`),
+    );
+  });
 
-  it('takes a path (relative to the working folder), and ./data when unset or empty', () => {
+  it.each([' /srv/data', '/srv/data '])('refuses %j: spaces around the path', (value) => {
+    expect(() => loadConfig({ DATA_DIR: value })).toThrow(
+      new ConfigError(`DATA_DIR must be a path without spaces around it; got "${value}".`),
+    );
+  });
+
+  it('takes a path (relative to the working folder), and ./data when unset', () => {
     expect(loadConfig({ DATA_DIR: 'var/gw' }).dataDir).toBe(path.resolve('var/gw'));
     expect(loadConfig({}).dataDir).toBe(path.resolve('data'));
-    expect(loadConfig({ DATA_DIR: '' }).dataDir).toBe(path.resolve('data'));
+  });
+});
+
+describe('REDIS_URL database number', () => {
+  it.each([
+    ['redis://127.0.0.1:6379/abc', '/abc'],
+    ['redis://127.0.0.1:6379/-1', '/-1'],
+    ['redis://127.0.0.1:6379/2.5', '/2.5'],
+    ['redis://127.0.0.1:6379/1/2', '/1/2'],
+    ['redis://:secret@127.0.0.1:6379/2x', '/2x'],
+    ['redis://127.0.0.1:6379?db=x', '?db=x'],
+  ])('refuses %s (ioredis would stay on database 0)', (url, got) => {
+    const message = `REDIS_URL must end in a database number (redis://host:6379/2), or in none for 0; got "${got}".`;
+    // The path only, never the URL (it may carry a password: `secret` is not in the message).
+    expect(() => loadConfig({ REDIS_URL: url })).toThrow(new ConfigError(message));
+  });
+
+  it.each([
+    'redis://127.0.0.1:6379',
+    'redis://127.0.0.1:6379/',
+    'redis://127.0.0.1:6379/0',
+    'rediss://:pw@redis.example.net:6380/15',
+    'redis://127.0.0.1:6379?db=3',
+  ])('takes %s (whether Redis has that database is known when it answers)', (url) => {
+    expect(loadConfig({ REDIS_URL: url }).redisUrl).toBe(url);
   });
 });
 
 describe('S3 settings without MEDIA_STORAGE', () => {
-  it.each(['S3_BUCKET', 'S3_ENDPOINT', 'S3_REGION', 'S3_PREFIX', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY'])(
-    '%s alone stops the start as a forgotten MEDIA_STORAGE=s3',
-    (name) => {
-      expect(() => loadConfig({ [name]: 'x' })).toThrow(
-        new ConfigError(`${name} is set but MEDIA_STORAGE is not: set MEDIA_STORAGE=s3 to use the bucket.`),
-      );
-    },
-  );
+  it.each([
+    'S3_BUCKET',
+    'S3_ENDPOINT',
+    'S3_REGION',
+    'S3_PREFIX',
+    'S3_ACCESS_KEY_ID',
+    'S3_SECRET_ACCESS_KEY',
+    'S3_FORCE_PATH_STYLE',
+  ])('%s alone stops the start as a forgotten MEDIA_STORAGE=s3', (name) => {
+    expect(() => loadConfig({ [name]: 'x' })).toThrow(
+      new ConfigError(`${name} is set but MEDIA_STORAGE is not: set MEDIA_STORAGE=s3 to use the bucket.`),
+    );
+  });
 });
 
 describe('WEBHOOKS_TIMEOUT_MS within SHUTDOWN_TIMEOUT_SECONDS', () => {

@@ -2,6 +2,7 @@
 // With --json a command prints exactly one JSON object on stdout; progress goes to stderr.
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { setImmediate } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { tokenScopeNames } from '../auth/permissions.js';
 import { ConfigError, databaseOptions, loadConfig } from '../config.js';
@@ -47,7 +48,8 @@ Commands:
   simulate --tenant TENANT_ID [--devices N] [--interval-ms M] [--seed S] [--json]
   simulate --url URL --token TOKEN [--devices N] [--interval-ms M] [--seed S] [--json]
       Drive a live venue through the ingest (devices arriving, moving between zones, connecting,
-      leaving) every M ms (default 2000) with N devices (default 200) until Ctrl-C. With --tenant
+      leaving) every M ms (default 2000, at most 3600000) with N devices (default 200, at most
+      100000) until Ctrl-C. With --tenant
       it writes to the database (PostgreSQL: beside the server; with REDIS_URL its changes reach
       GraphQL subscribers). With --url and a tenant user's token it drives a running server through
       its REST API (GET hierarchy and devices, POST /api/v1/ingest/…): any database, the embedded
@@ -57,6 +59,10 @@ Commands:
       server's sweeper does: anonymise inactive guests, delete old presence records, location logs
       and guest sessions, with a progress bar on stderr; print how many of each went. --dry-run
       counts what would go and changes nothing.
+
+Options of another command are refused. Ctrl-C (SIGINT) or SIGTERM stops seed and import guests
+with nothing stored, and retention run after its current batch, saying so (exit 130, 143); a
+second one stops at once.
 
 The embedded database (no DATABASE_URL) can only be used while the server is stopped.`;
 
@@ -85,17 +91,6 @@ async function failingPlainly<T>(
     throw err;
   }
 }
-
-const COMMANDS: readonly string[] = [
-  'bootstrap',
-  'token issue',
-  'token list',
-  'token revoke',
-  'seed',
-  'simulate',
-  'import guests',
-  'retention run',
-];
 
 /** A result's text without --json, when `key: value` lines would not do (a table); never in the JSON. */
 const HUMAN = Symbol('human');
@@ -164,6 +159,96 @@ const options = {
 } as const;
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof options; allowPositionals: true }>>['values'];
+type OptionName = keyof typeof options;
+
+/**
+ * The commands and the options each takes besides --json and --help (which every command takes): an
+ * option of another command is a usage error, never silently ignored (`import guests --dry-run`
+ * would otherwise import for real).
+ */
+const COMMAND_OPTIONS: Readonly<Record<string, readonly OptionName[]>> = {
+  bootstrap: ['tenant', 'group'],
+  'token issue': ['user', 'scope'],
+  'token list': ['tenant'],
+  'token revoke': [],
+  seed: ['tenant', 'guests', 'seed'],
+  simulate: ['tenant', 'url', 'token', 'devices', 'interval-ms', 'seed'],
+  'import guests': ['tenant', 'mode', 'upsert-by', 'format'],
+  'retention run': ['tenant', 'dry-run'],
+};
+
+/** The usage error for an option `command` does not take; none when it takes it. */
+function foreignOption(command: string, name: string): string | undefined {
+  const takes = COMMAND_OPTIONS[command] ?? [];
+  if (name === 'json' || name === 'help' || takes.some((o) => o === name)) return undefined;
+  const its = [...takes, 'json'].map((o) => `--${o}`).join(', ');
+  return `--${name} does not apply to "${command}" (it takes ${its}).`;
+}
+
+/** The exit code of a command a signal stopped: 128 + the signal's number, as a shell reports it. */
+const SIGNAL_EXIT_CODES = { SIGINT: 130, SIGTERM: 143 } as const;
+type StopSignal = keyof typeof SIGNAL_EXIT_CODES;
+
+/** The commands that stop cleanly on Ctrl-C (SIGINT) or SIGTERM; the others end as Node ends them. */
+const STOPPABLE: readonly string[] = ['simulate', 'seed', 'import guests', 'retention run'];
+
+/** A command stopped by SIGINT or SIGTERM (exit 130 or 143); the message says what it left. */
+class Interrupted extends Error {
+  constructor(
+    readonly by: StopSignal,
+    message: string,
+    readonly details: object = {},
+  ) {
+    super(`Interrupted by ${by}: ${message}`);
+  }
+}
+
+/**
+ * Ctrl-C (SIGINT) or SIGTERM while a stoppable command runs. The first asks it to stop where it
+ * safely can: `signal` aborts (simulate ends its run; retention run ends after the current batch),
+ * and `check` throws Interrupted (seed and import guests, whose transaction then rolls back). A
+ * second signal ends the process at once (`force`).
+ */
+interface Interruption {
+  readonly signal: AbortSignal;
+  /** The signal received, if one was. */
+  by(): StopSignal | undefined;
+  /** Throws Interrupted saying `left` (what the command leaves) once a signal came. */
+  check(left: string): void;
+  dispose(): void;
+}
+
+function interruption(listen: boolean, force: (by: StopSignal) => void): Interruption {
+  const stop = new AbortController();
+  let by: StopSignal | undefined;
+  const names = listen ? (Object.keys(SIGNAL_EXIT_CODES) as StopSignal[]) : [];
+  const handlers = names.map((name) => {
+    const handler = (): void => {
+      if (by) {
+        force(name);
+        return;
+      }
+      by = name;
+      stop.abort();
+    };
+    process.on(name, handler);
+    return { name, handler };
+  });
+  return {
+    signal: stop.signal,
+    by: () => by,
+    check(left) {
+      if (by) throw new Interrupted(by, left);
+    },
+    dispose() {
+      for (const { name, handler } of handlers) process.off(name, handler);
+    },
+  };
+}
+
+/** What an interrupted seed or import leaves: their writes are one transaction. */
+const NOTHING_SEEDED = 'nothing was stored (the seed writes all or nothing).';
+const NOTHING_IMPORTED = 'nothing was stored (the import writes all or nothing).';
 
 function required(values: Values, name: 'tenant' | 'user'): string {
   const v = values[name];
@@ -207,6 +292,18 @@ function positiveInt(raw: string | undefined, name: string, fallback: number): n
   if (!/^\d+$/.test(raw)) throw new UsageError(`--${name} must be a whole number; got "${raw}".`);
   return Number(raw);
 }
+
+/** A whole number from 1 to `max`: `--devices must be between 1 and 100000; got "0".` */
+function boundedInt(raw: string | undefined, name: string, fallback: number, max: number): number {
+  const n = positiveInt(raw, name, fallback);
+  if (n < 1 || n > max) throw new UsageError(`--${name} must be between 1 and ${max}; got "${raw}".`);
+  return n;
+}
+
+/** `simulate --devices`: each is held in memory and reported every tick. */
+const MAX_DEVICES = 100_000;
+/** `simulate --interval-ms`: one hour (a longer wait is past what a timer holds: it fired at once). */
+const MAX_INTERVAL_MS = 3_600_000;
 
 /** `simulate --url`: checked before anything runs (the token with it, the tenant not). */
 function overHttp(values: Values): boolean {
@@ -253,6 +350,7 @@ async function run(
   values: Values,
   db: Database | undefined,
   progress: (s: string) => void,
+  stopping: Interruption,
 ): Promise<Result> {
   switch (command) {
     case 'bootstrap': {
@@ -302,24 +400,19 @@ async function run(
       );
     }
     case 'simulate': {
-      const devices = positiveInt(values.devices, 'devices', 200);
-      const intervalMs = positiveInt(values['interval-ms'], 'interval-ms', 2000);
-      if (devices < 1 || intervalMs < 1)
-        throw new UsageError('--devices and --interval-ms must be at least 1.');
+      const devices = boundedInt(values.devices, 'devices', 200, MAX_DEVICES);
+      const intervalMs = boundedInt(values['interval-ms'], 'interval-ms', 2000, MAX_INTERVAL_MS);
       const { seededRandom } = await import('../modules/locations/locations.seed.js');
       const { databaseSink, SimulationError, simulateVenue, venueFromDatabase } = await import(
         '../modules/ingest/ingest.simulate.js'
       );
       const { httpSink, venueOverHttp } = await import('./simulate-http.js');
-      const stop = new AbortController();
-      const onSignal = () => stop.abort();
-      process.once('SIGINT', onSignal);
-      process.once('SIGTERM', onSignal);
+      // Ctrl-C is how a simulation ends: it stops after the current tick and prints its summary.
       const options = {
         devices,
         intervalMs,
         rand: seededRandom(positiveInt(values.seed, 'seed', 1)),
-        signal: stop.signal,
+        signal: stopping.signal,
         progress,
       };
       const simulate = async () => {
@@ -327,7 +420,7 @@ async function run(
           const client = {
             base: serverUrl(values.url),
             token: values.token ?? '',
-            signal: stop.signal,
+            signal: stopping.signal,
             progress,
           };
           const venue = await venueOverHttp(client, devices);
@@ -346,12 +439,7 @@ async function run(
         );
         return await simulateVenue(venue, sink, options);
       };
-      try {
-        return await failingPlainly(simulate, (err) => err instanceof SimulationError && {});
-      } finally {
-        process.off('SIGINT', onSignal);
-        process.off('SIGTERM', onSignal);
-      }
+      return await failingPlainly(simulate, (err) => err instanceof SimulationError && {});
     }
     case 'seed': {
       const { seededRandom } = await import('../modules/locations/locations.seed.js');
@@ -359,17 +447,33 @@ async function run(
       const database = opened(db);
       const tenantId = required(values, 'tenant');
       await requireTenant(database, tenantId);
+      const guests = positiveInt(values.guests, 'guests', 200);
       const opts = {
         tenantId,
         rand: seededRandom(positiveInt(values.seed, 'seed', 1)),
-        guests: positiveInt(values.guests, 'guests', 200),
-        progress,
+        guests,
+        // The seeders report as they go: a Ctrl-C stops the seed at the next report.
+        progress: (s: string) => {
+          stopping.check(NOTHING_SEEDED);
+          progress(s);
+        },
       };
       const counts: Record<string, number | string> = { tenant_id: tenantId };
-      for (const seeder of seeders) {
-        progress(`seeding ${seeder.name}…`);
-        Object.assign(counts, await seeder.run(database.prisma, opts));
-      }
+      // One transaction: a seed that fails or is interrupted leaves nothing half-written.
+      await database.prisma.$transaction(
+        async (tx) => {
+          for (const seeder of seeders) {
+            // A turn of the event loop, so a signal is heard: PGlite answers without one.
+            await setImmediate();
+            opts.progress(`seeding ${seeder.name}…`);
+            Object.assign(counts, await seeder.run(tx, opts));
+          }
+          await setImmediate();
+          stopping.check(NOTHING_SEEDED);
+        },
+        // About 7 s for 200 guests: a generous bound, each statement without a timeout.
+        { maxWait: 30_000, timeout: 600_000 + guests * 200 },
+      );
       return counts;
     }
     case 'import guests': {
@@ -382,12 +486,18 @@ async function run(
       // keeps the caller's in INIT_CWD.
       const file = path.resolve(process.env.INIT_CWD ?? process.cwd(), operands[0] ?? '');
       // Refused rows (or an unreadable file): each named plainly; nothing was stored.
+      const bars = importProgress(process.stderr);
       const { text, ...result } = await failingPlainly(
         () =>
           importGuestsFile(
             database.prisma,
             { file, tenantId, mode, upsertBy, format },
-            importProgress(process.stderr),
+            // Reported between chunks of rows, checked or stored in its transaction: a Ctrl-C stops
+            // the import there, and the transaction rolls back.
+            (p) => {
+              stopping.check(NOTHING_IMPORTED);
+              bars(p);
+            },
             loadConfig(),
           ),
         (err) => err instanceof ImportFailed && { errors: err.errors },
@@ -403,10 +513,17 @@ async function run(
             tenantId,
             dryRun: values['dry-run'],
             stderr: process.stderr,
+            signal: stopping.signal,
           }),
         (err) => err instanceof RetentionBusyError && {},
       );
       if (!run) throw new UsageError(`No tenant with id "${tenantId}".`);
+      const by = stopping.by();
+      if (by && run.stopped !== undefined) {
+        // As the server's sweeper stops: after the current batch, with what went so far.
+        throw new Interrupted(by, run.stopped, run.result);
+      }
+      stopping.check('nothing was changed.');
       return withText(run.result, run.text);
     }
     default:
@@ -414,48 +531,67 @@ async function run(
   }
 }
 
+/** The arguments before `--`: after it, every argument is an operand (`token revoke -- -Ab3…`). */
+function beforeOperands(args: readonly string[]): readonly string[] {
+  const end = args.indexOf('--');
+  return end < 0 ? args : args.slice(0, end);
+}
+
 /**
- * `--tenant -Ab3…` as `--tenant=-Ab3…`: ids and tokens are base64url and one in 64 starts with `-`,
- * which parseArgs would refuse as an ambiguous option. A value that is itself an option name
- * (`--tenant --json`) is left alone, so a forgotten value is still named.
+ * The arguments as parseArgs is given them. A value starting with `-` is still a value: `--tenant
+ * -Ab3…` goes as `--tenant=-Ab3…` (ids and tokens are base64url, one in 64 starts with `-`, which
+ * parseArgs would refuse as ambiguous). A missing value (`--tenant` last, or followed by another of
+ * the options or by `--`) is said plainly: `--tenant needs a value.`
  */
 function valuesJoined(args: readonly string[]): string[] {
+  const known = (name: string): name is OptionName => Object.hasOwn(options, name);
   const isOption = (a: string): boolean =>
-    a === '-h' || (a.startsWith('--') && (a.slice(2).split('=')[0] ?? '') in options);
+    a === '-h' || (a.startsWith('--') && known(a.slice(2).split('=')[0] ?? ''));
+  const flags = beforeOperands(args);
   const out: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i] as string;
-    const next = args[i + 1];
-    const name = arg.startsWith('--') && !arg.includes('=') ? arg.slice(2) : '';
-    const takesValue = name in options && options[name as keyof typeof options].type === 'string';
-    if (takesValue && next?.startsWith('-') && !isOption(next)) {
-      out.push(`${arg}=${next}`);
-      i++;
-    } else out.push(arg);
+  for (let i = 0; i < flags.length; i++) {
+    const arg = flags[i] as string;
+    const [name = '', value] = arg.startsWith('--') ? arg.slice(2).split(/=(.*)/s) : [''];
+    if (!known(name) || options[name].type !== 'string') {
+      out.push(arg);
+      continue;
+    }
+    if (value !== undefined) {
+      if (value === '') throw new UsageError(`--${name} needs a value.`);
+      out.push(arg);
+      continue;
+    }
+    const next = flags[i + 1];
+    if (next === undefined || isOption(next)) throw new UsageError(`--${name} needs a value.`);
+    out.push(`${arg}=${next}`);
+    i++;
   }
-  return out;
+  return [...out, ...args.slice(flags.length)];
 }
 
 async function main(): Promise<number> {
   const args = process.argv.slice(2);
   // --json as asked, even when the command line does not parse: its one JSON object still comes.
-  const json = args.includes('--json');
+  // After `--` it is an operand like any other.
+  const json = beforeOperands(args).includes('--json');
   /** A failure: `{"error"}` on stdout with --json; the message (and for usage errors, the usage) on stderr. */
   const fail = (message: string, code: number, details: object = {}) => {
     if (json) console.log(JSON.stringify({ error: message, ...details }));
-    console.error(`error: ${message}${code === 2 ? `\n\n${USAGE}` : ''}`);
+    // An interrupted progress bar on a terminal ends its line first.
+    const lead = code > 128 && process.stderr.isTTY ? '\n' : '';
+    console.error(`${lead}error: ${message}${code === 2 ? `\n\n${USAGE}` : ''}`);
     return code;
   };
   let parsed: { values: Values; positionals: string[] };
+  const given = new Set<string>();
   try {
     const read = parseArgs({ args: valuesJoined(args), options, allowPositionals: true, tokens: true });
     // parseArgs keeps the last of an option given twice: `--scope read --scope ingest` would issue
     // an ingest token without a word.
-    const seen = new Set<string>();
     for (const token of read.tokens) {
       if (token.kind !== 'option') continue;
-      if (seen.has(token.name)) return fail(`--${token.name} is given more than once.`, 2);
-      seen.add(token.name);
+      if (given.has(token.name)) return fail(`--${token.name} is given more than once.`, 2);
+      given.add(token.name);
     }
     parsed = read;
   } catch (err) {
@@ -470,7 +606,11 @@ async function main(): Promise<number> {
   }
   if (!command) return fail('No command given.', 2);
   // A usage mistake is answered at once: without opening (or waiting for) the database.
-  if (!COMMANDS.includes(command)) return fail(`Unknown command "${command}".`, 2);
+  if (!Object.hasOwn(COMMAND_OPTIONS, command)) return fail(`Unknown command "${command}".`, 2);
+  for (const name of given) {
+    const foreign = foreignOption(command, name);
+    if (foreign) return fail(foreign, 2);
+  }
   if (command === 'token revoke' && operands.length !== 1) {
     const got = operands.length === 0 ? 'none' : `${operands.length}: ${operands.join(' ')}`;
     return fail(`token revoke takes one TOKEN_ID; got ${got}.`, 2);
@@ -481,6 +621,14 @@ async function main(): Promise<number> {
   }
   let db: Database | undefined;
   let live: { close(): Promise<void> } | undefined;
+  // From here on a stoppable command hears Ctrl-C: a first stops it cleanly, a second at once.
+  const stopping = interruption(STOPPABLE.includes(command), (by) => {
+    const code = fail(
+      `Interrupted again by ${by}: stopped at once (what its open transaction wrote is rolled back).`,
+      SIGNAL_EXIT_CODES[by],
+    );
+    process.exit(code);
+  });
   try {
     // `simulate --url` talks to a running server: the database (maybe its embedded one) is not opened.
     if (command === 'import guests') await importOptions(values);
@@ -509,11 +657,12 @@ async function main(): Promise<number> {
         throw new CommandFailed(openFailure(config, err));
       });
     }
-    const result = await run(command, operands, values, db, (s) => console.error(s));
+    const result = await run(command, operands, values, db, (s) => console.error(s), stopping);
     console.log(values.json ? JSON.stringify(result) : formatHuman(result));
     return 0;
   } catch (err) {
     if (err instanceof UsageError) return fail(err.message, 2);
+    if (err instanceof Interrupted) return fail(err.message, SIGNAL_EXIT_CODES[err.by], err.details);
     if (err instanceof CommandFailed) return fail(err.message, 1, err.details);
     if (err instanceof ConfigError || err instanceof DatabaseLockedError) return fail(err.message, 1);
     // Not one of the failures above: its message; the stack only when LOG_LEVEL=debug asks for it.
@@ -522,6 +671,7 @@ async function main(): Promise<number> {
   } finally {
     await db?.close();
     await live?.close();
+    stopping.dispose();
   }
 }
 

@@ -1,8 +1,10 @@
 // `admin import guests FILE --tenant ID [--mode …] [--upsert-by …] [--format …]`: the guest import of
 // `POST /guests/import` (src/modules/guests/guests.import.ts) from a CSV, NDJSON or JSON file, with
 // the same rules and messages. The operator acts as the tenant's admin holding guests.manage-global
-// (every location; an upsert may move a guest), and a file may hold any number of rows.
-import { readFile } from 'node:fs/promises';
+// (every location; an upsert may move a guest), and a file may hold any number of rows, within
+// GUEST_IMPORT_MAX_MB (the route's limit) bytes.
+import { constants, type Stats } from 'node:fs';
+import { open, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Config } from '../config.js';
 import type { Prisma } from '../db/database.js';
@@ -90,18 +92,87 @@ export function importProgress(stream: ProgressStream): (p: ImportProgress) => v
   };
 }
 
+/** What a path is when it is not a regular file: `a folder`, `a device`, … */
+function notAFile(stats: Stats): string | undefined {
+  if (stats.isFile()) return undefined;
+  if (stats.isDirectory()) return 'a folder';
+  if (stats.isFIFO()) return 'a pipe (FIFO)';
+  if (stats.isSocket()) return 'a socket';
+  if (stats.isCharacterDevice() || stats.isBlockDevice()) return 'a device';
+  return 'not a regular file';
+}
+
+const MIB = 1024 * 1024;
+
+function tooLarge(file: string, maxBytes: number, size: string): ImportFailed {
+  return new ImportFailed(
+    `${file} is larger than GUEST_IMPORT_MAX_MB (${maxBytes / MIB} MiB, the limit of POST /guests/import): ${size}; ` +
+      'raise GUEST_IMPORT_MAX_MB to import a bigger file, or split it.',
+    {},
+  );
+}
+
+/**
+ * The file's bytes, refused before any read unless it is a regular file of at most `maxBytes`
+ * (a folder, a device such as /dev/zero, a FIFO or /dev/stdin would be read without end or block),
+ * and refused as soon as more than `maxBytes` arrive (a file growing while it is read): at most
+ * `maxBytes + 1` bytes are ever read.
+ */
+export async function readBoundedFile(file: string, maxBytes: number): Promise<Buffer> {
+  const cannot = (reason: string) => new ImportFailed(`Cannot read ${file}: ${reason}`, {});
+  const judge = (stats: Stats): void => {
+    const kind = notAFile(stats);
+    if (kind) throw cannot(`it is ${kind}, not a regular file.`);
+    if (stats.size > maxBytes) throw tooLarge(file, maxBytes, `${stats.size} bytes`);
+  };
+  try {
+    // The path first: opening a FIFO would wait for a writer, and opening some devices acts.
+    judge(await stat(file));
+  } catch (err) {
+    if (err instanceof ImportFailed) throw err;
+    throw cannot((err as Error).message);
+  }
+  let handle: Awaited<ReturnType<typeof open>>;
+  try {
+    // O_NONBLOCK: should the path have become a FIFO since, the open does not wait for a writer.
+    handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (err) {
+    throw cannot((err as Error).message);
+  }
+  try {
+    // What was opened (the path may have been replaced since it was judged).
+    const opened = await handle.stat();
+    judge(opened);
+    // One byte more than the file holds (at most the limit's): its end, or that it grew.
+    let buffer = Buffer.alloc(Math.min(opened.size, maxBytes) + 1);
+    let length = 0;
+    for (;;) {
+      if (length === buffer.length) {
+        if (length > maxBytes) throw tooLarge(file, maxBytes, 'it grew while being read');
+        const grown = Buffer.alloc(Math.min(buffer.length * 2, maxBytes + 1));
+        buffer.copy(grown, 0, 0, length);
+        buffer = grown;
+      }
+      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, null);
+      if (bytesRead === 0) break;
+      length += bytesRead;
+    }
+    return buffer.subarray(0, length);
+  } catch (err) {
+    if (err instanceof ImportFailed) throw err;
+    throw cannot((err as Error).message);
+  } finally {
+    await handle.close();
+  }
+}
+
 export async function importGuestsFile(
   prisma: Prisma,
   cmd: ImportCommand,
   progress: (p: ImportProgress) => void,
-  config: Pick<Config, 'appUrl'>,
+  config: Pick<Config, 'appUrl' | 'guestImportMaxBytes'>,
 ): Promise<ImportResult & { text: string }> {
-  let bytes: Buffer;
-  try {
-    bytes = await readFile(cmd.file);
-  } catch (err) {
-    throw new ImportFailed(`Cannot read ${cmd.file}: ${(err as Error).message}`, {});
-  }
+  const bytes = await readBoundedFile(cmd.file, config.guestImportMaxBytes);
   const name = path.basename(cmd.file);
   let read: ReturnType<typeof readImportFile>;
   try {

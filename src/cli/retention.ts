@@ -106,16 +106,27 @@ function summary(
   return { result, text };
 }
 
+/** `2 inactive guests anonymised, 1000 presence records deleted, …`: what a stopped run removed. */
+function removedSoFar(result: RetentionRunResult): string {
+  const parts = RETENTION_KINDS.flatMap((kind) =>
+    result[kind] === null ? [] : [`${result[kind]} ${NAMES[kind].what} ${NAMES[kind].done}`],
+  );
+  if (result.events !== null) parts.push(`${result.events} of their copies in the event log deleted`);
+  return parts.join(', ');
+}
+
 /**
  * Runs the command for one tenant; null when there is no such tenant. The counts come first (the
  * bar's total; the dry run's answer); a real run then takes the fleet's retention lock, so it never
- * runs beside a server's sweeper (RetentionBusyError while one holds it).
+ * runs beside a server's sweeper (RetentionBusyError while one holds it). Once `signal` aborts (Ctrl-C),
+ * a real run stops after the current batch, as the sweeper does when its server stops: `stopped`
+ * then says what went so far (the rest goes at the next run).
  */
 export async function runRetention(
   db: Database,
   config: Config,
-  opts: { tenantId: string; dryRun: boolean; stderr: ProgressStream; now?: Date },
-): Promise<{ result: RetentionRunResult; text: string } | null> {
+  opts: { tenantId: string; dryRun: boolean; stderr: ProgressStream; now?: Date; signal?: AbortSignal },
+): Promise<{ result: RetentionRunResult; text: string; stopped?: string } | null> {
   const { tenantId, dryRun, stderr } = opts;
   const tenant = await db.prisma.tenant.findUnique({ where: { id: tenantId }, select: { id: true } });
   if (!tenant) return null;
@@ -137,6 +148,7 @@ export async function runRetention(
   let label = '';
   const held = await db.tryExclusive(RETENTION_LOCK_KEY, () =>
     applyRetention({ prisma: db.prisma, config }, tenantId, cutoffs, {
+      ...(opts.signal ? { signal: opts.signal } : {}),
       onProgress: (kind, n) => {
         label = `${NAMES[kind].what} ${NAMES[kind].done}`;
         bar.tick(n, label);
@@ -149,5 +161,13 @@ export async function runRetention(
     );
   }
   bar.end(label || 'nothing to remove');
-  return summary(tenantId, false, settings, cutoffs, held.value);
+  const done = summary(tenantId, false, settings, cutoffs, held.value);
+  if (!opts.signal?.aborted) return done;
+  const removed = RETENTION_KINDS.some((kind) => held.value[kind] > 0);
+  return {
+    ...done,
+    stopped: removed
+      ? `stopped after the current batch: ${removedSoFar(done.result)}; the rest goes at the next run.`
+      : 'stopped before removing anything.',
+  };
 }

@@ -1,6 +1,7 @@
 // What `admin seed` adds to a tenant, resource by resource, in order (later seeders may read what
-// earlier ones created). Each seeder is deterministic for the same random source.
-import type { Prisma } from '../db/database.js';
+// earlier ones created). Each seeder is deterministic for the same random source. The command runs
+// them all in one transaction: a seed that fails or is interrupted stores nothing.
+import type { Prisma as PrismaNS } from '../generated/prisma/client.js';
 import { seedAdvertisementsAndAccessCodes } from '../modules/advertisements/advertisements.seed.js';
 import { seedPresence } from '../modules/analytics/analytics.seed.js';
 import { seedDevicesAndSessions } from '../modules/guest-devices/guest-devices.seed.js';
@@ -19,7 +20,7 @@ export interface SeedOptions {
 export interface Seeder {
   name: string;
   /** Returns counts per resource, merged into the command's output. */
-  run(prisma: Prisma, opts: SeedOptions): Promise<Record<string, number>>;
+  run(prisma: PrismaNS.TransactionClient, opts: SeedOptions): Promise<Record<string, number>>;
 }
 
 export const seeders: Seeder[] = [

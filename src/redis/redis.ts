@@ -31,11 +31,81 @@ export interface RedisStats {
  */
 class GuardedRedis extends Redis {
   onCommandFailure: (err: unknown) => void = () => {};
+  /**
+   * Redis's answer to a SELECT (the database number of REDIS_URL, sent by ioredis on every connect
+   * before the connection is ready): its refusal (`ERR DB index is out of range`), or undefined.
+   */
+  onSelect: (refusal: string | undefined) => void = () => {};
+  /** The refusal of the last SELECT (undefined: accepted, or none sent, i.e. database 0). */
+  selectRefused: string | undefined;
 
   override sendCommand(command: Command, stream?: Parameters<Redis['sendCommand']>[1]): unknown {
     command.promise.catch((err: unknown) => this.onCommandFailure(err));
+    if (command.name === 'select') {
+      command.promise.then(
+        () => {
+          this.selectRefused = undefined;
+          this.onSelect(undefined);
+        },
+        (err: unknown) => {
+          // Redis's own reply refusing the number (out of range, cluster mode, an ACL without SELECT),
+          // not a lost connection, a time out or a failed AUTH (NOAUTH, WRONGPASS: an outage as before).
+          if (!(err instanceof Error) || err.name !== 'ReplyError' || !/^(ERR|NOPERM) /.test(err.message))
+            return;
+          this.selectRefused = err.message;
+          this.onSelect(err.message);
+        },
+      );
+    }
     return super.sendCommand(command, stream);
   }
+}
+
+/** REDIS_URL without its password, for messages: `redis://host:6379/2`. */
+export function redisWhere(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.host}${u.pathname}`;
+  } catch {
+    return 'REDIS_URL';
+  }
+}
+
+/**
+ * At start: Redis's refusal of REDIS_URL's database number (`ERR DB index is out of range`, from a
+ * Redis that answers), else undefined: accepted, or no answer within `timeoutMs` (the service then
+ * starts degraded, as for any outage, and connects when Redis comes).
+ */
+export async function redisDatabaseRefusal(
+  url: string,
+  timeoutMs = REDIS_TIMEOUT_MS,
+): Promise<string | undefined> {
+  const client = new GuardedRedis(url, {
+    disableClientInfo,
+    lazyConnect: true,
+    enableOfflineQueue: false,
+    connectTimeout: timeoutMs,
+    commandTimeout: timeoutMs,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
+  // Unreachable, refused or not: said by the running service's own connection, not here.
+  client.on('error', () => {});
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      client.connect(),
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, timeoutMs);
+      }),
+    ]);
+  } catch {
+    // No connection: not a refusal.
+  } finally {
+    clearTimeout(timer);
+    client.disconnect();
+  }
+  return client.selectRefused;
 }
 
 // Reconnect forever, quickly at first, at most every second: recovery is prompt when Redis returns.
@@ -98,7 +168,12 @@ export function connectRedis(url: string, log: RedisLog = silent): RedisLink {
 
   const where = (client: Redis): string => `${client.options.host ?? '?'}:${client.options.port ?? '?'}`;
 
-  const markDown = (name: string, client: Redis, reason: string): void => {
+  const markDown = (
+    name: string,
+    client: Redis,
+    reason: string,
+    what = 'Redis (REDIS_URL) unreachable',
+  ): void => {
     if (closing) return;
     downClients.add(name);
     if (outageSince !== 0) return;
@@ -108,15 +183,17 @@ export function connectRedis(url: string, log: RedisLog = silent): RedisLink {
     // host:port only: the URL may carry a password.
     log.warn(
       { redis: where(client), reason, outages: stats.outages },
-      'Redis (REDIS_URL) unreachable: rate limit on per-instance counters and presence fan-out paused until it returns',
+      `${what}: rate limit on per-instance counters and presence fan-out paused until it returns`,
     );
   };
 
-  const markReady = (name: string, client: Redis): void => {
+  const markReady = (name: string, client: GuardedRedis): void => {
+    // A connection whose database was refused is dropped (below), though ioredis calls it ready.
+    if (client.selectRefused !== undefined || client.status !== 'ready') return;
     downClients.delete(name);
     if (outageSince === 0 || downClients.size > 0) return;
     // Back only when every client is: the subscriber reconnects alongside the command client.
-    for (const c of clients.values()) if (c.status !== 'ready') return;
+    for (const c of clients.values()) if (c.status !== 'ready' || c.selectRefused !== undefined) return;
     log.info(
       {
         redis: where(client),
@@ -141,6 +218,14 @@ export function connectRedis(url: string, log: RedisLog = silent): RedisLink {
         client.disconnect(true);
       }
     };
+    client.onSelect = (refusal) => {
+      if (refusal === undefined) return;
+      // Commands would go to database 0, shared with others: the connection is dropped before it is
+      // ready (the SELECT is answered before the ready check), so none is sent, and is tried again
+      // as after an outage (retryStrategy) until Redis accepts the number.
+      markDown(name, client, refusal, `Redis (REDIS_URL) refused database ${client.options.db ?? 0}`);
+      client.disconnect(true);
+    };
     client.on('error', (err: Error) => {
       stats.errors += 1;
       lastError = err.message || err.name;
@@ -164,7 +249,9 @@ export function connectRedis(url: string, log: RedisLog = silent): RedisLink {
       return downClients.has('commands');
     },
     async health(timeoutMs = 1_000) {
-      for (const c of clients.values()) if (c.status !== 'ready') return 'degraded';
+      for (const c of clients.values()) {
+        if (c.status !== 'ready' || c.selectRefused !== undefined) return 'degraded';
+      }
       const pong = await Promise.race([
         client.ping().then(
           (r) => r === 'PONG',

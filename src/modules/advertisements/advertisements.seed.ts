@@ -1,7 +1,7 @@
 // Demo advertisements (with grouped tags) and access codes for `admin seed`. Deterministic for the
 // same random source; a second run adds no advertisement title twice and no codes to a location
 // that has some.
-import type { Prisma } from '../../db/database.js';
+import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { CODE_ALPHABET, CODE_LENGTH } from '../access-codes/access-codes.service.js';
 import type { Random } from '../locations/locations.seed.js';
 
@@ -33,7 +33,7 @@ const DAY_MS = 86_400_000;
 const pick = (rand: Random, n: number): number => Math.floor(rand() * n);
 
 export async function seedAdvertisementsAndAccessCodes(
-  prisma: Prisma,
+  prisma: PrismaNS.TransactionClient,
   tenantId: string,
   rand: Random,
 ): Promise<{ advertisements: number; access_codes: number }> {

@@ -1,7 +1,6 @@
 // Demo analytics for `admin seed` (after guests and devices): active presence inside the window
 // (WiFi and BLE, some connected) for some guests' devices and a few anonymous beacons, and location
 // sessions with their zone logs over the last four weeks.
-import type { Prisma } from '../../db/database.js';
 import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { newId } from '../ingest/ingest.batch.js';
 import { upsertCurrentPresence } from '../ingest/ingest.presence.js';
@@ -11,7 +10,7 @@ import { normalizeMac } from '../presence/mac.js';
 const DAY = 86_400_000;
 
 export async function seedPresence(
-  prisma: Prisma,
+  prisma: PrismaNS.TransactionClient,
   o: { tenantId: string; rand: Random; progress(message: string): void },
 ): Promise<Record<string, number>> {
   const { tenantId, rand } = o;

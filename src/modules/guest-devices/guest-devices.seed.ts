@@ -3,7 +3,7 @@
 // first and last visit plus an open one for guests who are online. Bytes follow the duration; each
 // device's totals are the sum of its sessions and each guest's totals the sum of its devices.
 import { createHash } from 'node:crypto';
-import type { Prisma } from '../../db/database.js';
+import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import type { Random } from '../locations/locations.seed.js';
 
 const DEVICE_KINDS = [
@@ -73,7 +73,7 @@ interface SessionRow {
 }
 
 export async function seedDevicesAndSessions(
-  prisma: Prisma,
+  prisma: PrismaNS.TransactionClient,
   opts: { tenantId: string; rand: Random; progress(message: string): void },
 ): Promise<{ guest_devices: number; guest_sessions: number }> {
   const { tenantId, rand } = opts;

@@ -649,7 +649,10 @@ async function store(env: ImportEnv, plans: Plan[]): Promise<{ created: number; 
   const updates = plans.filter((p) => p.id !== undefined);
   const total = plans.length;
   let done = 0;
-  const advance = (n: number): void => {
+  const advance = async (n: number): Promise<void> => {
+    // A turn of the event loop between chunks, as between batches of rows checked: PGlite answers
+    // without one, and the CLI hears its Ctrl-C in one (its progress then throws: nothing is stored).
+    await new Promise((resolve) => setImmediate(resolve));
     done += n;
     env.progress?.({ phase: 'storing', done, total });
   };
@@ -663,7 +666,7 @@ async function store(env: ImportEnv, plans: Plan[]): Promise<{ created: number; 
         await insertGuests(tx, tenantId, chunk);
         await setTags(tx, tenantId, chunk);
         await events.record(null, chunk);
-        advance(chunk.length);
+        await advance(chunk.length);
       }
       let updated = 0;
       for (const group of bySentColumns(updates)) {
@@ -689,7 +692,7 @@ async function store(env: ImportEnv, plans: Plan[]): Promise<{ created: number; 
             await setTags(tx, tenantId, changing);
             await events.record(before, changing);
           }
-          advance(chunk.length);
+          await advance(chunk.length);
         }
       }
       return { created: creates.length, updated };

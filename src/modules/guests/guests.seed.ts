@@ -1,6 +1,6 @@
 // Demo guests for `admin seed`: guests and employees with tags, spread over the tenant's locations
 // and the last four months, some online. The same random source gives the same guests.
-import type { Prisma } from '../../db/database.js';
+import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import type { Random } from '../locations/locations.seed.js';
 
 const FIRST = [
@@ -27,7 +27,7 @@ const BATCH = 500;
 export const SEED_EMAIL_DOMAIN = 'guests.seed.invalid';
 
 export async function seedGuests(
-  prisma: Prisma,
+  prisma: PrismaNS.TransactionClient,
   opts: { tenantId: string; rand: Random; guests: number; progress(message: string): void },
 ): Promise<{ guests: number; guest_tags: number }> {
   const { tenantId, rand } = opts;

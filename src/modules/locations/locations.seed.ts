@@ -1,5 +1,5 @@
 // Demo places for `admin seed`: locations with buildings, floors and zones (with polygons).
-import type { Prisma } from '../../db/database.js';
+import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 
 export type Random = () => number;
 
@@ -51,7 +51,7 @@ const VENUES = [
 ];
 
 export async function seedLocations(
-  prisma: Prisma,
+  prisma: PrismaNS.TransactionClient,
   tenantId: string,
   rand: Random,
 ): Promise<{ locations: number; buildings: number; floors: number; zones: number }> {

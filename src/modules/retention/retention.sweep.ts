@@ -2,6 +2,8 @@
 // the periodic sweeper (retention.sweeper.ts) and of `admin retention run` (src/cli/retention.ts).
 // Every statement touches at most BATCH_SIZE rows (a guest's anonymisation is one erasure, its own
 // short transaction), so no statement holds its locks for long and ingest and requests go on beside it.
+
+import { setImmediate } from 'node:timers/promises';
 import type { Prisma } from '../../db/database.js';
 import type { EventType } from '../../events/event-types.js';
 import { systemActor } from '../../events/outbox.js';
@@ -309,16 +311,21 @@ export async function applyRetention(
 ): Promise<RetentionCounts> {
   const counts = noCounts();
   const batchSize = opts.batchSize ?? BATCH_SIZE;
-  const stopped = () => opts.signal?.aborted === true;
+  // Before each batch, a turn of the event loop: PGlite answers without one, and a stop (the
+  // server's shutdown, the CLI's Ctrl-C) is only heard in one.
+  const stopped = async (): Promise<boolean> => {
+    if (opts.signal) await setImmediate();
+    return opts.signal?.aborted === true;
+  };
   const guestCutoff = cutoffs.inactive_guests;
   if (guestCutoff) {
     let after: GuestCursor | null = null;
     for (;;) {
-      if (stopped()) return counts;
+      if (await stopped()) return counts;
       const batch = await nextGuestBatch(deps.prisma, tenantId, guestCutoff, after, batchSize);
       for (const { id, inactive } of batch) {
         if (!inactive) continue;
-        if (stopped()) return counts;
+        if (await stopped()) return counts;
         let erased = false;
         try {
           erased = await eraseIfInactive(deps, tenantId, id, guestCutoff);
@@ -341,7 +348,7 @@ export async function applyRetention(
     const cutoff = cutoffs[kind];
     if (!cutoff) continue;
     for (;;) {
-      if (stopped()) return counts;
+      if (await stopped()) return counts;
       const { rows: n, events } = await deleteBatch(deps.prisma, kind, tenantId, cutoff, batchSize);
       counts[kind] += n;
       counts.events += events;
@@ -350,7 +357,7 @@ export async function applyRetention(
     }
     if (kind === 'presence_records') {
       for (;;) {
-        if (stopped()) return counts;
+        if (await stopped()) return counts;
         if ((await deleteCurrentPresenceBatch(deps.prisma, tenantId, cutoff, batchSize)) < batchSize) break;
       }
     }

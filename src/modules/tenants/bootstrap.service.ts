@@ -166,19 +166,14 @@ export async function issueToken(
   userRef: string,
   scopes: string[] = [],
 ): Promise<{ token: string }> {
-  const user = await prisma.user.findFirst({
-    where: {
-      OR: [
-        { id: userRef },
-        { email: userRef },
-        // An integer user id fits PostgreSQL's integer; longer digits name no user.
-        ...(/^\d{1,10}$/.test(userRef) && Number(userRef) <= 2_147_483_647
-          ? [{ userId: Number(userRef) }]
-          : []),
-      ],
-    },
-    select: { id: true, tenantId: true },
-  });
+  // An integer user id fits PostgreSQL's integer; longer digits name no user.
+  const userId = /^\d{1,10}$/.test(userRef) && Number(userRef) <= 2_147_483_647 ? Number(userRef) : null;
+  // E-mails are unique regardless of case (the API's rule): compared as the unique index on
+  // lower("email") reads them, so `Ann@Example.com` names ann@example.com's user.
+  const [user] = await prisma.$queryRaw<{ id: string; tenantId: string }[]>`
+    SELECT "id", "tenantId" FROM "User"
+    WHERE "id" = ${userRef} OR lower("email") = lower(${userRef}::text) OR "userId" = ${userId}::int
+    LIMIT 1`;
   if (!user) throw new UnknownUserError(`No user with id or email "${userRef}".`);
   const token = newToken();
   await writeWithEvents({ prisma, tenantId: user.tenantId, actor: systemActor }, (tx, log) =>

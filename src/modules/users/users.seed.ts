@@ -1,7 +1,7 @@
 // Demo dashboard users for `admin seed`: for each active location of the tenant (up to four), a venue
 // admin and a front-desk user pinned to it. Deterministic and idempotent: emails are derived from the
 // tenant and location, so seeding again reuses them. Seeded users have no password.
-import type { Prisma } from '../../db/database.js';
+import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import type { Random } from '../locations/locations.seed.js';
 
 const FIRST = ['Amal', 'Omar', 'Sara', 'Yusuf', 'Lina', 'Karim', 'Maya', 'Hadi'];
@@ -10,7 +10,7 @@ const LAST = ['Haddad', 'Nasser', 'Khoury', 'Saleh', 'Farah', 'Aziz'];
 const slug = (s: string): string => s.toLowerCase().replace(/[^a-z0-9]+/g, 'x');
 
 export async function seedUsers(
-  prisma: Prisma,
+  prisma: PrismaNS.TransactionClient,
   tenantId: string,
   rand: Random,
 ): Promise<Record<string, number>> {
