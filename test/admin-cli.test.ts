@@ -192,6 +192,10 @@ describe('admin CLI and server on one embedded database', { timeout: 120_000 }, 
         ['simulate', '--tenant', 'x', '--devices', '99999999999', '--json'],
         '--devices must be between 1 and 100000; got "99999999999".',
       ],
+      [
+        ['seed', '--tenant', 'x', '--guests', '1000000000', '--json'],
+        '--guests must be between 1 and 10000; got "1000000000".',
+      ],
     ];
     for (const [args, message] of cases) {
       const run = await admin(...args);

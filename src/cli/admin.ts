@@ -36,7 +36,8 @@ Commands:
       first revocation time is kept). An id starting with "-" goes after "--":
       token revoke -- -Ab3xYz.
   seed --tenant TENANT_ID [--guests N] [--seed S] [--json]
-      Add demo data to a tenant (see src/cli/seeders.ts); --guests N sets how many guests.
+      Add demo data to a tenant (see src/cli/seeders.ts); --guests N sets how many guests (1 to
+      10000, default 200).
   import guests FILE --tenant TENANT_ID [--mode all_or_nothing|skip_invalid]
                 [--upsert-by email|partner_id] [--format csv|ndjson|json] [--json]
       Import guests from a CSV (header row of field names), NDJSON or JSON-array file, checked
@@ -302,6 +303,8 @@ function boundedInt(raw: string | undefined, name: string, fallback: number, max
 
 /** `simulate --devices`: each is held in memory and reported every tick. */
 const MAX_DEVICES = 100_000;
+/** `seed --guests`: demo data, written in one transaction held in memory until it commits. */
+const MAX_SEED_GUESTS = 10_000;
 /** `simulate --interval-ms`: one hour (a longer wait is past what a timer holds: it fired at once). */
 const MAX_INTERVAL_MS = 3_600_000;
 
@@ -446,8 +449,8 @@ async function run(
       const { seeders } = await import('./seeders.js');
       const database = opened(db);
       const tenantId = required(values, 'tenant');
+      const guests = boundedInt(values.guests, 'guests', 200, MAX_SEED_GUESTS);
       await requireTenant(database, tenantId);
-      const guests = positiveInt(values.guests, 'guests', 200);
       const opts = {
         tenantId,
         rand: seededRandom(positiveInt(values.seed, 'seed', 1)),
