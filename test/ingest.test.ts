@@ -652,6 +652,38 @@ describe.concurrent('POST /ingest/sessions', () => {
     expect(await tables(a.tenant_id)).toEqual(before);
   });
 
+  it('answers a retried batch as the first delivery, though a guest it names was erased since (its events are not checked again)', async () => {
+    const { a, ingest } = await setup();
+    const guest = await addGuest(a.tenant_id, a.location_id);
+    const batch = {
+      events: [
+        accounting({ location_id: a.location_id, mac: randomMac(), guest_id: guest.id, at: iso(300) }),
+      ],
+    };
+    const first = await t.request('POST', SESSIONS, { token: ingest, body: batch });
+    expect(first.text).toBe('{"accepted":1}');
+    expect((await t.request('DELETE', `/api/v1/guests/${guest.id}`, { token: a.token })).status).toBe(204);
+    const before = await tables(a.tenant_id);
+    const retry = await t.request('POST', SESSIONS, { token: ingest, body: batch });
+    expect(retry.status, retry.text).toBe(200);
+    expect(retry.text).toBe('{"accepted":1}');
+    expect(await tables(a.tenant_id)).toEqual(before);
+    // A new event naming the erased guest is still refused, beside the retried one.
+    const mixed = await t.request('POST', SESSIONS, {
+      token: ingest,
+      body: {
+        events: [
+          ...batch.events,
+          accounting({ location_id: a.location_id, mac: randomMac(), guest_id: guest.id, at: iso(60) }),
+        ],
+      },
+    });
+    expect(mixed.status, mixed.text).toBe(422);
+    expect(mixed.json.errors).toEqual({
+      'events.1.guest_id': ['The selected events.1.guest id is invalid.'],
+    });
+  });
+
   it("accepts a stop for an erased guest's real MAC beside another device's interim, which applies", async () => {
     const { a, ingest } = await setup();
     const erased = await addGuest(a.tenant_id, a.location_id);

@@ -59,6 +59,9 @@ export class BatchErrors {
     const e = this.byEvent.get(index);
     return field === undefined ? e !== undefined : e?.[field] !== undefined;
   }
+  get any(): boolean {
+    return this.byEvent.size > 0;
+  }
   throwIfAny(): void {
     if (this.byEvent.size === 0) return;
     const out: FieldErrors = {};
@@ -133,7 +136,8 @@ export function distinct<T>(events: Iterable<T>, pick: (e: T) => string | null):
 
 /**
  * Which events are new: a repeated event id (in this batch or already stored) with the same content
- * is skipped; with other content it is refused. Stores the new ids with their digests.
+ * is skipped; with other content it is refused (into `errors`, which the caller throws once it has
+ * checked the new events' ids). Stores the new ids with their digests while the batch has no error.
  */
 export async function claimEvents(
   tx: Tx,
@@ -176,7 +180,7 @@ export async function claimEvents(
     freshIds.push(id);
     freshDigests.push(digest);
   }
-  errors.throwIfAny();
+  if (errors.any) return fresh;
   // Raw multi-row inserts (unnest of one array per column): Prisma's createMany costs far more per
   // row in the client than the database spends on it.
   if (fresh.size) {
@@ -186,6 +190,11 @@ export async function claimEvents(
         ${freshDigests}::text[]) AS v(e, d)`;
   }
   return fresh;
+}
+
+/** The events of `fresh` (claimEvents' new ones), by index: what is checked and applied. */
+export function onlyFresh<T>(fresh: ReadonlySet<number>, events: ReadonlyMap<number, T>): Map<number, T> {
+  return new Map([...events].filter(([i]) => fresh.has(i)));
 }
 
 /** The fresh events, in the batch's order. */

@@ -19,6 +19,7 @@ import {
   inBatchOrder,
   invalid,
   newId,
+  onlyFresh,
   type Tx,
   validateEvents,
 } from './ingest.batch.js';
@@ -45,9 +46,10 @@ export async function ingestPresence(
         tenantId,
         [...valid.values()].map((e) => e.mac),
       );
-      const events = await resolvePlaces(tx, tenantId, valid, errors);
-      errors.throwIfAny();
+      // The ledger first: a retry's events applied before are not checked again (claimEvents).
       const fresh = await claimEvents(tx, tenantId, 'presence', raw, valid, errors);
+      const events = await resolvePlaces(tx, tenantId, onlyFresh(fresh, valid), errors);
+      errors.throwIfAny();
       return applyPresence(tx, log, tenantId, ctx.config.activeWindowSeconds, inBatchOrder(fresh, events));
     },
     (recorded, changed) => publishPresence(ctx.pubsub, tenantId, changed, lastIdOf(recorded)),

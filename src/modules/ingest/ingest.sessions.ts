@@ -20,6 +20,7 @@ import {
   type IngestResult,
   inBatchOrder,
   invalid,
+  onlyFresh,
   type Tx,
   validateEvents,
 } from './ingest.batch.js';
@@ -44,9 +45,11 @@ export async function ingestSessions(
       tenantId,
       [...valid.values()].map((e) => e.mac),
     );
-    const events = await resolveSessionEvents(tx, tenantId, valid, errors);
-    errors.throwIfAny();
+    // The ledger first: a retry's events applied before are not checked again (their guest may be
+    // erased since), so the retry answers as the first delivery did.
     const fresh = await claimEvents(tx, tenantId, 'session', raw, valid, errors);
+    const events = await resolveSessionEvents(tx, tenantId, onlyFresh(fresh, valid), errors);
+    errors.throwIfAny();
     const apply = inBatchOrder(fresh, events).sort((a, b) => a.at.getTime() - b.at.getTime());
     await applySessions(tx, log, tenantId, apply);
   });
