@@ -1045,6 +1045,34 @@ describe('claims, shutdown and failures', () => {
     });
   });
 
+  it('a window that is not full moves the place to the tenant’s last id, past events deleted before it was read (else claimed at every poll)', async () => {
+    await withQuietScratch('webhooks_stream_tail', async ({ own, quiet, a }) => {
+      const prisma = own.db.prisma;
+      await createHook(a, endpoint().url, ['guest.created'], quiet);
+      const [e1, , e3] = (await record(
+        prisma,
+        a.tenant_id,
+        ['guest.created', 'g1'],
+        ['guest.created', 'g2'],
+        ['guest.created', 'g3'],
+      )) as [RecordedEvent, RecordedEvent, RecordedEvent];
+      // The log's newest events go before the stream reads them (a retention pass, the pruning).
+      await prisma.event.deleteMany({ where: { tenantId: a.tenant_id, id: { gt: e1.id } } });
+      const [held] = await claimStreams(prisma, 10, 60_000, 100);
+      if (!held) throw new Error('no stream held');
+      expect(held.window.events.map((e) => e.id)).toEqual([e1.id]);
+      expect(held.window.readTo).toBe(e3.id);
+      // Read from past e1: nothing left, and the place still goes to the last id.
+      const rest = await readStream(prisma, held, e1.id, 100);
+      expect([rest.events, rest.readTo, rest.full]).toEqual([[], e3.id, false]);
+      // Caught up: nothing after the last id, no place to move to.
+      expect((await readStream(prisma, held, e3.id, 100)).readTo).toBeNull();
+      // A full window moves only as far as it read.
+      const full = await readStream(prisma, held, 0n, 1);
+      expect([full.full, full.readTo]).toEqual([true, 1n]);
+    });
+  });
+
   it('a stream is held by one instance at a time; its first attempts are recorded with its place (a failure queued to retry); a stale hold moves nothing and queues nothing, though its attempt is logged', async () => {
     await withQuietScratch('webhooks_stream_hold', async ({ own, quiet, a }) => {
       const prisma = own.db.prisma;

@@ -58,12 +58,21 @@ const WINDOW_COLUMNS = `w."url", ${SIGNING_SECRETS_SQL}, w."failingSince", w."is
   m."id", m."type", m."occurredAt", m."payloadJson"`;
 
 // The events after a stream's place `after`: at most `scan` of them read, by the log's key in order
-// (`r`: the last id read and how many); those the endpoint `w` subscribes to are returned (`m`), the
-// others only move the place.
+// (`r`: the place to move to and how many were read); those the endpoint `w` subscribes to are
+// returned (`m`), the others only move the place. A window that is not full read every event the
+// statement sees up to the tenant's last id (ids become visible in commit order, the sequence with
+// them): the place moves to that id, past events deleted meanwhile (retention, pruning), which would
+// otherwise leave the stream claimed again at every poll until the tenant's next event.
 const windowJoins = (tenant: string, after: string, scan: string) => `CROSS JOIN LATERAL (
-  SELECT max(ev."id") AS "readTo", count(*)::int AS "read" FROM (
-    SELECT e."id" FROM "Event" e WHERE e."tenantId" = ${tenant} AND e."id" > ${after} ORDER BY e."id" LIMIT ${scan}
-  ) ev
+  SELECT CASE WHEN a."read" < ${scan} AND a."lastId" > ${after} THEN greatest(a."maxId", a."lastId")
+    ELSE a."maxId" END AS "readTo", a."read"
+  FROM (
+    SELECT max(ev."id") AS "maxId", count(*)::int AS "read",
+      (SELECT q."lastId" FROM "EventSequence" q WHERE q."tenantId" = ${tenant}) AS "lastId"
+    FROM (
+      SELECT e."id" FROM "Event" e WHERE e."tenantId" = ${tenant} AND e."id" > ${after} ORDER BY e."id" LIMIT ${scan}
+    ) ev
+  ) a
 ) r
 LEFT JOIN LATERAL (
   SELECT e."id", e."type", e."occurredAt", e."payload"::text AS "payloadJson" FROM "Event" e
