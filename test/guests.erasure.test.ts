@@ -879,6 +879,94 @@ describe.concurrent('erasure of a device another guest has now, of an open sessi
         AS n`);
     expect(left[0]?.n).toBe(0n);
   });
+
+  it('replaces the MACs of the anonymous guest erased with it too: its other devices, and its rows on a device another guest has now', async () => {
+    const v = await venue();
+    const [owner, other] = [await v.guest('Owner Later'), await v.guest('Live Other')];
+    const [m3, m4, m5] = [randomMac(), randomMac(), randomMac()];
+    await t.request('POST', '/api/v1/access-codes', {
+      token: v.a.token,
+      body: {
+        location_id: v.locationId,
+        service_profile_id: v.a.service_profile_id,
+        type: 1,
+        code: `ANON${tok()}`,
+      },
+    });
+    const code = (await prisma().accessCode.findFirstOrThrow({ where: { tenantId: v.a.tenant_id } })).code;
+    const redeemed = await t.request('POST', '/api/v1/access-codes/redeem', {
+      token: v.ingest,
+      body: { code, location_id: v.locationId, mac: m3 },
+    });
+    expect(redeemed.status, redeemed.text).toBe(200);
+    const anonymous = await prisma().guest.findFirstOrThrow({
+      where: { tenantId: v.a.tenant_id, username: m3 },
+    });
+    // The anonymous guest's own second device (open session), and a device it used that another guest has now.
+    expect(
+      (await v.accounting({ kind: 'start', mac: m4, guest_id: anonymous.id, at: iso(900) })).status,
+    ).toBe(200);
+    expect(
+      (await v.accounting({ kind: 'start', mac: m5, guest_id: anonymous.id, at: iso(800) })).status,
+    ).toBe(200);
+    expect((await v.accounting({ kind: 'stop', mac: m5, at: iso(700) })).status).toBe(200);
+    expect((await v.accounting({ kind: 'start', mac: m5, guest_id: other, at: iso(600) })).status).toBe(200);
+    expect((await v.accounting({ kind: 'start', mac: m3, guest_id: owner, at: iso(500) })).status).toBe(200);
+    const live = await prisma().guestDevice.findFirstOrThrow({ where: { tenantId: v.a.tenant_id, mac: m5 } });
+
+    expect((await erase(v.a.token, owner)).status).toBe(204);
+
+    const hits = async (mac: string) =>
+      (
+        await prisma().$queryRaw<{ n: bigint }[]>(PrismaNS.sql`
+          SELECT (SELECT count(*) FROM "GuestDevice" WHERE "tenantId" = ${v.a.tenant_id} AND mac = ${mac})
+            + (SELECT count(*) FROM "Event" WHERE "tenantId" = ${v.a.tenant_id} AND "payload"::text ~* ${mac}) AS n`)
+      )[0]?.n;
+    expect(await hits(m3)).toBe(0n);
+    expect(await hits(m4)).toBe(0n);
+    // The live guest's device keeps its MAC; the anonymous guest's session on it moved to a copy.
+    expect(await prisma().guestDevice.findUniqueOrThrow({ where: { id: live.id } })).toMatchObject({
+      mac: m5,
+      guestId: other,
+    });
+    const sessions = await prisma().guestSession.findMany({ where: { guestId: anonymous.id } });
+    expect(sessions.length).toBeGreaterThan(0);
+    expect(sessions.filter((x) => x.deviceId === live.id)).toEqual([]);
+    expect(sessions.every((x) => x.endTime !== null)).toBe(true);
+  });
+
+  it('leaves a visit still open of a device another guest has now to that guest: no second entry at the next detection', async () => {
+    const v = await venue();
+    const [before, now] = [await v.guest('Earlier Owner'), await v.guest('Owner Now')];
+    const mac = randomMac();
+    expect((await v.accounting({ kind: 'start', mac, guest_id: before, at: iso(600) })).status).toBe(200);
+    await v.presence(mac, 500);
+    await v.presence(mac, 400);
+    expect((await v.accounting({ kind: 'start', mac, guest_id: now, at: iso(300) })).status).toBe(200);
+    await v.presence(mac, 200);
+
+    expect((await erase(v.a.token, before)).status).toBe(204);
+    const since = (
+      await prisma().event.findFirstOrThrow({
+        where: { tenantId: v.a.tenant_id },
+        orderBy: { id: 'desc' },
+      })
+    ).id;
+    await v.presence(mac, 100);
+
+    const open = await prisma().locationSession.findMany({
+      where: { tenantId: v.a.tenant_id, endedAt: null },
+    });
+    expect(open.map((x) => [x.mac, x.guestId])).toEqual([[mac, now]]);
+    const entered = await prisma().event.count({
+      where: {
+        tenantId: v.a.tenant_id,
+        id: { gt: since },
+        type: { in: ['presence.location_entered', 'presence.zone_entered'] },
+      },
+    });
+    expect(entered).toBe(0);
+  });
 });
 
 describe.concurrent('the copy and codes of other guests', () => {

@@ -355,6 +355,7 @@ async function replaceMacs(tx: Tx, tenantId: string, guestId: string): Promise<s
   const salt = randomBytes(32);
   const mine = standIns(owned, salt);
   const theirs = standIns(leftBehind, salt);
+  if (theirs.from.length > 0) await leaveOpenVisits(tx, tenantId, guestId);
   for (const [table, column] of MAC_COLUMNS) {
     const t = PrismaNS.raw(`"${table}"`);
     const c = PrismaNS.raw(`"${column}"`);
@@ -373,6 +374,26 @@ async function replaceMacs(tx: Tx, tenantId: string, guestId: string): Promise<s
   }
   if (theirs.from.length > 0) await moveToCopies(tx, tenantId, guestId, salt);
   return mine.from;
+}
+
+/**
+ * A visit still open of a device another guest has now goes on (the device is there now): it, its
+ * zone visits and the device's current presence are that guest's, and the erasure leaves them be.
+ * Rewritten, the next detection found no open visit and entered the device a second time.
+ */
+async function leaveOpenVisits(tx: Tx, tenantId: string, guestId: string): Promise<void> {
+  await tx.$executeRaw`
+    UPDATE "LocationSession" v SET "guestId" = d."guestId" FROM "GuestDevice" d
+    WHERE v."tenantId" = ${tenantId} AND v."guestId" = ${guestId} AND v."endedAt" IS NULL
+      AND d."tenantId" = ${tenantId} AND d.mac = v.mac AND d."guestId" <> ${guestId}`;
+  await tx.$executeRaw`
+    UPDATE "LocationLog" l SET "guestId" = v."guestId" FROM "LocationSession" v
+    WHERE l."tenantId" = ${tenantId} AND l."guestId" = ${guestId} AND l."sessionId" = v."id"
+      AND v."endedAt" IS NULL AND v."guestId" <> ${guestId}`;
+  await tx.$executeRaw`
+    UPDATE "CurrentPresence" c SET "guestId" = d."guestId" FROM "GuestDevice" d
+    WHERE c."tenantId" = ${tenantId} AND c."guestId" = ${guestId}
+      AND d."tenantId" = ${tenantId} AND d.mac = c.mac AND d."guestId" <> ${guestId}`;
 }
 
 /**
@@ -442,22 +463,29 @@ export async function eraseGuestData(
     // erased; the avatar path read here is the one the erasure empties.
     const row = await lockLiveGuest(tx, tenantId, guestId);
     if (!row || (opts.when && !(await opts.when(tx)))) return undefined;
-    // The log loses these MACs in every event (forgetDevices); another guest's device keeps its MAC
-    // in that guest's events.
-    const ownForms = await replaceMacs(tx, tenantId, guestId);
-    const namedAfter = await tx.guest.findMany({
-      where: { tenantId, id: { not: guestId }, erasedAt: null, username: { in: ownForms } },
-      select: { id: true, name: true, username: true, imagePath: true },
-    });
+    // The anonymous guests a redeem named after one of the guest's devices (name and username its MAC).
+    const owned = await tx.guestDevice.findMany({ where: { tenantId, guestId }, select: { mac: true } });
+    const namedAfter =
+      owned.length === 0
+        ? []
+        : await tx.guest.findMany({
+            where: { tenantId, id: { not: guestId }, erasedAt: null, username: { in: macFormsOf(owned) } },
+            select: { id: true, name: true, username: true, imagePath: true },
+          });
     const erased = [
-      { id: guestId, imagePath: row.imagePath },
       ...namedAfter.filter((g) => g.name === g.username),
+      { id: guestId, imagePath: row.imagePath },
     ];
+    // Each erased guest's MACs, the anonymous ones' first (the device they share is then the guest's,
+    // replaced once). The log loses the erased guests' own devices' MACs in every event
+    // (forgetDevices); another guest's device keeps its MAC in that guest's events.
+    const forms: string[] = [];
+    for (const g of erased) forms.push(...(await replaceMacs(tx, tenantId, g.id)));
     const devices = await tx.guestDevice.findMany({
       where: { tenantId, guestId: { in: erased.map((g) => g.id) } },
       select: { id: true },
     });
-    await forgetDevices(tx, tenantId, { macs: ownForms, deviceIds: devices.map((d) => d.id) });
+    await forgetDevices(tx, tenantId, { macs: forms, deviceIds: devices.map((d) => d.id) });
     const now = new Date();
     for (const g of erased) await eraseRow(tx, log, tenantId, g.id, deps.action, now);
     return erased.map((g) => g.imagePath).filter((path): path is string => !!path);
