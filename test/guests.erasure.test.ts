@@ -732,7 +732,22 @@ describe.concurrent('erasure of a device another guest has now, of an open sessi
       });
       expect(res.status, res.text).toBe(200);
     };
-    return { a, locationId, ingest, guest, accounting, presence };
+    /** The anonymous guest a redeem of a shared code without a guest makes for `mac` (named after it). */
+    const anonymousGuest = async (mac: string, session: Record<string, unknown> = {}) => {
+      const code = `ANON${tok()}`;
+      const created = await t.request('POST', '/api/v1/access-codes', {
+        token: a.token,
+        body: { location_id: locationId, service_profile_id: a.service_profile_id, type: 1, code },
+      });
+      expect(created.status, created.text).toBe(201);
+      const redeemed = await t.request('POST', '/api/v1/access-codes/redeem', {
+        token: ingest,
+        body: { code, location_id: locationId, mac, ...session },
+      });
+      expect(redeemed.status, redeemed.text).toBe(200);
+      return prisma().guest.findFirstOrThrow({ where: { tenantId: a.tenant_id, username: mac } });
+    };
+    return { a, locationId, ingest, guest, accounting, presence, anonymousGuest };
   }
 
   it('leaves the device another guest has now as it is (its MAC, its accounting); the erased guest’s rows move to a stand-in', async () => {
@@ -840,24 +855,7 @@ describe.concurrent('erasure of a device another guest has now, of an open sessi
     const v = await venue();
     const guest = await v.guest('Signed In Later');
     const mac = randomMac();
-    await t.request('POST', '/api/v1/access-codes', {
-      token: v.a.token,
-      body: {
-        location_id: v.locationId,
-        service_profile_id: v.a.service_profile_id,
-        type: 1,
-        code: `ANON${tok()}`,
-      },
-    });
-    const code = (await prisma().accessCode.findFirstOrThrow({ where: { tenantId: v.a.tenant_id } })).code;
-    const redeemed = await t.request('POST', '/api/v1/access-codes/redeem', {
-      token: v.ingest,
-      body: { code, location_id: v.locationId, mac, start_session: true, ip_address: '10.9.8.80' },
-    });
-    expect(redeemed.status, redeemed.text).toBe(200);
-    const anonymous = await prisma().guest.findFirstOrThrow({
-      where: { tenantId: v.a.tenant_id, username: mac },
-    });
+    const anonymous = await v.anonymousGuest(mac, { start_session: true, ip_address: '10.9.8.80' });
     expect(anonymous.name).toBe(mac);
     // The device then signs in as the guest, who is erased.
     expect((await v.accounting({ kind: 'start', mac, guest_id: guest, at: iso(30) })).status).toBe(200);
@@ -884,24 +882,7 @@ describe.concurrent('erasure of a device another guest has now, of an open sessi
     const v = await venue();
     const [owner, other] = [await v.guest('Owner Later'), await v.guest('Live Other')];
     const [m3, m4, m5] = [randomMac(), randomMac(), randomMac()];
-    await t.request('POST', '/api/v1/access-codes', {
-      token: v.a.token,
-      body: {
-        location_id: v.locationId,
-        service_profile_id: v.a.service_profile_id,
-        type: 1,
-        code: `ANON${tok()}`,
-      },
-    });
-    const code = (await prisma().accessCode.findFirstOrThrow({ where: { tenantId: v.a.tenant_id } })).code;
-    const redeemed = await t.request('POST', '/api/v1/access-codes/redeem', {
-      token: v.ingest,
-      body: { code, location_id: v.locationId, mac: m3 },
-    });
-    expect(redeemed.status, redeemed.text).toBe(200);
-    const anonymous = await prisma().guest.findFirstOrThrow({
-      where: { tenantId: v.a.tenant_id, username: m3 },
-    });
+    const anonymous = await v.anonymousGuest(m3);
     // The anonymous guest's own second device (open session), and a device it used that another guest has now.
     expect(
       (await v.accounting({ kind: 'start', mac: m4, guest_id: anonymous.id, at: iso(900) })).status,
