@@ -474,7 +474,7 @@ async function run(
           await setImmediate();
           stopping.check(NOTHING_SEEDED);
         },
-        // About 7 s for 200 guests: a generous bound, each statement without a timeout.
+        // About 3 s for 200 guests: a generous bound, each statement without a timeout.
         { maxWait: 30_000, timeout: 600_000 + guests * 200 },
       );
       return counts;

@@ -7,7 +7,7 @@ import { Prisma as PrismaNS } from '../generated/prisma/client.js';
 type Tx = PrismaNS.TransactionClient;
 
 /** The tables whose rows are written this way. */
-export type LockedTable = 'User' | 'Tenant' | 'Location' | 'Webhook' | 'AccessCode';
+export type LockedTable = 'User' | 'Tenant' | 'Location' | 'Webhook' | 'AccessCode' | 'Guest';
 
 /**
  * Locks the row `id` of `table` until the transaction ends; false when there is none. FOR NO KEY

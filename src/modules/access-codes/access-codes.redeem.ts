@@ -3,6 +3,7 @@
 import type { Scope } from '../../auth/principal.js';
 import type { AppContext } from '../../context.js';
 import { findManyRows } from '../../db/raw-rows.js';
+import { lockRow } from '../../db/row-lock.js';
 import { isUniqueViolation } from '../../db/unique-violation.js';
 import { type EventLog, writeWithEvents } from '../../events/outbox.js';
 import type { AccessCode, Prisma as PrismaNS } from '../../generated/prisma/client.js';
@@ -272,8 +273,8 @@ async function guestOf(
 
 /** The code's guest, read under the code's row lock. */
 async function lockedHolder(tx: Tx, codeId: string): Promise<string | null> {
-  const [row] = await tx.$queryRaw<{ guestId: string | null }[]>`
-    SELECT "guestId" FROM "AccessCode" WHERE "id" = ${codeId} FOR UPDATE`;
+  await lockRow(tx, 'AccessCode', codeId);
+  const row = await tx.accessCode.findUnique({ where: { id: codeId }, select: { guestId: true } });
   return row?.guestId ?? null;
 }
 

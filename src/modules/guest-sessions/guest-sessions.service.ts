@@ -5,6 +5,7 @@ import { authorize } from '../../auth/permissions.js';
 import type { Scope } from '../../auth/principal.js';
 import type { AppContext } from '../../context.js';
 import { countRows, findManyRows } from '../../db/raw-rows.js';
+import { lockRow } from '../../db/row-lock.js';
 import { scoped } from '../../db/scope.js';
 import type { NewEvent } from '../../events/outbox.js';
 import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
@@ -197,6 +198,6 @@ export async function stillOnline(
   tenantId: string,
   guestId: string,
 ): Promise<boolean> {
-  await tx.$queryRaw`SELECT 1 FROM "Guest" WHERE "id" = ${guestId} FOR UPDATE`;
+  await lockRow(tx, 'Guest', guestId);
   return (await tx.guestSession.count({ where: { tenantId, guestId, endTime: null } })) > 0;
 }
