@@ -241,6 +241,8 @@ describe('GET /guests/export', () => {
     });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toBe('application/x-ndjson');
+    // The GET's body is streamed (chunked): its length is not known ahead, so HEAD states none.
+    expect(res.headers['content-length']).toBeUndefined();
     expect(res.body).toBe('');
   });
 

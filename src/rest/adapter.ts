@@ -1,5 +1,6 @@
 // Mounts the route table under /api/v1 on Fastify. Everything REST-wide lives here once: the
 // request gate, query and body handling, the PHP-compatible JSON writer, 404 and 405 answers.
+import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import { requestContext } from '../context.js';
@@ -111,8 +112,10 @@ export function mountRest(
         if (result === undefined) return reply.status(r.endpoint.status ?? 204).send();
         if (result instanceof StreamAnswer) {
           reply.status(200).headers(result.headers);
-          // HEAD: the headers only (Fastify would read a stream to its end and drop it).
-          if (request.method === 'HEAD') return reply.send();
+          // HEAD: the headers only. Not the export's stream (Fastify would read it to its end and
+          // drop it) and not nothing (Fastify would then say Content-Length: 0, a length the GET's
+          // chunked body does not have): an empty stream, which Fastify's HEAD handling sends without one.
+          if (request.method === 'HEAD') return reply.send(Readable.from([]));
           const acquire = request.acquireTurn;
           if (!acquire) throw new AppError('UNAUTHENTICATED');
           const stream = result.open({
