@@ -582,5 +582,24 @@ describe('a guest’s beacon for a pinned user', () => {
       [{ id: tag.id, name: 'VIP' }],
       { guestId: guest.id, nationality: 'ES', segment: [{ name: 'VIP' }] },
     ]);
+    // Nor does the segment filter test the tags it hides: filtering tag by tag would tell them.
+    const bySegment = async (as: string) => {
+      const res = await t.request('GET', `/api/v1/locations-analytics/active-sessions?segment_id=${tag.id}`, {
+        token: as,
+      });
+      expect(res.status, res.text).toBe(200);
+      const gql = await t.graphql(
+        as,
+        `{ activeSessions(segmentId: "${tag.id}") { macAddress } presenceOccupancy(segmentId: "${tag.id}") { locations { present } } }`,
+      );
+      expect(gql.json.errors, gql.text).toBeUndefined();
+      return [
+        res.json.data.length,
+        gql.json.data.activeSessions.length,
+        gql.json.data.presenceOccupancy.locations,
+      ];
+    };
+    expect(await bySegment(venue)).toEqual([0, 0, []]);
+    expect(await bySegment(a.token)).toEqual([1, 1, [{ present: 1 }]]);
   });
 });

@@ -16,8 +16,12 @@ export const activeSessionFilters = {
   zone_id: presenceFilter(textFilter(), { where: (v) => sql`cp."zoneId" = ${v}` }),
   segment_id: presenceFilter(textFilter(), {
     description: 'guest tag',
-    where: (v) => sql`EXISTS (SELECT 1 FROM "GuestTag" gt
-      WHERE gt."tenantId" = cp."tenantId" AND gt."guestId" = g."id" AND gt."tagId" = ${v})`,
+    // A pinned caller sees the tags of its location's guests only (analytics.service.ts shows no
+    // segment for the others): the filter matches no guest whose tags it may not see.
+    where: (v, scope) => sql`EXISTS (SELECT 1 FROM "GuestTag" gt
+      WHERE gt."tenantId" = cp."tenantId" AND gt."guestId" = g."id" AND gt."tagId" = ${v})${
+        scope.locationId === null ? PrismaNS.empty : sql` AND g."locationId" = ${scope.locationId}`
+      }`,
   }),
   data_type: presenceFilter([nullable(), integer(), inList([1, 2])], {
     description: '1 WiFi, 2 BLE',
