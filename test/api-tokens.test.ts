@@ -250,7 +250,32 @@ describe.concurrent('POST /api-tokens', () => {
     const made = await create(support.token, { name: 'Staff', scopes: ['read'], user_id: other.userId });
     expect(made.user).toMatchObject({ id: other.userId });
     // A support user manages its tenant's tokens like a tenant admin.
-    await create(support.token, { name: 'For the admin', scopes: ['read'], user_id: a.user_id });
+    const admin = await addUser(t.db.prisma, a.tenant_id, 'tenant');
+    await create(support.token, { name: 'For the admin', scopes: ['read'], user_id: admin.userId });
+  });
+
+  it('a token for a user holding a permission the caller lacks is 403 (it would act with that permission)', async () => {
+    const a = await tenant();
+    // The bootstrap API user holds guests.manage-global; a second tenant admin does not.
+    const second = await addUser(t.db.prisma, a.tenant_id, 'tenant');
+    const refused = await t.request('POST', URL, {
+      token: second.token,
+      body: { name: 'As the API user', scopes: ['full'], user_id: a.user_id },
+    });
+    expect(refused.status).toBe(403);
+    expect(refused.text).toBe(FORBIDDEN);
+    const gql = await t.graphql(
+      second.token,
+      `mutation { createApiToken(input: { name: "As the API user", scopes: ["full"], userId: "${a.user_id}" }) { token } }`,
+    );
+    expect(gql.json.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+    expect(await t.db.prisma.apiToken.count({ where: { userId: a.user_id } })).toBe(1);
+    // Its own tokens, and those of users holding no more than it does, it still issues; the API
+    // user, holding the permission, issues one for the second admin.
+    await create(second.token, { name: 'Own', scopes: ['read'] });
+    const venue = await addUser(t.db.prisma, a.tenant_id, 'venue', { locationId: a.location_id });
+    await create(second.token, { name: 'Venue', scopes: ['read'], user_id: venue.userId });
+    await create(a.token, { name: 'For the second', scopes: ['read'], user_id: second.userId });
   });
 
   it('venue and front-desk users may not manage tokens', async () => {

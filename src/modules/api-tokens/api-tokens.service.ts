@@ -1,5 +1,6 @@
 // API keys (beyond the spec): the tokens of the users whose current tenant is the caller's, listed,
 // created (the secret shown once, stored as its SHA-256) and revoked, for REST, GraphQL and the CLI.
+import { hasPermission } from '../../auth/permissions.js';
 import type { Scope } from '../../auth/principal.js';
 import { hashToken, newToken } from '../../auth/tokens.js';
 import type { AppContext } from '../../context.js';
@@ -143,8 +144,14 @@ export const createApiToken = operation({
   async run({ ctx, action, input }): Promise<{ row: ApiTokenItemRow; token: string }> {
     // `user_id` was checked to be a user of the tenant; the caller is one too.
     const userId = input.user_id ?? ctx.principal.userId;
-    const owner = await ctx.prisma.user.findUniqueOrThrow({ where: { id: userId }, select: { role: true } });
+    const owner = await ctx.prisma.user.findUniqueOrThrow({
+      where: { id: userId },
+      select: { role: true, permissions: true },
+    });
     assertMayManage(ctx, owner.role);
+    // A token acts with its user's rights: one for a user holding a permission the caller lacks
+    // (`guests.manage-global`) would hand the caller that permission, under the other's name.
+    if (!owner.permissions.every((p) => hasPermission(ctx.principal, p))) throw new AppError('FORBIDDEN');
     const token = newToken();
     const row = await writeWithEvents(ctx, (tx, log) =>
       insertToken(tx, log, action, {
