@@ -379,6 +379,20 @@ function webhookSettings(env: NodeJS.ProcessEnv, shutdownTimeoutSeconds: number)
     );
   }
   const concurrency = int(env, 'WEBHOOKS_CONCURRENCY', DEFAULT_CONCURRENCY, 1, 256);
+  // An endpoint never gets more than the instance: the default follows a smaller total, a value set
+  // above it is refused rather than lowered without a word.
+  const concurrencyPerEndpoint = int(
+    env,
+    'WEBHOOKS_CONCURRENCY_PER_ENDPOINT',
+    Math.min(DEFAULT_PER_ENDPOINT, concurrency),
+    1,
+    256,
+  );
+  if (concurrencyPerEndpoint > concurrency) {
+    throw new ConfigError(
+      `WEBHOOKS_CONCURRENCY_PER_ENDPOINT must not be greater than WEBHOOKS_CONCURRENCY (${concurrency}); got "${concurrencyPerEndpoint}".`,
+    );
+  }
   const keyText = env.WEBHOOKS_SECRETS_KEY || '';
   // Not echoed: the value is a secret.
   if (keyText !== '' && keyText.length < 32) {
@@ -391,10 +405,7 @@ function webhookSettings(env: NodeJS.ProcessEnv, shutdownTimeoutSeconds: number)
     thread: bool(env, 'WEBHOOKS_THREAD', true),
     allowPrivate: bool(env, 'WEBHOOKS_ALLOW_PRIVATE', false),
     concurrency,
-    concurrencyPerEndpoint: Math.min(
-      concurrency,
-      int(env, 'WEBHOOKS_CONCURRENCY_PER_ENDPOINT', DEFAULT_PER_ENDPOINT, 1, 256),
-    ),
+    concurrencyPerEndpoint,
     timeoutMs,
     retryBaseMs: int(env, 'WEBHOOKS_RETRY_BASE_MS', 5_000, 1, 3_600_000),
     leaseMs,

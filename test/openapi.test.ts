@@ -68,9 +68,26 @@ describe.concurrent('OpenAPI document', () => {
       if (r.endpoint.deprecated) {
         expect(op.deprecated, name).toBe(true);
         expect(op.responses['410'], name).toBeDefined();
+        // The 410 carries the headers of the 200 before the sunset (src/rest/adapter.ts sets them first).
+        const gone = op.responses['410'].$ref
+          ? doc.components.responses[op.responses['410'].$ref.split('/').pop()]
+          : op.responses['410'];
+        for (const header of ['Deprecation', 'Sunset', 'Link']) {
+          expect(gone.headers[header], `${name} 410 ${header}`).toEqual({
+            $ref: `#/components/headers/${header}`,
+          });
+          expect(gone.headers[header], `${name} 410 ${header}`).toEqual(op.responses[ok].headers[header]);
+        }
       }
       expect(op.description, name).toContain(r.graphql.startsWith('(') ? 'none' : r.graphql);
     }
+    // Without recorded examples the 410 is the shared `Gone` answer: it lists them too.
+    const bare: AnyJson = buildOpenApi(routeTable, {});
+    expect(bare.components.responses.Gone.headers).toMatchObject({
+      Deprecation: { $ref: '#/components/headers/Deprecation' },
+      Sunset: { $ref: '#/components/headers/Sunset' },
+      Link: { $ref: '#/components/headers/Link' },
+    });
   });
 
   it('reads parameters and bodies from the rules the code runs', () => {

@@ -53,14 +53,18 @@ describe('WEBHOOKS_* settings', () => {
     expect(w.secretsKey).toEqual(createHash('sha256').update(key).digest());
   });
 
-  it('an endpoint never gets more than the instance: WEBHOOKS_CONCURRENCY_PER_ENDPOINT is capped by WEBHOOKS_CONCURRENCY', () => {
+  it('an endpoint never gets more than the instance: the default WEBHOOKS_CONCURRENCY_PER_ENDPOINT follows a smaller WEBHOOKS_CONCURRENCY; one set equal to it is kept', () => {
     expect(loadConfig({ WEBHOOKS_CONCURRENCY: '4' }).webhooks).toMatchObject({
       concurrency: 4,
       concurrencyPerEndpoint: 4,
     });
     expect(
-      loadConfig({ WEBHOOKS_CONCURRENCY: '16', WEBHOOKS_CONCURRENCY_PER_ENDPOINT: '200' }).webhooks,
+      loadConfig({ WEBHOOKS_CONCURRENCY: '16', WEBHOOKS_CONCURRENCY_PER_ENDPOINT: '16' }).webhooks,
     ).toMatchObject({ concurrency: 16, concurrencyPerEndpoint: 16 });
+    expect(loadConfig({ WEBHOOKS_CONCURRENCY_PER_ENDPOINT: '256' }).webhooks).toMatchObject({
+      concurrency: 256,
+      concurrencyPerEndpoint: 256,
+    });
   });
 
   it.each([
@@ -77,6 +81,15 @@ describe('WEBHOOKS_* settings', () => {
     [
       { WEBHOOKS_TIMEOUT_MS: '5000', WEBHOOKS_LEASE_MS: '5000' },
       'WEBHOOKS_LEASE_MS must be longer than WEBHOOKS_TIMEOUT_MS (5000); got "5000".',
+    ],
+    [
+      // Set above the total, it was lowered without a word; README says "at most WEBHOOKS_CONCURRENCY".
+      { WEBHOOKS_CONCURRENCY: '16', WEBHOOKS_CONCURRENCY_PER_ENDPOINT: '200' },
+      'WEBHOOKS_CONCURRENCY_PER_ENDPOINT must not be greater than WEBHOOKS_CONCURRENCY (16); got "200".',
+    ],
+    [
+      { WEBHOOKS_CONCURRENCY: '4', WEBHOOKS_CONCURRENCY_PER_ENDPOINT: '5' },
+      'WEBHOOKS_CONCURRENCY_PER_ENDPOINT must not be greater than WEBHOOKS_CONCURRENCY (4); got "5".',
     ],
     [
       { WEBHOOKS_SECRETS_KEY: 'short' },

@@ -328,7 +328,10 @@ export function buildOpenApi(routes: readonly Route[], examples: OpenApiExamples
           ? { ...COMMON_HEADERS, ...RETRY_HEADERS }
           : Number(status) === 503
             ? { ...COMMON_HEADERS, 'Retry-After': RETRY_HEADERS['Retry-After'] }
-            : COMMON_HEADERS,
+            : // Only a deprecated endpoint answers 410, with the headers it sent before its sunset.
+              Number(status) === 410
+              ? { ...COMMON_HEADERS, ...DEPRECATION_HEADERS }
+              : COMMON_HEADERS,
       content: { 'application/json': { schema: registry.ref(def.schema), example } },
     };
   }
@@ -380,7 +383,9 @@ export function buildOpenApi(routes: readonly Route[], examples: OpenApiExamples
         const schema = own?.schema ?? def?.schema ?? MessageBody;
         opResponses[status] = {
           description: own?.description ?? def?.description ?? 'Error',
-          headers: COMMON_HEADERS,
+          // The adapter sets Deprecation, Sunset and Link before it answers 410 (src/rest/adapter.ts).
+          headers:
+            e.deprecated && status === 410 ? { ...COMMON_HEADERS, ...DEPRECATION_HEADERS } : COMMON_HEADERS,
           content: {
             'application/json': {
               schema: registry.ref(schema),
