@@ -727,3 +727,45 @@ describe.concurrent('GraphQL activeSessions, presenceOccupancy and locationSessi
     expect(theirs.json.errors[0].extensions.code).toBe('NOT_FOUND');
   });
 });
+
+// Alone: the GraphQL test above counts the occupancy statements sent while its request runs.
+describe.sequential('presenceOccupancy order', () => {
+  it('orders occupancy zones by name as the hierarchy does: the database order of names, then id', async () => {
+    const a = await newTenant(prisma());
+    const locationId = await addHierarchy(prisma(), a.tenant_id, { buildings: 1, floors: 1, zones: 0 });
+    const floor = await prisma().floor.findFirstOrThrow({
+      where: { tenantId: a.tenant_id, building: { locationId } },
+    });
+    // Case and order chosen so that localeCompare (a, A, b, Z) and a C collation (A, Z, a, b) differ.
+    for (const name of ['b', 'A', 'a', 'Z']) {
+      const zone = await prisma().zone.create({
+        data: { tenantId: a.tenant_id, floorId: floor.id, name, coordinates: [] },
+      });
+      await present(a.tenant_id, nextMac(), {
+        locationId,
+        buildingId: floor.buildingId,
+        floorId: floor.id,
+        zoneId: zone.id,
+      });
+    }
+    const res = await t.graphql(
+      a.token,
+      `query($l: ID!) {
+        presenceOccupancy(locationId: $l) { zones { id name present } }
+        location(id: $l) { buildings { floors { zones { id name } } } }
+      }`,
+      { l: locationId },
+    );
+    expect(res.json.errors, res.text).toBeUndefined();
+    const rest = await t.request('GET', `/api/v1/locations/hierarchy?location_id=${locationId}`, {
+      token: a.token,
+    });
+    expect(rest.status).toBe(200);
+    const restZones: { id: string; name: string }[] = rest.json.data[0].buildings[0].floors[0].zones;
+    expect(restZones.map((z) => z.name).sort()).toEqual(['A', 'Z', 'a', 'b']);
+    const occupancy: { id: string; name: string; present: number }[] = res.json.data.presenceOccupancy.zones;
+    expect(occupancy.map(({ id, name }) => ({ id, name }))).toEqual(restZones);
+    expect(occupancy.map((z) => z.present)).toEqual([1, 1, 1, 1]);
+    expect(res.json.data.location.buildings[0].floors[0].zones).toEqual(restZones);
+  });
+});

@@ -424,6 +424,24 @@ describe.concurrent('GET /locations/hierarchy', () => {
     );
   });
 
+  it('writes lat/lng as plain decimal text, never in exponent form', async () => {
+    const a = await tenant();
+    const put = await t.request('PUT', `${URL}/${a.location_id}`, {
+      token: a.token,
+      body: { name: 'Null Island', lat: 0.0000001, lng: -0.00002 },
+    });
+    expect(put.status).toBe(200);
+    const b = await t.db.prisma.building.create({
+      data: { tenantId: a.tenant_id, locationId: a.location_id, name: 'Hut', lat: -1.5e-7, lng: 0 },
+    });
+    const res = await t.request('GET', `${URL}/hierarchy?location_id=${a.location_id}`, { token: a.token });
+    expect(res.status).toBe(200);
+    expect(res.text).toBe(
+      `{"data":[{"id":"${a.location_id}","name":"Null Island","lat":"0.0000001","lng":"-0.00002","buildings":[` +
+        `{"id":"${b.id}","name":"Hut","lat":"-0.00000015","lng":"0","floors":[]}]}]}`,
+    );
+  });
+
   it('with_coordinates=1 adds the zone polygon as float points', async () => {
     const { a, loc, zone } = await tree();
     const res = await t.request('GET', `${URL}/hierarchy?location_id=${loc.id}&with_coordinates=1`, {

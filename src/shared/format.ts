@@ -171,3 +171,24 @@ export function humanSize(bytes: number | bigint): string {
   // 1023.999 KB shows as `1024 KB`, not `1 MB`.
   return `${Math.round(value * 100) / 100} ${SIZE_UNITS[unit]}`;
 }
+
+/**
+ * A finite number as plain decimal text, as a Laravel decimal column reads: JavaScript's shortest
+ * round-trip digits with any exponent written out (1e-7 → `0.0000001`, 1e21 → `1` and 21 zeros);
+ * zero, either sign, is `0`.
+ */
+export function decimalText(n: number): string {
+  if (!Number.isFinite(n)) throw new RangeError(`decimalText: not a finite number: ${n}`);
+  if (n === 0) return '0';
+  const text = String(n);
+  const e = text.indexOf('e');
+  if (e < 0) return text;
+  // `d[.ddd]e±x`: the point sits after the first digit, moved by the exponent.
+  const sign = n < 0 ? '-' : '';
+  const mantissa = text.slice(sign.length, e);
+  const digits = mantissa.replace('.', '');
+  const point = 1 + Number(text.slice(e + 1));
+  if (point <= 0) return `${sign}0.${'0'.repeat(-point)}${digits}`;
+  if (point >= digits.length) return `${sign}${digits}${'0'.repeat(point - digits.length)}`;
+  return `${sign}${digits.slice(0, point)}.${digits.slice(point)}`;
+}

@@ -236,7 +236,8 @@ export async function presenceOccupancy(
     LEFT JOIN "Location" l ON c."level" = 7 AND l."id" = c."id" AND l."tenantId" = ${scope.tenantId}
     LEFT JOIN "Building" b ON c."level" = 11 AND b."id" = c."id" AND b."tenantId" = ${scope.tenantId}
     LEFT JOIN "Floor" f ON c."level" = 13 AND f."id" = c."id" AND f."tenantId" = ${scope.tenantId}
-    LEFT JOIN "Zone" z ON c."level" = 14 AND z."id" = c."id" AND z."tenantId" = ${scope.tenantId}`;
+    LEFT JOIN "Zone" z ON c."level" = 14 AND z."id" = c."id" AND z."tenantId" = ${scope.tenantId}
+    ORDER BY "name" ASC NULLS FIRST, c."id" ASC`;
   // GROUPING(...) is a bit mask of the columns left out of the set: 0b0111 is the location set, …
   const levelOf: Record<number, keyof Occupancy> = {
     7: 'locations',
@@ -250,6 +251,8 @@ export async function presenceOccupancy(
     floors: [],
     zones: [],
   };
+  // Each level keeps the statement's order: by name as the database orders names (its collation, as
+  // the hierarchy orders zones; not localeCompare), a missing name first, then id.
   for (const r of rows) {
     const level = levelOf[Number(r.level)];
     // Records without a place at that level (a BLE tag seen only at a floor) count at the levels they have.
@@ -261,14 +264,7 @@ export async function presenceOccupancy(
       connected: Number(r.connected),
     });
   }
-  const sorted = (list: OccupancyCount[]) =>
-    list.sort((a, b) => (a.name ?? '').localeCompare(b.name ?? '') || a.id.localeCompare(b.id));
-  return {
-    locations: sorted(levels.locations),
-    buildings: sorted(levels.buildings),
-    floors: sorted(levels.floors),
-    zones: sorted(levels.zones),
-  };
+  return levels;
 }
 
 // ── Location sessions and logs (spec 2.7, 2.8) ───────────────────────────────────────────────────

@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { Location } from '../../generated/prisma/client.js';
 import { phpFloat } from '../../rest/php-json.js';
 import { Bool, Float, Id, Nullable, Obj, Str } from '../../rest/schemas.js';
+import { decimalText } from '../../shared/format.js';
 import { scaleFloorDimensions, zonePoints } from './locations.geometry.js';
 import type { LocationListRow, LocationTree } from './locations.service.js';
 
@@ -35,7 +36,8 @@ export function locationDetail(l: Location) {
   };
 }
 
-const coordinateText = (n: number | null): string | null => (n === null ? null : String(n));
+// As Laravel's decimal columns read: never in exponent form (String(1e-7) is `1e-7`).
+const coordinateText = (n: number | null): string | null => (n === null ? null : decimalText(n));
 
 export function hierarchyItem(l: LocationTree, opts: { withCoordinates: boolean; scaleFloors: boolean }) {
   return {
