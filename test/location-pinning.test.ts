@@ -293,10 +293,12 @@ const table: Record<string, Row> = {
     query: (r) =>
       pinnedRoles.includes(r)
         ? '{ viewer { id } }'
-        : `mutation { createApiToken(input: { name: "Pinning", scopes: ["read"], userId: "${id.uT}" }) {
+        : // A venue admin's token: one for the API user (uT) holds guests.manage-global, which the
+          // support caller lacks (403, test/api-tokens.test.ts).
+          `mutation { createApiToken(input: { name: "Pinning", scopes: ["read"], userId: "${id.uVA}" }) {
             apiToken { id user { id } } } }`,
     path: (r) => (pinnedRoles.includes(r) ? ['viewer', 'apiToken'] : ['createApiToken', 'apiToken', 'user']),
-    unpinned: ['uT'],
+    unpinned: ['uVA'],
     pinned: [],
   },
   // A webhook belongs to the tenant, not to a location: the payload's endpoint leads to no record of
