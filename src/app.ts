@@ -1,6 +1,8 @@
 // Builds the service from a config and an open database; used by the server and by the tests.
 import './v8-tuning.js';
 import { randomUUID } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import Fastify, {
   type FastifyBodyParser,
   type FastifyError,
@@ -77,22 +79,48 @@ function fastifyError(err: FastifyError): AppError | null {
 }
 
 /**
- * A path whose percent-encoding does not decode (`/guests/%FF`) is read as written (each `%` as
- * `%25`): it then reaches the routes, the gate and a 404 like any id or path that matches nothing,
- * instead of Fastify's own 400 body without the API's headers. The query string is left as it is
- * (parsePhpQuery reads any).
+ * The request target as the routes, the gate and the envelopes read it, made canonical once:
+ * - the absolute form (`GET http://host/api/v1/guests`, which HTTP/1.1 servers must accept) becomes
+ *   its path and query, so it is authenticated and answered as the usual form is;
+ * - a trailing slash goes (`/api/v1/guests/`), as Laravel's `Request::path()` and `url()` drop it:
+ *   405s, `OPTIONS` and `meta.path` then name the route as without it;
+ * - a path whose percent-encoding does not decode (`/guests/%FF`) is read as written (each `%` as
+ *   `%25`): it then reaches the routes, the gate and a 404 like any id or path that matches nothing,
+ *   instead of Fastify's own 400 body without the API's headers.
+ * The query string is left as it is (parsePhpQuery reads any).
  */
 export function readableUrl(url: string): string {
-  if (!url.includes('%')) return url;
-  const q = url.indexOf('?');
-  const path = q < 0 ? url : url.slice(0, q);
-  try {
-    decodeURIComponent(path);
-    return url;
-  } catch {
-    return path.replaceAll('%', '%25') + (q < 0 ? '' : url.slice(q));
+  const origin = /^[a-z][a-z\d+.-]*:\/\/[^/?#]*/i.exec(url);
+  const target = origin ? `/${url.slice(origin[0].length).replace(/^\//, '')}` : url;
+  const q = target.indexOf('?');
+  let path = q < 0 ? target : target.slice(0, q);
+  if (path.length > 1 && path.endsWith('/')) path = path.replace(/\/+$/, '') || '/';
+  if (path.includes('%')) {
+    try {
+      decodeURIComponent(path);
+    } catch {
+      path = path.replaceAll('%', '%25');
+    }
   }
+  return path + (q < 0 ? '' : target.slice(q));
 }
+
+/**
+ * A request Node's HTTP parser refused (a malformed request line or header, raw non-ASCII bytes in
+ * the target, headers over 16 KiB, a timeout): the status alone, as Node answers without Fastify;
+ * a connection already reset gets nothing.
+ */
+function answerUnreadableRequest(err: NodeJS.ErrnoException, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const status =
+    err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+  if (socket.writable)
+    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\n\r\n`);
+  socket.destroy(err);
+}
+
+/** UTF-8 as PHP's json_decode reads it: an invalid byte sequence is an error, and a BOM stays (JSON.parse refuses it, as json_decode does). */
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 const isGraphql = (request: FastifyRequest): boolean => request.url.split('?')[0] === '/graphql';
 const wantsGraphiql = (request: FastifyRequest): boolean =>
@@ -138,6 +166,9 @@ export async function buildApp(deps: {
     requestIdHeader: false,
     // While draining, requests on connections still open get the contract's 503 (below), not fastify's.
     return503OnClosing: false,
+    // What Node's HTTP parser cannot read never reaches a route: answered as Node itself answers
+    // (no body, the connection closed), not with Fastify's own JSON shape.
+    clientErrorHandler: answerUnreadableRequest,
     genReqId: (req) => {
       const incoming = req.headers['x-request-id'];
       return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
@@ -157,8 +188,15 @@ export async function buildApp(deps: {
   // (`application/vnd.api+json`, `text/json`), judged by the type itself, not by its parameters
   // (`text/plain; a=/json`, which a browser sends cross-site without asking, is no JSON).
   fastify.removeContentTypeParser(['application/json']);
-  const jsonBody: FastifyBodyParser<string> = (req, body, done) => {
-    const text = String(body);
+  const jsonBody: FastifyBodyParser<Buffer> = (req, body, done) => {
+    let text: string;
+    try {
+      text = strictUtf8.decode(body);
+    } catch {
+      // Bytes that are no UTF-8 (PHP's json_decode: JSON_ERROR_UTF8): read leniently, they would be
+      // stored as U+FFFD, not as what was sent.
+      return done(new AppError('MALFORMED_JSON'), undefined);
+    }
     if (text.trim() === '') return done(null, {});
     let parsed: unknown;
     try {
@@ -171,8 +209,8 @@ export async function buildApp(deps: {
     if (!isGraphql(req) && undecodable(parsed)) return done(new AppError('MALFORMED_JSON'), undefined);
     done(null, parsed);
   };
-  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, jsonBody);
-  fastify.addContentTypeParser(/^[^\s;/]+\/(?:[^\s;]*\+)?json\s*(?:;|$)/i, { parseAs: 'string' }, jsonBody);
+  fastify.addContentTypeParser('application/json', { parseAs: 'buffer' }, jsonBody);
+  fastify.addContentTypeParser(/^[^\s;/]+\/(?:[^\s;]*\+)?json\s*(?:;|$)/i, { parseAs: 'buffer' }, jsonBody);
   // HTML-form bodies, which Laravel reads as it reads a query string (PHP's `a[b]=…` nesting too).
   fastify.addContentTypeParser(
     'application/x-www-form-urlencoded',
@@ -251,8 +289,11 @@ export async function buildApp(deps: {
     if (methods && request.method === 'OPTIONS') {
       return reply.status(200).header('Allow', methods.join(',')).type('text/html; charset=UTF-8').send('');
     }
-    if (methods)
+    // Symfony's MethodNotAllowedHttpException (which Laravel's router throws) names them in `Allow`.
+    if (methods) {
+      reply.header('Allow', methods.join(', '));
       return sendJson(reply, 405, { message: methodNotAllowedMessage(methods, request.method, request.url) });
+    }
     return sendJson(reply, 404, { message: 'Not Found.' });
   });
 

@@ -1,0 +1,123 @@
+// Requests as they arrive on the wire: the request target's forms (absolute, trailing slash), what
+// Node's HTTP parser refuses, the 405's Allow header, and JSON bodies that are no UTF-8. Over a real
+// socket where the bytes matter (inject would normalise them).
+
+import { connect } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startApp, type TestApp } from './helpers/app.js';
+import { newTenant } from './helpers/fixtures.js';
+
+let t: TestApp;
+let token: string;
+let port: number;
+
+beforeAll(async () => {
+  t = await startApp();
+  token = (await newTenant(t.db.prisma)).token;
+  const address = await t.app.fastify.listen({ port: 0, host: '127.0.0.1' });
+  port = Number(new URL(address).port);
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+interface RawAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** Sends `head` (and `body`) as written, on a connection of its own, and reads the answer until it closes. */
+function raw(head: string, body: Buffer | string = ''): Promise<RawAnswer> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    const chunks: Buffer[] = [];
+    socket.on('data', (c) => chunks.push(c));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      const [top = '', ...rest] = text.split('\r\n\r\n');
+      const [statusLine = '', ...lines] = top.split('\r\n');
+      const headers: Record<string, string> = {};
+      for (const line of lines) {
+        const i = line.indexOf(':');
+        headers[line.slice(0, i).toLowerCase()] = line.slice(i + 1).trim();
+      }
+      resolve({ status: Number(statusLine.split(' ')[1]), headers, body: rest.join('\r\n\r\n') });
+    });
+    socket.write(head);
+    socket.end(body);
+  });
+}
+
+const get = (target: string, extra = '') =>
+  raw(
+    `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${token}\r\n${extra}Connection: close\r\n\r\n`,
+  );
+
+describe('the request target', () => {
+  it('in the absolute form is authenticated and answered as in the usual form', async () => {
+    const usual = await get('/api/v1/locations/count');
+    expect(usual.status).toBe(200);
+    const absolute = await get(`http://127.0.0.1:${port}/api/v1/locations/count`);
+    expect(absolute.status).toBe(200);
+    expect(absolute.body).toBe(usual.body);
+    expect(absolute.headers['x-ratelimit-limit']).toBeDefined();
+    expect(absolute.headers['access-control-allow-origin']).toBe('*');
+  });
+
+  it('with a trailing slash names the route without it: 405, OPTIONS and meta.path', async () => {
+    const wrong = await t.request('PATCH', '/api/v1/guests/abc/', { token });
+    expect(wrong.status).toBe(405);
+    expect(wrong.json).toEqual({
+      message:
+        'The PATCH method is not supported for route api/v1/guests/abc. Supported methods: GET, HEAD, PUT, DELETE.',
+    });
+    const options = await t.app.fastify.inject({ method: 'OPTIONS', url: '/api/v1/locations/' });
+    expect(options.statusCode).toBe(200);
+    expect(options.headers.allow).toBe('GET,HEAD,POST');
+    const list = await t.request('GET', '/api/v1/guests/?per_page=1', { token });
+    expect(list.status).toBe(200);
+    expect(list.json.meta.path).toBe('http://localhost/api/v1/guests');
+  });
+});
+
+describe('405', () => {
+  it('names the supported methods in Allow, as Symfony’s MethodNotAllowedHttpException does', async () => {
+    const res = await t.request('DELETE', '/api/v1/locations', { token });
+    expect(res.status).toBe(405);
+    expect(res.headers.allow).toBe('GET, HEAD, POST');
+  });
+});
+
+describe('what Node’s HTTP parser refuses', () => {
+  it('answers the status alone and closes: 431 for headers over 16 KiB, 400 for raw bytes in the target', async () => {
+    const long = await get(`/api/v1/locations/count?q=${'x'.repeat(17_000)}`);
+    expect(long).toMatchObject({ status: 431, body: '' });
+    expect(long.headers.connection).toBe('close');
+    const bytes = await get('/api/v1/guests/\u00e9');
+    expect(bytes).toMatchObject({ status: 400, body: '' });
+    const badHeader = await get('/api/v1/locations/count', 'Bad Header: x\r\n');
+    expect(badHeader).toMatchObject({ status: 400, body: '' });
+  });
+});
+
+describe('JSON bodies that are no UTF-8', () => {
+  it('are malformed (PHP’s json_decode refuses them), not stored with U+FFFD', async () => {
+    const body = Buffer.concat([
+      Buffer.from('{"name":"Bad'),
+      Buffer.from([0xff, 0xfe]),
+      Buffer.from('Utf"}'),
+    ]);
+    const res = await raw(
+      `POST /api/v1/locations HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`,
+      body,
+    );
+    expect(res.status).toBe(400);
+    expect(res.body).toBe('{"message":"Malformed JSON body."}');
+    // Valid UTF-8 beyond ASCII is read as sent.
+    const ok = await t.request('POST', '/api/v1/locations', { token, body: { name: 'Café ☕' } });
+    expect(ok.status, ok.text).toBe(201);
+    expect(ok.json.data.name).toBe('Café ☕');
+  });
+});
