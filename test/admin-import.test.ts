@@ -67,7 +67,7 @@ describe('admin import guests', { timeout: 120_000 }, () => {
     expect(run.stderr).toContain(
       [
         'error: Nothing was stored: 2 rows of 3 refused (mode all_or_nothing):',
-        'row 1 (line 4): The selected rows.1.location id is invalid.',
+        'row 1 (line 4): The selected rows.1.location_id is invalid.',
         'row 2 (line 5): The rows.2.email field must be a valid email address.',
       ].join('\n'),
     );
@@ -142,8 +142,8 @@ describe('admin import guests', { timeout: 120_000 }, () => {
     expect(refused.code).toBe(1);
     expect(JSON.parse(refused.stdout)).toEqual({
       error:
-        'Nothing was stored: all 1 row refused:\nrow 0 (line 2): The selected rows.0.location id is invalid.',
-      errors: { 'rows.0.location_id': ['The selected rows.0.location id is invalid.'] },
+        'Nothing was stored: all 1 row refused:\nrow 0 (line 2): The selected rows.0.location_id is invalid.',
+      errors: { 'rows.0.location_id': ['The selected rows.0.location_id is invalid.'] },
     });
     const broken = await file('broken.csv', 'location_id,name\nx,"never closed\n');
     const bad = await admin('import', 'guests', broken, '--tenant', tenantId);

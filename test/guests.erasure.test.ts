@@ -468,7 +468,7 @@ describe.concurrent('DELETE /guests/:id (erasure)', () => {
     expect([200, 422], sessions?.text).toContain(sessions?.status);
     if (sessions?.status === 422)
       expect(sessions.json.errors['events.0.guest_id']).toEqual([
-        'The events.0.guest id field is required when events.0.mac is not a known device.',
+        'The events.0.guest_id field is required when events.0.mac is not a known device.',
       ]);
     // Whatever the order, nothing of the guest is left: no name, no address anywhere, and no row
     // linked to it holds a MAC as it was. (A batch that came after the erasure saw MACs of no known

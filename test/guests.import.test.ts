@@ -132,22 +132,22 @@ describe.concurrent('POST /guests/import: the rows checked by the create rules',
     expect(res.status).toBe(422);
     expect(res.text).toBe(
       JSON.stringify({
-        message: 'The rows.1.location id field is required. (and 13 more errors)',
+        message: 'The rows.1.location_id field is required. (and 13 more errors)',
         errors: {
-          'rows.1.location_id': ['The rows.1.location id field is required.'],
+          'rows.1.location_id': ['The rows.1.location_id field is required.'],
           'rows.1.email': ['The rows.1.email field must be a valid email address.'],
           'rows.1.custom_field_1': [
-            'The rows.1.custom field 1 field must not be greater than 255 characters.',
+            'The rows.1.custom_field_1 field must not be greater than 255 characters.',
           ],
-          'rows.2.location_id': ['The selected rows.2.location id is invalid.'],
+          'rows.2.location_id': ['The selected rows.2.location_id is invalid.'],
           'rows.2.email': ['The rows.2.email has already been taken.'],
           'rows.2.gender': ['The selected rows.2.gender is invalid.'],
           'rows.2.nationality': ['The selected rows.2.nationality is invalid.'],
           'rows.3': ['The rows.3 field must be an object.'],
-          'rows.4.birth_date': ['The rows.4.birth date field must match the format Y-m-d.'],
+          'rows.4.birth_date': ['The rows.4.birth_date field must match the format Y-m-d.'],
           'rows.4.direct_login': [
-            'The rows.4.direct login field must be an integer.',
-            'The selected rows.4.direct login is invalid.',
+            'The rows.4.direct_login field must be an integer.',
+            'The selected rows.4.direct_login is invalid.',
           ],
           'rows.4.tags.1': ['The rows.4.tags.1 field must be a string.'],
           'rows.5.name': ['The rows.5.name field must not contain NUL characters.'],
@@ -166,7 +166,7 @@ describe.concurrent('POST /guests/import: the request', () => {
     const skip = await post(a.token, { rows, mode: 'skip_invalid' }, '?mode=all_or_nothing');
     expect(skip.status, skip.text).toBe(200);
     expect(skip.text).toBe(
-      '{"data":{"created":1,"updated":0,"skipped":1},"errors":{"rows.1.location_id":["The selected rows.1.location id is invalid."]}}',
+      '{"data":{"created":1,"updated":0,"skipped":1},"errors":{"rows.1.location_id":["The selected rows.1.location_id is invalid."]}}',
     );
     // The array form reads the options from the query.
     const fromQuery = await post(a.token, rows, '?mode=skip_invalid');
@@ -174,7 +174,7 @@ describe.concurrent('POST /guests/import: the request', () => {
     const strict = await post(a.token, rows);
     expect(strict.status).toBe(422);
     expect(strict.json.errors).toEqual({
-      'rows.1.location_id': ['The selected rows.1.location id is invalid.'],
+      'rows.1.location_id': ['The selected rows.1.location_id is invalid.'],
     });
     expect(await prisma().guest.count({ where: { tenantId: a.tenant_id } })).toBe(2);
   });
@@ -186,7 +186,7 @@ describe.concurrent('POST /guests/import: the request', () => {
     expect(res.json).toEqual({
       data: { created: 0, updated: 0, skipped: 2 },
       errors: {
-        'rows.0.location_id': ['The rows.0.location id field is required.'],
+        'rows.0.location_id': ['The rows.0.location_id field is required.'],
         'rows.1.email': ['The rows.1.email field must be a valid email address.'],
       },
     });
@@ -398,9 +398,9 @@ describe.concurrent('POST /guests/import: duplicates and upserts', () => {
     expect(res.json).toEqual({
       data: { created: 1, updated: 1, skipped: 4 },
       errors: {
-        'rows.1.partner_id': ['The rows.1.partner id field matches more than one guest.'],
-        'rows.2.partner_id': ['The rows.2.partner id field has a duplicate value.'],
-        'rows.3.partner_id': ['The rows.3.partner id field has a duplicate value.'],
+        'rows.1.partner_id': ['The rows.1.partner_id field matches more than one guest.'],
+        'rows.2.partner_id': ['The rows.2.partner_id field has a duplicate value.'],
+        'rows.3.partner_id': ['The rows.3.partner_id field has a duplicate value.'],
         'rows.4.email': ['The rows.4.email has already been taken.'],
       },
     });
@@ -419,7 +419,7 @@ describe.concurrent('POST /guests/import: duplicates and upserts', () => {
     expect(refused.status).toBe(422);
     expect(refused.json.errors).toEqual({
       'rows.0.location_id': [
-        'The rows.0.location id field cannot move a guest to another location without the guests.manage-global permission.',
+        'The rows.0.location_id field cannot move a guest to another location without the guests.manage-global permission.',
       ],
     });
     // The bootstrap user holds guests.manage-global.
@@ -447,7 +447,7 @@ describe.concurrent('POST /guests/import: roles and tenants', () => {
     expect(res.json).toEqual({
       data: { created: 1, updated: 0, skipped: 2 },
       errors: {
-        'rows.1.location_id': ['The selected rows.1.location id is invalid.'],
+        'rows.1.location_id': ['The selected rows.1.location_id is invalid.'],
         'rows.2.email': ['The rows.2.email has already been taken.'],
       },
     });
@@ -486,7 +486,7 @@ describe.concurrent('POST /guests/import: roles and tenants', () => {
     });
     const bad = await post(a.token, [{ location_id: b.location_id }]);
     expect(bad.json.errors).toEqual({
-      'rows.0.location_id': ['The selected rows.0.location id is invalid.'],
+      'rows.0.location_id': ['The selected rows.0.location_id is invalid.'],
     });
     const byEmail = await post(
       a.token,
@@ -679,8 +679,8 @@ Haddad",,+971,"[""json"",""list""]",,12,,\r\n`;
     ]);
     expect(bad.status).toBe(422);
     expect(bad.json.errors).toEqual({
-      'rows.0.nationality_code': ['The selected rows.0.nationality code is invalid.'],
-      'rows.0.room_number': ['The rows.0.room number field must be a string.'],
+      'rows.0.nationality_code': ['The selected rows.0.nationality_code is invalid.'],
+      'rows.0.room_number': ['The rows.0.room_number field must be a string.'],
     });
   });
 
@@ -696,12 +696,12 @@ Haddad",,+971,"[""json"",""list""]",,12,,\r\n`;
     expect(res.status).toBe(422);
     expect(res.text).toBe(
       JSON.stringify({
-        message: 'The rows.0.nationality field must match rows.0.nationality code. (and 5 more errors)',
+        message: 'The rows.0.nationality field must match rows.0.nationality_code. (and 5 more errors)',
         errors: {
-          'rows.0.nationality': ['The rows.0.nationality field must match rows.0.nationality code.'],
-          'rows.1.residency': ['The rows.1.residency field must match rows.1.residency code.'],
-          'rows.1.room_no': ['The rows.1.room no field must match rows.1.room number.'],
-          'rows.2.nationality': ['The rows.2.nationality field must match rows.2.nationality code.'],
+          'rows.0.nationality': ['The rows.0.nationality field must match rows.0.nationality_code.'],
+          'rows.1.residency': ['The rows.1.residency field must match rows.1.residency_code.'],
+          'rows.1.room_no': ['The rows.1.room_no field must match rows.1.room_number.'],
+          'rows.2.nationality': ['The rows.2.nationality field must match rows.2.nationality_code.'],
           'rows.3.nationality': [
             'The rows.3.nationality field must be 2 characters.',
             'The selected rows.3.nationality is invalid.',
@@ -975,14 +975,14 @@ describe.concurrent('GraphQL importGuests', () => {
     });
     expect(res.json.data).toBeNull();
     expect(res.json.errors).toHaveLength(1);
-    expect(res.json.errors[0].message).toBe('The rows.1.location id field is required. (and 4 more errors)');
+    expect(res.json.errors[0].message).toBe('The rows.1.location_id field is required. (and 4 more errors)');
     expect(res.json.errors[0].extensions).toEqual({
       code: 'BAD_USER_INPUT',
       fields: {
-        'rows.1.locationId': ['The rows.1.location id field is required.'],
+        'rows.1.locationId': ['The rows.1.location_id field is required.'],
         'rows.1.email': ['The rows.1.email field must be a valid email address.'],
-        'rows.1.customField1': ['The rows.1.custom field 1 field must not be greater than 255 characters.'],
-        'rows.2.locationId': ['The rows.2.location id field is required.'],
+        'rows.1.customField1': ['The rows.1.custom_field_1 field must not be greater than 255 characters.'],
+        'rows.2.locationId': ['The rows.2.location_id field is required.'],
         'rows.2.avatar': ['The rows.2.avatar field is prohibited.'],
       },
     });
@@ -1050,7 +1050,7 @@ describe.concurrent('GraphQL importGuests', () => {
           key: 'rows.0.locationId',
           row: 0,
           field: 'locationId',
-          messages: ['The selected rows.0.location id is invalid.'],
+          messages: ['The selected rows.0.location_id is invalid.'],
         },
       ],
     });
@@ -1103,7 +1103,7 @@ function bigCsv(locationId: string, tag: string): string {
 }
 
 const BIG_ERRORS = {
-  'rows.17.location_id': ['The selected rows.17.location id is invalid.'],
+  'rows.17.location_id': ['The selected rows.17.location_id is invalid.'],
   'rows.4711.email': ['The rows.4711.email field must be a valid email address.'],
   'rows.9998.gender': ['The selected rows.9998.gender is invalid.'],
 };
@@ -1114,7 +1114,7 @@ describe('POST /guests/import: 10 000 rows with 3 bad ones', { timeout: 120_000 
     const res = await upload(a.token, [csvFile(bigCsv(a.location_id, 'aon'))]);
     expect(res.status, res.text.slice(0, 500)).toBe(422);
     expect(res.json).toEqual({
-      message: 'The selected rows.17.location id is invalid. (and 2 more errors)',
+      message: 'The selected rows.17.location_id is invalid. (and 2 more errors)',
       errors: BIG_ERRORS,
     });
     expect(await prisma().guest.count({ where: { tenantId: a.tenant_id } })).toBe(0);

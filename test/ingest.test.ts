@@ -119,16 +119,16 @@ describe.concurrent('POST /ingest/presence', () => {
       message: 'The events.1.mac field must be a valid MAC address. (and 6 more errors)',
       errors: {
         'events.1.mac': ['The events.1.mac field must be a valid MAC address.'],
-        'events.1.data_type': ['The selected events.1.data type is invalid.'],
+        'events.1.data_type': ['The selected events.1.data_type is invalid.'],
         'events.2.location_id': [
-          'The events.2.location id field is required when none of events.2.zone id / events.2.floor id are present.',
+          'The events.2.location_id field is required when none of events.2.zone_id / events.2.floor_id are present.',
         ],
         'events.2.seen_at': [
-          'The events.2.seen at field must be a valid ISO 8601 date-time with a time zone.',
+          'The events.2.seen_at field must be a valid ISO 8601 date-time with a time zone.',
         ],
-        'events.3.location_id': ['The selected events.3.location id is invalid.'],
+        'events.3.location_id': ['The selected events.3.location_id is invalid.'],
         'events.4': ['The events.4 field must be an object.'],
-        'events.5.event_id': ['The events.5.event id field is required.'],
+        'events.5.event_id': ['The events.5.event_id field is required.'],
       },
     });
     expect(await tables(a.tenant_id)).toEqual(before);
@@ -170,10 +170,10 @@ describe.concurrent('POST /ingest/presence', () => {
     });
     expect(res.status).toBe(422);
     const late = (i: number) =>
-      `The events.${i}.seen at field must be a date before or equal to ${MAX_CLOCK_SKEW_MINUTES} minutes from now.`;
+      `The events.${i}.seen_at field must be a date before or equal to ${MAX_CLOCK_SKEW_MINUTES} minutes from now.`;
     expect(res.json.errors).toEqual({
-      'events.0.seen_at': ['The events.0.seen at field must be a valid ISO 8601 date-time with a time zone.'],
-      'events.1.seen_at': ['The events.1.seen at field must be a valid ISO 8601 date-time with a time zone.'],
+      'events.0.seen_at': ['The events.0.seen_at field must be a valid ISO 8601 date-time with a time zone.'],
+      'events.1.seen_at': ['The events.1.seen_at field must be a valid ISO 8601 date-time with a time zone.'],
       'events.2.seen_at': [late(2)],
       'events.3.seen_at': [late(3)],
     });
@@ -212,7 +212,7 @@ describe.concurrent('POST /ingest/presence', () => {
       body: { events: [presence({ zone_id: z0.id, location_id: a.location_id })] },
     });
     expect(res.json.errors).toEqual({
-      'events.0.location_id': ['The selected events.0.location id is invalid.'],
+      'events.0.location_id': ['The selected events.0.location_id is invalid.'],
     });
     const none = await t.request('POST', PRESENCE, { token: ingest, body: {} });
     expect(none.status).toBe(422);
@@ -270,8 +270,8 @@ describe.concurrent('POST /ingest/presence', () => {
     });
     expect(res.status).toBe(422);
     expect(res.json.errors).toEqual({
-      'events.0.event_id': ['The events.0.event id has already been taken.'],
-      'events.2.event_id': ['The events.2.event id field has a duplicate value.'],
+      'events.0.event_id': ['The events.0.event_id has already been taken.'],
+      'events.2.event_id': ['The events.2.event_id field has a duplicate value.'],
     });
     expect(await tables(a.tenant_id)).toEqual(before);
   });
@@ -374,9 +374,9 @@ describe.concurrent('POST /ingest/presence', () => {
     });
     expect(res.status).toBe(422);
     expect(res.json.errors).toEqual({
-      'events.0.zone_id': ['The selected events.0.zone id is invalid.'],
-      'events.1.floor_id': ['The selected events.1.floor id is invalid.'],
-      'events.2.location_id': ['The selected events.2.location id is invalid.'],
+      'events.0.zone_id': ['The selected events.0.zone_id is invalid.'],
+      'events.1.floor_id': ['The selected events.1.floor_id is invalid.'],
+      'events.2.location_id': ['The selected events.2.location_id is invalid.'],
     });
     expect(await tables(other.a.tenant_id)).toMatchObject({ presence: 0 });
   });
@@ -476,14 +476,14 @@ describe.concurrent('POST /ingest/sessions', () => {
     expect(res.status).toBe(422);
     expect(res.json.errors).toEqual({
       'events.0.guest_id': [
-        'The events.0.guest id field is required when events.0.mac is not a known device.',
+        'The events.0.guest_id field is required when events.0.mac is not a known device.',
       ],
       'events.1.kind': ['The selected events.1.kind is invalid.'],
       'events.1.ip': ['The events.1.ip field must be a valid IP address.'],
-      'events.1.bytes_up': ['The events.1.bytes up field must be at least 0.'],
-      'events.2.guest_id': ['The selected events.2.guest id is invalid.'],
-      'events.2.service_profile_id': ['The selected events.2.service profile id is invalid.'],
-      'events.2.access_code': ['The selected events.2.access code is invalid.'],
+      'events.1.bytes_up': ['The events.1.bytes_up field must be at least 0.'],
+      'events.2.guest_id': ['The selected events.2.guest_id is invalid.'],
+      'events.2.service_profile_id': ['The selected events.2.service_profile_id is invalid.'],
+      'events.2.access_code': ['The selected events.2.access_code is invalid.'],
     });
     expect(await tables(a.tenant_id)).toEqual(before);
   });
@@ -587,10 +587,10 @@ describe.concurrent('POST /ingest/sessions', () => {
     });
     expect(res.status).toBe(422);
     expect(res.json).toEqual({
-      message: 'The events.0.guest id field is required when events.0.mac is not a known device.',
+      message: 'The events.0.guest_id field is required when events.0.mac is not a known device.',
       errors: {
         'events.0.guest_id': [
-          'The events.0.guest id field is required when events.0.mac is not a known device.',
+          'The events.0.guest_id field is required when events.0.mac is not a known device.',
         ],
       },
     });
@@ -646,7 +646,7 @@ describe.concurrent('POST /ingest/sessions', () => {
     expect(refused.status).toBe(422);
     expect(refused.json.errors).toEqual({
       'events.1.guest_id': [
-        'The events.1.guest id field is required when events.1.mac is not a known device.',
+        'The events.1.guest_id field is required when events.1.mac is not a known device.',
       ],
     });
     expect(await tables(a.tenant_id)).toEqual(before);
@@ -680,7 +680,7 @@ describe.concurrent('POST /ingest/sessions', () => {
     });
     expect(mixed.status, mixed.text).toBe(422);
     expect(mixed.json.errors).toEqual({
-      'events.1.guest_id': ['The selected events.1.guest id is invalid.'],
+      'events.1.guest_id': ['The selected events.1.guest_id is invalid.'],
     });
   });
 

@@ -2,7 +2,7 @@
 // a field's rules (Infer), and `validate` itself, which runs every field's rules and throws one
 // ValidationError naming them all. The rule constructors live in ./rules/; this file imports none.
 import { laravelInput } from './laravel-input.js';
-import { displayName, fill } from './messages.js';
+import { displayName, elementAttribute, fill } from './messages.js';
 import { isBlankString, isPhpArray } from './php-values.js';
 
 export type FieldErrors = Record<string, string[]>;
@@ -160,6 +160,11 @@ export function rules<const R extends Rules>(r: R): R {
 export interface ValidateOptions {
   /** Display names overriding `country_code` -> `country code`. */
   attributes?: Record<string, string>;
+  /**
+   * The input is the element of a list at this path (`events.3`): its fields are named as Laravel
+   * names a wildcard rule's (`events.3.seen_at`, raw; elementAttribute).
+   */
+  element?: string;
 }
 
 /** Laravel's ValidationException::summarize(). */
@@ -198,7 +203,9 @@ export async function validate<R extends Rules>(
   options: ValidateOptions = {},
 ): Promise<Infer<R>> {
   const data = laravelInput(input);
-  const attributeOf = (field: string): string => options.attributes?.[field] ?? displayName(field);
+  const { attributes, element } = options;
+  const attributeOf = (field: string): string =>
+    attributes?.[field] ?? (element === undefined ? displayName(field) : elementAttribute(element, field));
   const checked: Promise<[string, FieldResult]>[] = [];
   for (const field in rules) {
     const list = rules[field] as readonly Rule[];

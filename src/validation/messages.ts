@@ -5,6 +5,13 @@ import { isPhpArray, phpString } from './php-values.js';
 // Field names come from the rule tables, a bounded set: each is worked out once.
 const displayNames = new Map<string, string>();
 
+/**
+ * Laravel's display name of a field of a list's element (`events.3.seen_at`, from a wildcard rule
+ * `events.*.seen_at`): getDisplayableAttribute shows such an implicit attribute raw, underscores kept;
+ * only a top-level field is spaced (displayName).
+ */
+export const elementAttribute = (element: string, field: string): string => `${element}.${field}`;
+
 /** Laravel's getDisplayableAttribute(): Str::snake, then underscores to spaces. */
 export function displayName(field: string): string {
   let shown = displayNames.get(field);

@@ -28,7 +28,7 @@ export {
   validateFilters,
 } from './engine.js';
 export { laravelInput } from './laravel-input.js';
-export { DUPLICATE_VALUE } from './messages.js';
+export { DUPLICATE_VALUE, elementAttribute } from './messages.js';
 export { confirmed } from './rules/confirmed.js';
 export { custom } from './rules/custom.js';
 export { exists, takenMessage, unique } from './rules/database.js';

@@ -30,6 +30,7 @@ import {
   array,
   custom,
   DUPLICATE_VALUE,
+  elementAttribute,
   type FieldErrors,
   inList,
   laravelInput,
@@ -176,8 +177,8 @@ export async function importGuests(
 // ---------------------------------------------------------------------------------------------
 // Checking every row
 
-/** Laravel's display name of a row's field: `rows.3.location id`. */
-const attribute = (index: number, field: string): string => `rows.${index}.${field.replaceAll('_', ' ')}`;
+/** Laravel's display name of a row's field: `rows.3.location_id`, raw (elementAttribute). */
+const attribute = (index: number, field: string): string => elementAttribute(`rows.${index}`, field);
 
 /** A guest an upsert row may update. */
 interface Match {
@@ -466,7 +467,6 @@ async function checkRows(env: ImportEnv, rows: readonly unknown[], options: Impo
       : {}),
   });
   const list = rulesOf(fields);
-  const names = Object.keys(list);
 
   const errors = new Map<number, FieldErrors>();
   const plans: Plan[] = [];
@@ -497,11 +497,10 @@ async function checkRows(env: ImportEnv, rows: readonly unknown[], options: Impo
     if (options.upsertBy === 'partner_id' && partnerMatches.length === 1) target = partnerMatches[0];
     row = { emailKey, emailOwner, partnerId, partnerMatches, target };
 
-    const attributes = Object.fromEntries(names.map((f) => [f, attribute(index, f)]));
     let valid: GuestWriteInput;
     try {
       // `avatar` is never present here.
-      valid = withExportColumns(await validate(input, list, { attributes }));
+      valid = withExportColumns(await validate(input, list, { element: `rows.${index}` }));
     } catch (err) {
       if (!(err instanceof ValidationError)) throw err;
       errors.set(

@@ -8,6 +8,7 @@ import { retryingConflicts } from '../../db/write-conflict.js';
 import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import {
   duplicateMessage,
+  elementAttribute,
   type FieldErrors,
   type Infer,
   type Rules,
@@ -74,8 +75,8 @@ export class BatchErrors {
   }
 }
 
-/** Laravel's display name of an event's field: `events.3.zone id`. */
-export const attr = (index: number, field: string): string => `events.${index}.${field.replaceAll('_', ' ')}`;
+/** Laravel's display name of an event's field: `events.3.zone_id`, raw (elementAttribute). */
+export const attr = (index: number, field: string): string => elementAttribute(`events.${index}`, field);
 export const invalid = (index: number, field: string): string =>
   `The selected ${attr(index, field)} is invalid.`;
 
@@ -103,7 +104,6 @@ export async function validateEvents<R extends Rules, T>(
   // batchRules let only a list through, trimmed (`events`) or as sent (`body.events`).
   const list: readonly unknown[] = Array.isArray(events) ? events : [];
   const raw: readonly unknown[] = Array.isArray(body.events) ? body.events : [];
-  const attributes = (i: number) => Object.fromEntries(Object.keys(rules).map((f) => [f, attr(i, f)]));
   const valid = new Map<number, T>();
   await Promise.all(
     list.map(async (event, i) => {
@@ -112,7 +112,7 @@ export async function validateEvents<R extends Rules, T>(
         return;
       }
       try {
-        valid.set(i, read(await validate(event, rules, { attributes: attributes(i) })));
+        valid.set(i, read(await validate(event, rules, { element: `events.${i}` })));
       } catch (err) {
         if (!(err instanceof ValidationError)) throw err;
         for (const [field, messages] of Object.entries(err.errors)) {
