@@ -9,7 +9,7 @@ import { type Role, roles } from '../src/auth/principal.js';
 import { schema } from '../src/graphql/schema.js';
 import { GRAPHQL_LIMITS } from '../src/graphql/yoga.js';
 import { startApp, type TestApp, type TestResponse } from './helpers/app.js';
-import { addUser, newTenant } from './helpers/fixtures.js';
+import { addGuest, addUser, newTenant } from './helpers/fixtures.js';
 
 let t: TestApp;
 /** The same app answering on graphql-js alone (no compiled queries). */
@@ -299,5 +299,38 @@ describe.concurrent('a body sent as application/graphql', () => {
     // The same query as JSON answers.
     const json = await t.graphql(token, '{ viewer { role } }');
     expect(json.json).toEqual({ data: { viewer: { role: 'tenant' } } });
+  });
+});
+
+describe.concurrent('the next page after a row that left the list', () => {
+  it('starts after that row, leaving none out (a guest moved to another location between two pages)', async () => {
+    const a = await newTenant(t.db.prisma);
+    const venue = (await addUser(t.db.prisma, a.tenant_id, 'venue', { locationId: a.location_id })).token;
+    const other = await t.db.prisma.location.create({ data: { tenantId: a.tenant_id, name: 'Elsewhere' } });
+    const ids: string[] = [];
+    for (let i = 0; i < 4; i++) ids.push((await addGuest(t.db.prisma, a.tenant_id, a.location_id)).id);
+    const page = async (app: TestApp, after?: string) => {
+      const res = await app.graphql(
+        venue,
+        'query($after: String) { guests(first: 2, after: $after) { edges { cursor node { id } } } }',
+        { after },
+      );
+      expect(res.json.errors, res.text).toBeUndefined();
+      return res.json.data.guests.edges as { cursor: string; node: { id: string } }[];
+    };
+    const first = await page(t);
+    expect(first).toHaveLength(2);
+    const last = first[1] as { cursor: string; node: { id: string } };
+    const rest = ids.filter((id) => !first.some((e) => e.node.id === id));
+    // The last row of the page leaves the venue's list (moved by the tenant admin).
+    const moved = await t.request('PUT', `/api/v1/guests/${last.node.id}`, {
+      token: a.token,
+      body: { name: 'Moved', location_id: other.id },
+    });
+    expect(moved.status, moved.text).toBe(200);
+    for (const app of [t, plain]) {
+      const next = await page(app, last.cursor);
+      expect(next.map((e) => e.node.id).sort()).toEqual([...rest].sort());
+    }
   });
 });

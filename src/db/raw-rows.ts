@@ -327,7 +327,10 @@ function orderColumns(model: string, orderBy: OrderBy | OrderBy[] | undefined): 
 
 /**
  * Prisma's cursor: the rows from the cursor's row on, in the order given (the cursor's row
- * included; `skip: 1` leaves it out). No such row: no rows, as Prisma answers.
+ * included). No such row: no rows, as Prisma answers. With `skip` (a connection's next page: `skip:
+ * 1`), the rows strictly after it, then `skip − 1` more left out (pageSql): Prisma's offset would
+ * leave out the first row after the cursor instead of the cursor's own when that row no longer
+ * matches the filters (a guest erased, a user moved away between two pages), skipping a row.
  */
 function cursorSql(
   model: string,
@@ -343,11 +346,12 @@ function cursorSql(
   const cols = orderColumns(model, args.orderBy);
   const value = (col: string) => `(SELECT ${c}.${q(col)} FROM ${q(model)} ${c} WHERE ${at.join(' AND ')})`;
   if (cols.length === 0) unsupported('a cursor without order');
-  // (a > ca) OR (a = ca AND b > cb) OR … OR (a = ca AND … AND z >= cz)
+  // (a > ca) OR (a = ca AND b > cb) OR … OR (a = ca AND … AND z >= cz); after the cursor: z > cz.
+  const after = skipsCursor(args);
   const ors = cols.map((_, i) => {
     const eq = cols.slice(0, i).map(([col]) => `${alias}.${q(col)} = ${value(col)}`);
     const [col, d] = cols[i] as [string, 'asc' | 'desc'];
-    const last = i === cols.length - 1;
+    const last = i === cols.length - 1 && !after;
     const op = d === 'asc' ? (last ? '>=' : '>') : last ? '<=' : '<';
     return `(${[...eq, `${alias}.${q(col)} ${op} ${value(col)}`].join(' AND ')})`;
   });
@@ -360,6 +364,10 @@ function cursorSql(
   return `(${bound} AND (${ors.join(' OR ')}))`;
 }
 
+/** A cursor with a skip: the page starts after the cursor's row (cursorSql), which the skip counts. */
+const skipsCursor = (args: RelationArgs): boolean =>
+  args.cursor !== undefined && args.skip !== undefined && args.skip !== 0;
+
 /** `LIMIT`/`OFFSET` of take and skip (a negative take reads backwards: Prisma does that). */
 function pageSql(args: RelationArgs, st: Statement, get: Get<RelationArgs>): string {
   let sql = '';
@@ -369,7 +377,9 @@ function pageSql(args: RelationArgs, st: Statement, get: Get<RelationArgs>): str
   }
   if (args.skip !== undefined && args.skip !== 0) {
     if (!Number.isInteger(args.skip) || args.skip < 0) unsupported(`skip ${String(args.skip)}`);
-    sql += ` OFFSET ${st.param((a) => get(a).skip)}`;
+    sql += skipsCursor(args)
+      ? ` OFFSET ${st.param((a) => (get(a).skip ?? 1) - 1)}`
+      : ` OFFSET ${st.param((a) => get(a).skip)}`;
   }
   return sql;
 }
