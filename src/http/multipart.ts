@@ -1,11 +1,15 @@
-// multipart/form-data bodies, as Laravel accepts them: fields become body members and a file part
-// becomes the same `data:<type>;base64,…` text a JSON client sends, so one rule (e.g. the guest
-// avatar's) checks both forms. `name[]` fields are read as the list `name`. A route that reads files
-// itself (`rawFileParts` in its config: the guest import) gets each file part as an UploadedFile.
+// multipart/form-data bodies, as PHP and Laravel read them: every field name is nested as a query
+// string's is (`tags[]`, `tags[0]`, `a[b]`; a repeated name keeps its last value: src/http/query-string.ts),
+// and the files, nested the same way, are laid over the fields (`$request->all()`). A file is no text:
+// in a text field it is a value each rule refuses as Laravel's refuse an UploadedFile (`The name field
+// must be a string.`). Only a field whose rule reads a file takes it as its value: the data URL a JSON
+// client sends in FILE_FIELDS (the guest avatar), so one rule checks both forms; and on a route that
+// reads files itself (`rawFileParts` in its config: the guest import) every file part is an UploadedFile.
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
 import { imageTypeOf } from '../shared/image-type.js';
+import { assignPhpVariable, PhpArray } from './query-string.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -18,7 +22,7 @@ declare module 'fastify' {
   }
 }
 
-/** A file part as received, for routes with `rawFileParts`. */
+/** A file part as received: for routes with `rawFileParts`, and in any field that reads no file. */
 export class UploadedFile {
   constructor(
     readonly filename: string,
@@ -26,6 +30,13 @@ export class UploadedFile {
     readonly bytes: Buffer,
   ) {}
 }
+
+/**
+ * The body fields whose rule reads a file part, as the `data:<type>;base64,…` text a JSON client
+ * sends: those the routes name in `fileFields` (src/rest/endpoint.ts, which the OpenAPI document
+ * shows as file parts). test/php-input.test.ts holds the two lists together.
+ */
+export const FILE_FIELDS: ReadonlySet<string> = new Set(['avatar']);
 
 /** An image's type by its bytes; any other file keeps the type its part declared. */
 function typeOfFile(bytes: Buffer, declared: string): string {
@@ -37,26 +48,35 @@ function typeOfFile(bytes: Buffer, declared: string): string {
 export const MULTIPART_FILE_LIMIT = 3 * 1024 * 1024;
 
 export async function acceptMultipart(fastify: FastifyInstance): Promise<void> {
-  await fastify.register(multipart, {
-    attachFieldsToBody: 'keyValues',
-    limits: { fileSize: MULTIPART_FILE_LIMIT, files: 5, fields: 200 },
-    async onFile(part) {
-      const bytes = await part.toBuffer();
-      part.value = this.routeOptions.config.rawFileParts
-        ? new UploadedFile(part.filename, part.mimetype, bytes)
-        : // The type the bytes are (as Laravel's `image` rule reads the content), not the one the
-          // client declared: many clients send every file as application/octet-stream.
-          `data:${typeOfFile(bytes, part.mimetype)};base64,${bytes.toString('base64')}`;
-    },
-  });
-  fastify.addHook('preHandler', async (request) => {
-    if (!request.isMultipart() || request.body === null || typeof request.body !== 'object') return;
-    const body: Record<string, unknown> = {};
-    for (const [key, value] of Object.entries(request.body as Record<string, unknown>)) {
-      if (key.endsWith('[]')) body[key.slice(0, -2)] = Array.isArray(value) ? value : [value];
-      else body[key] = value;
+  await fastify.register(multipart, { limits: { fileSize: MULTIPART_FILE_LIMIT, files: 5, fields: 200 } });
+  // The parts in the order they came: `a[]`, `a[5]` and `a` are different names of one variable, and
+  // PHP assigns them in that order.
+  fastify.addHook('preValidation', async (request) => {
+    if (!request.isMultipart()) return;
+    const config = request.routeOptions.config;
+    const fields = new PhpArray();
+    const files = new PhpArray();
+    for await (const part of request.parts(config.multipartOptions)) {
+      if (part.type === 'file') {
+        const bytes = await part.toBuffer();
+        const file = new UploadedFile(part.filename, part.mimetype, bytes);
+        assignPhpVariable(
+          files,
+          part.fieldname,
+          !config.rawFileParts && FILE_FIELDS.has(part.fieldname)
+            ? // The type the bytes are (as Laravel's `image` rule reads the content), not the one the
+              // client declared: many clients send every file as application/octet-stream.
+              `data:${typeOfFile(bytes, part.mimetype)};base64,${bytes.toString('base64')}`
+            : file,
+        );
+      } else {
+        // A field part typed application/json arrives parsed (the plugin's doing); PHP reads its text.
+        const text = part.mimetype === 'application/json' ? JSON.stringify(part.value) : String(part.value);
+        assignPhpVariable(fields, part.fieldname, text);
+      }
     }
-    request.body = body;
+    fields.replaceRecursive(files);
+    request.body = fields.toRecord();
     request.formRead = true;
   });
 }
