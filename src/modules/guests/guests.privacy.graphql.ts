@@ -192,7 +192,7 @@ builder.mutationFields((t) => ({
     ...requires(eraseGuest.action),
     type: Erased,
     description:
-      'Erases a guest (REST `DELETE /guests/:id`): personal data removed, MACs replaced by stand-ins, counts kept.',
+      'Erases a guest (REST `DELETE /guests/:id`): personal data removed, MACs replaced by stand-ins, counts kept; its devices present now leave (reason `erased`).',
     args: { id: t.arg.id({ required: true }) },
     resolve: (_root, args, ctx) => execute(eraseGuest, ctx, {}, String(args.id)),
   }),

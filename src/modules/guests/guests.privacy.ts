@@ -13,10 +13,12 @@ import {
   type EventActor,
   type EventLog,
   forgetDevices,
-  writeWithEvents,
+  lastIdOf,
+  writeReturningEvents,
 } from '../../events/outbox.js';
 import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { operation } from '../../operations/operation.js';
+import type { AppPubSub } from '../../redis/pubsub.js';
 import { avatarStorage } from '../../storage/storage.js';
 import { accessCodeNames, accessCodeOrder } from '../access-codes/access-codes.service.js';
 import {
@@ -27,8 +29,10 @@ import {
 } from '../analytics/analytics.service.js';
 import { deviceListSelect, deviceOrder } from '../guest-devices/guest-devices.service.js';
 import { sessionEvent, sessionItemSelect, sessionOrder } from '../guest-sessions/guest-sessions.service.js';
+import { closeVisits } from '../ingest/ingest.timeouts.js';
 import { lockAllDevices } from '../presence/device-locks.js';
 import { macVariants, normalizeMac } from '../presence/mac.js';
+import { publishPresence } from '../presence/presence.pubsub.js';
 import { guestById, guestErased, guestInclude, lockLiveGuest } from './guests.service.js';
 
 /** The guest of the path id in the caller's scope (not erased), or 404. */
@@ -435,6 +439,8 @@ export interface ErasureDeps {
   /** Who erases (the caller, or the retention sweeper) and the audit entry's action. */
   actor: EventActor;
   action: string;
+  /** Where `presenceChanged` subscribers hear that the guest's devices left (none: not published). */
+  pubsub?: AppPubSub | undefined;
 }
 
 /**
@@ -444,7 +450,8 @@ export interface ErasureDeps {
  * devices' MACs are erased with it (they are that device's), and each erased guest's personal columns
  * are emptied and its row marked erased, its tags unlinked, its devices' addresses and agents and its
  * sessions' IP addresses emptied, its open sessions ended (no controller can name the device again),
- * and the codes it held let go; then the avatar files are removed from storage. Resolves to false,
+ * its devices' presence ended (leavePresence), and the codes it held let go; then the devices that
+ * left are published to presence subscribers and the avatar files removed from storage. Resolves to false,
  * changing nothing, when the guest is absent or already erased, or when `when` (a condition checked
  * under the row's lock, in the transaction: the sweeper's "still inactive") says no.
  */
@@ -455,44 +462,96 @@ export async function eraseGuestData(
 ): Promise<boolean> {
   const { id: guestId, tenantId } = guest;
   const source = { prisma: deps.prisma, tenantId, actor: deps.actor };
-  const avatars = await writeWithEvents(source, TRANSACTION_OPTIONS, async (tx, log) => {
-    // Every device of the tenant takes its turn first: a batch writing the guest's MACs is done
-    // before this reads them, or waits until this is done (src/modules/presence/device-locks.ts).
-    await lockAllDevices(tx, tenantId);
-    // Then the guest's row: a concurrent erasure or update of the guest waits on it, then finds it
-    // erased; the avatar path read here is the one the erasure empties.
-    const row = await lockLiveGuest(tx, tenantId, guestId);
-    if (!row || (opts.when && !(await opts.when(tx)))) return undefined;
-    // The anonymous guests a redeem named after one of the guest's devices (name and username its MAC).
-    const owned = await tx.guestDevice.findMany({ where: { tenantId, guestId }, select: { mac: true } });
-    const namedAfter =
-      owned.length === 0
-        ? []
-        : await tx.guest.findMany({
-            where: { tenantId, id: { not: guestId }, erasedAt: null, username: { in: macFormsOf(owned) } },
-            select: { id: true, name: true, username: true, imagePath: true },
-          });
-    const erased = [
-      ...namedAfter.filter((g) => g.name === g.username),
-      { id: guestId, imagePath: row.imagePath },
-    ];
-    // Each erased guest's MACs, the anonymous ones' first (the device they share is then the guest's,
-    // replaced once). The log loses the erased guests' own devices' MACs in every event
-    // (forgetDevices); another guest's device keeps its MAC in that guest's events.
-    const forms: string[] = [];
-    for (const g of erased) forms.push(...(await replaceMacs(tx, tenantId, g.id)));
-    const devices = await tx.guestDevice.findMany({
-      where: { tenantId, guestId: { in: erased.map((g) => g.id) } },
-      select: { id: true },
-    });
-    await forgetDevices(tx, tenantId, { macs: forms, deviceIds: devices.map((d) => d.id) });
-    const now = new Date();
-    for (const g of erased) await eraseRow(tx, log, tenantId, g.id, deps.action, now);
-    return erased.map((g) => g.imagePath).filter((path): path is string => !!path);
-  });
-  if (!avatars) return false;
-  for (const path of avatars) await avatarStorage(deps).remove(path);
+  const { value: done, events } = await writeReturningEvents(
+    source,
+    async (tx, log) => {
+      // Every device of the tenant takes its turn first: a batch writing the guest's MACs is done
+      // before this reads them, or waits until this is done (src/modules/presence/device-locks.ts).
+      await lockAllDevices(tx, tenantId);
+      // Then the guest's row: a concurrent erasure or update of the guest waits on it, then finds it
+      // erased; the avatar path read here is the one the erasure empties.
+      const row = await lockLiveGuest(tx, tenantId, guestId);
+      if (!row || (opts.when && !(await opts.when(tx)))) return undefined;
+      // The anonymous guests a redeem named after one of the guest's devices (name and username its MAC).
+      const owned = await tx.guestDevice.findMany({ where: { tenantId, guestId }, select: { mac: true } });
+      const namedAfter =
+        owned.length === 0
+          ? []
+          : await tx.guest.findMany({
+              where: { tenantId, id: { not: guestId }, erasedAt: null, username: { in: macFormsOf(owned) } },
+              select: { id: true, name: true, username: true, imagePath: true },
+            });
+      const erased = [
+        ...namedAfter.filter((g) => g.name === g.username),
+        { id: guestId, imagePath: row.imagePath },
+      ];
+      // Each erased guest's MACs, the anonymous ones' first (the device they share is then the guest's,
+      // replaced once). The log loses the erased guests' own devices' MACs in every event
+      // (forgetDevices); another guest's device keeps its MAC in that guest's events.
+      const forms: string[] = [];
+      for (const g of erased) forms.push(...(await replaceMacs(tx, tenantId, g.id)));
+      const devices = await tx.guestDevice.findMany({
+        where: { tenantId, guestId: { in: erased.map((g) => g.id) } },
+        select: { id: true },
+      });
+      await forgetDevices(tx, tenantId, { macs: forms, deviceIds: devices.map((d) => d.id) });
+      const left = await leavePresence(
+        tx,
+        log,
+        tenantId,
+        erased.map((g) => g.id),
+      );
+      const now = new Date();
+      for (const g of erased) await eraseRow(tx, log, tenantId, g.id, deps.action, now);
+      return { left, avatars: erased.map((g) => g.imagePath).filter((path): path is string => !!path) };
+    },
+    TRANSACTION_OPTIONS,
+  );
+  if (!done) return false;
+  // Committed: the locations' subscribers hear the devices left, as they hear the sweeper's leaves.
+  if (done.left.size > 0) publishPresence(deps.pubsub, tenantId, done.left, lastIdOf(events));
+  for (const path of done.avatars) await avatarStorage(deps).remove(path);
   return true;
+}
+
+/**
+ * The erased guests' devices leave where they are, as their sessions end: no row holds their MACs
+ * any more, so a detection under the real MAC could never continue their presence, and both would
+ * count. Their open visits close at the last detection (`presence.zone_left` and
+ * `presence.location_left`, reason `erased`, with the blank MAC forgetDevices leaves in the guest's
+ * other events: these are appended after it), and their current presence goes: occupancy and the
+ * active sessions stop counting them now, and the next detection counts once, as a new device. The
+ * rows are the guests' own (after leaveOpenVisits, none of a device another guest has now) and those
+ * under their devices' stand-ins. Resolves to the stand-ins that left, per location.
+ */
+async function leavePresence(
+  tx: Tx,
+  log: EventLog,
+  tenantId: string,
+  guestIds: string[],
+): Promise<Map<string, Set<string>>> {
+  const theirs = (alias: string) => {
+    const a = PrismaNS.raw(alias);
+    return PrismaNS.sql`${a}."tenantId" = ${tenantId} AND (${a}."guestId" = ANY(${guestIds}::text[])
+      OR ${a}.mac IN (SELECT d.mac FROM "GuestDevice" d
+        WHERE d."tenantId" = ${tenantId} AND d."guestId" = ANY(${guestIds}::text[])))`;
+  };
+  const open = await tx.$queryRaw<{ id: string }[]>(PrismaNS.sql`
+    SELECT s."id" FROM "LocationSession" s WHERE ${theirs('s')} AND s."endedAt" IS NULL`);
+  const visits = await closeVisits(
+    tx,
+    log,
+    tenantId,
+    open.map((v) => v.id),
+    { reason: 'erased', mac: '' },
+  );
+  const gone = await tx.$queryRaw<{ mac: string; locationId: string | null }[]>(PrismaNS.sql`
+    DELETE FROM "CurrentPresence" c WHERE ${theirs('c')} RETURNING c.mac, c."locationId"`);
+  const left = new Map<string, Set<string>>();
+  for (const { locationId, mac } of [...visits, ...gone]) {
+    if (locationId) left.set(locationId, (left.get(locationId) ?? new Set()).add(mac));
+  }
+  return left;
 }
 
 /** One erased guest's own rows (its MACs are replaceMacs'): emptied, its open sessions ended. */
@@ -534,7 +593,7 @@ export const eraseGuest = operation({
   find: guestInScope,
   input: {},
   async run({ ctx, action, found }): Promise<{ id: string }> {
-    const deps = { prisma: ctx.prisma, config: ctx.config, actor: actorOf(ctx), action };
+    const deps = { prisma: ctx.prisma, config: ctx.config, actor: actorOf(ctx), action, pubsub: ctx.pubsub };
     // Erased meanwhile (a concurrent erasure, the retention sweeper): absent, as a second DELETE.
     if (!(await eraseGuestData(deps, found))) throw new AppError('NOT_FOUND');
     return { id: found.id };

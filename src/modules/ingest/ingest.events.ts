@@ -35,9 +35,10 @@ export async function inTransactionWithEvents<T>(
 
 /**
  * Why a device left: `moved` (detected at another zone or location), `timeout` (no detection for
- * ACTIVE_WINDOW_SECONDS: noticed by its next detection, or by the presence sweeper).
+ * ACTIVE_WINDOW_SECONDS: noticed by its next detection, or by the presence sweeper), `erased` (its
+ * guest was erased: src/modules/guests/guests.privacy.ts).
  */
-export type LeaveReason = 'moved' | 'timeout';
+export type LeaveReason = 'moved' | 'timeout' | 'erased';
 
 /** A visit of a location (a location session) as its events show it. */
 export interface LocationVisit {

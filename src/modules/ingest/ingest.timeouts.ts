@@ -3,15 +3,17 @@
 // does it sooner, closing the open location session and its latest zone visit (`lastLogId`) at the last detection
 // and recording `presence.zone_left` and `presence.location_left` with `reason: "timeout"`, as the
 // service (actor `system`). A later detection then opens a new (returning) visit.
+// closeVisits is that closing, shared with a guest's erasure (reason `erased`).
 import type { Prisma } from '../../db/database.js';
-import { lastIdOf, systemActor, writeReturningEvents } from '../../events/outbox.js';
+import { type EventLog, lastIdOf, systemActor, type Tx, writeReturningEvents } from '../../events/outbox.js';
+import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { lockDevices } from '../presence/device-locks.js';
-import { locationEvent, zoneEvent } from './ingest.events.js';
+import { type LeaveReason, locationEvent, zoneEvent } from './ingest.events.js';
 
 /** Visits closed per statement (and per transaction). */
 export const TIMEOUT_BATCH = 1000;
 
-interface ClosedVisit {
+export interface ClosedVisit {
   id: string;
   mac: string;
   deviceId: string | null;
@@ -71,37 +73,13 @@ export async function closeTimedOutVisits(
           tenantId,
           quiet.map((q) => q.mac),
         );
-        const visits = await tx.$queryRaw<ClosedVisit[]>`
-        UPDATE "LocationSession" AS s SET "endedAt" = cp."seenAt",
-          "duration" = GREATEST(0, floor(extract(epoch FROM cp."seenAt" - s."startedAt")))::int
-        FROM "CurrentPresence" cp
-        WHERE s."id" = ANY(${quiet.map((q) => q.id)}::text[]) AND s."tenantId" = ${tenantId} AND s."endedAt" IS NULL
-          AND cp."tenantId" = s."tenantId" AND cp."mac" = s."mac" AND cp."seenAt" < ${cutoff}
-        RETURNING s."id", s."mac", s."deviceId", s."guestId", s."locationId", s."startedAt",
-          s."visitType", cp."seenAt" AS "lastSeen", s."lastLogId"`;
-        if (visits.length === 0) return [];
-        const lastLogIds = visits.flatMap((v) => (v.lastLogId ? [v.lastLogId] : []));
-        const logs = await tx.$queryRaw<LatestLog[]>`
-        SELECT "id", "sessionId", "zoneId", "timestamp", "locationId", "guestId", "guestMac"
-        FROM "LocationLog" WHERE "tenantId" = ${tenantId} AND "id" = ANY(${lastLogIds}::text[])`;
-        const logOf = new Map(logs.map((l) => [l.sessionId, l]));
-        if (logs.length > 0) {
-          const lastSeen = new Map(visits.map((v) => [v.id, v.lastSeen]));
-          await tx.$executeRaw`UPDATE "LocationLog" AS l
-          SET "duration" = GREATEST(0, floor(extract(epoch FROM v."lastSeen" - l."timestamp")))::int
-          FROM unnest(${logs.map((l) => l.id)}::text[],
-            ${logs.map((l) => (lastSeen.get(l.sessionId) ?? l.timestamp).toISOString())}::timestamptz[])
-            AS v("id", "lastSeen")
-          WHERE l."id" = v."id" AND l."tenantId" = ${tenantId}`;
-        }
-        visits.sort((a, b) => a.lastSeen.getTime() - b.lastSeen.getTime() || (a.id < b.id ? -1 : 1));
-        for (const v of visits) {
-          const left = { at: v.lastSeen, reason: 'timeout' as const };
-          const zone = logOf.get(v.id);
-          if (zone) log.record(zoneEvent(zone, v.deviceId, left));
-          log.record(locationEvent(v, left));
-        }
-        return visits;
+        return closeVisits(
+          tx,
+          log,
+          tenantId,
+          quiet.map((q) => q.id),
+          { reason: 'timeout', cutoff },
+        );
       },
     );
     if (visits.length > 0 && onLeft) {
@@ -112,4 +90,56 @@ export async function closeTimedOutVisits(
     closed += visits.length;
     if (found < TIMEOUT_BATCH) return closed;
   }
+}
+
+/**
+ * Closes the open visits `ids` at their device's last detection (its current presence's `seenAt`;
+ * with `cutoff`, only those last seen before it), sets each one's latest zone visit (`lastLogId`)
+ * duration, and records `presence.zone_left` and `presence.location_left` with `reason`, in the
+ * order the devices left. `mac`: the MAC the events show instead of the visit's (an erasure's blank,
+ * as the log holds it for the erased guest's devices). The caller holds the devices' turn. Leave by
+ * timeout and a guest's erasure (src/modules/guests/guests.privacy.ts) share it.
+ */
+export async function closeVisits(
+  tx: Tx,
+  log: EventLog,
+  tenantId: string,
+  ids: readonly string[],
+  how: { reason: LeaveReason; cutoff?: Date; mac?: string },
+): Promise<ClosedVisit[]> {
+  if (ids.length === 0) return [];
+  const quietOnly = how.cutoff ? PrismaNS.sql`AND cp."seenAt" < ${how.cutoff}` : PrismaNS.empty;
+  const visits = await tx.$queryRaw<ClosedVisit[]>(PrismaNS.sql`
+        UPDATE "LocationSession" AS s SET "endedAt" = cp."seenAt",
+          "duration" = GREATEST(0, floor(extract(epoch FROM cp."seenAt" - s."startedAt")))::int
+        FROM "CurrentPresence" cp
+        WHERE s."id" = ANY(${[...ids]}::text[]) AND s."tenantId" = ${tenantId} AND s."endedAt" IS NULL
+          AND cp."tenantId" = s."tenantId" AND cp."mac" = s."mac" ${quietOnly}
+        RETURNING s."id", s."mac", s."deviceId", s."guestId", s."locationId", s."startedAt",
+          s."visitType", cp."seenAt" AS "lastSeen", s."lastLogId"`);
+  if (visits.length === 0) return [];
+  const lastLogIds = visits.flatMap((v) => (v.lastLogId ? [v.lastLogId] : []));
+  const logs = await tx.$queryRaw<LatestLog[]>`
+        SELECT "id", "sessionId", "zoneId", "timestamp", "locationId", "guestId", "guestMac"
+        FROM "LocationLog" WHERE "tenantId" = ${tenantId} AND "id" = ANY(${lastLogIds}::text[])`;
+  const logOf = new Map(logs.map((l) => [l.sessionId, l]));
+  if (logs.length > 0) {
+    const lastSeen = new Map(visits.map((v) => [v.id, v.lastSeen]));
+    await tx.$executeRaw`UPDATE "LocationLog" AS l
+          SET "duration" = GREATEST(0, floor(extract(epoch FROM v."lastSeen" - l."timestamp")))::int
+          FROM unnest(${logs.map((l) => l.id)}::text[],
+            ${logs.map((l) => (lastSeen.get(l.sessionId) ?? l.timestamp).toISOString())}::timestamptz[])
+            AS v("id", "lastSeen")
+          WHERE l."id" = v."id" AND l."tenantId" = ${tenantId}`;
+  }
+  visits.sort((a, b) => a.lastSeen.getTime() - b.lastSeen.getTime() || (a.id < b.id ? -1 : 1));
+  const shown = how.mac;
+  for (const v of visits) {
+    const left = { at: v.lastSeen, reason: how.reason };
+    const zone = logOf.get(v.id);
+    if (zone)
+      log.record(zoneEvent(shown === undefined ? zone : { ...zone, guestMac: shown }, v.deviceId, left));
+    log.record(locationEvent(shown === undefined ? v : { ...v, mac: shown }, left));
+  }
+  return visits;
 }
