@@ -86,6 +86,36 @@ function onlyJson(run: Run): any {
   return value;
 }
 
+/** The server on the test's DATA_DIR, once /health answers; `stop` ends it (SIGTERM, exit 0). */
+async function serve(): Promise<{ base: string; stop: () => Promise<void> }> {
+  const port = await freePort();
+  const server = start('start', [], childEnv({ PORT: String(port), HOST: '127.0.0.1' }));
+  const exited = finished(server, 100_000);
+  const base = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 40_000;
+  let up = false;
+  while (!up && Date.now() < deadline && server.exitCode === null) {
+    up = await fetch(`${base}/health`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (!up) await new Promise((r) => setTimeout(r, 200));
+  }
+  if (!up) {
+    killGroup(server, 'SIGKILL');
+    const run = await exited;
+    throw new Error(`server did not come up (exit ${run.code})\n${run.stderr}`);
+  }
+  return {
+    base,
+    async stop() {
+      process.kill(server.pid as number, 'SIGTERM');
+      const run = await exited;
+      expect(run.code, run.stderr).toBe(0);
+    },
+  };
+}
+
 beforeAll(async () => {
   dataDir = await mkdtemp(path.join(tmpdir(), 'gateway-cli-'));
 });
@@ -582,6 +612,119 @@ describe('admin CLI and server on one embedded database', { timeout: 120_000 }, 
       expect(JSON.stringify(audit)).not.toContain(issuedToken);
     } finally {
       await db.close();
+    }
+  });
+
+  it('a deactivated tenant: bootstrap refuses it (no token), tenant activate brings it back', async () => {
+    const made = await admin('bootstrap', '--tenant', 'Lonely Co', '--group', 'G3', '--json');
+    expect(made.code, made.stderr).toBe(0);
+    const lonely = onlyJson(made);
+    const id = lonely.tenant_id as string;
+    const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+    // The only tenant of its group deactivates itself: its caller is locked out, as documented.
+    let server = await serve();
+    try {
+      const off = await fetch(`${server.base}/api/v1/tenants/${id}/deactivate`, {
+        method: 'PUT',
+        headers: bearer(lonely.token),
+      });
+      expect(off.status).toBe(200);
+      expect(await off.json()).toEqual({ is_trashed: true });
+      expect(
+        (await fetch(`${server.base}/api/v1/users/count`, { headers: bearer(lonely.token) })).status,
+      ).toBe(401);
+    } finally {
+      await server.stop();
+    }
+
+    const tokens = async (): Promise<number> => {
+      const db = await openDatabase({ dataDir });
+      try {
+        return await db.prisma.apiToken.count({ where: { user: { tenantId: id } } });
+      } finally {
+        await db.close();
+      }
+    };
+    // Bootstrap again would have printed a token answering 401: refused, nothing issued.
+    const operand = id.startsWith('-') ? `-- ${id}` : id;
+    const refusal = `Tenant "Lonely Co" (${id}) is deactivated: its users' tokens answer 401. Reactivate it first: admin tenant activate ${operand}`;
+    const refused = await admin('bootstrap', '--tenant', 'Lonely Co', '--group', 'G3', '--json');
+    expect(refused.code, refused.stderr).toBe(1);
+    expect(onlyJson(refused)).toEqual({ error: refusal });
+    expect(refused.stderr).toBe(`error: ${refusal}\n`);
+    const plain = await admin('bootstrap', '--tenant', 'Lonely Co', '--group', 'G3');
+    expect(plain.code, plain.stderr).toBe(1);
+    expect(plain.stdout).toBe('');
+    expect(plain.stderr).toBe(`error: ${refusal}\n`);
+    expect(await tokens()).toBe(1);
+
+    // Plain usage errors, as token revoke's.
+    const unknown = await admin('tenant', 'activate', 'nope', '--json');
+    expect(unknown.code).toBe(2);
+    expect(onlyJson(unknown)).toEqual({ error: 'No tenant with id "nope".' });
+    const missing = await admin('tenant', 'activate');
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('error: tenant activate takes one TENANT_ID; got none.');
+    const foreign = await admin('tenant', 'activate', '--tenant', id, '--json');
+    expect(foreign.code).toBe(2);
+    expect(onlyJson(foreign)).toEqual({
+      error: '--tenant does not apply to "tenant activate" (it takes --json).',
+    });
+
+    // After `--`, an id starting with "-" is still an id.
+    const on = await admin('tenant', 'activate', '--json', '--', id);
+    expect(on.code, on.stderr).toBe(0);
+    expect(onlyJson(on)).toEqual({
+      id,
+      name: 'Lonely Co',
+      address: null,
+      city: null,
+      country_code: null,
+      country_name: null,
+      description: null,
+      is_trashed: false,
+    });
+    const onPlain = await admin('tenant', 'activate', '--', id);
+    expect(onPlain.code, onPlain.stderr).toBe(0);
+    expect(onPlain.stdout).toBe(`The tenant "Lonely Co" (${id}) is already active; nothing changed.\n`);
+
+    // The activation is in the tenant's log and audit log as the API's is, by the service itself;
+    // the second changed nothing and wrote nothing.
+    const db = await openDatabase({ dataDir });
+    try {
+      const where = { tenantId: id, resourceType: 'tenant' };
+      const events = await db.prisma.event.findMany({ where, orderBy: { id: 'asc' } });
+      expect(events.map((e) => [e.type, e.actorType, e.actorUserId])).toEqual([
+        ['tenant.created', 'system', null],
+        ['tenant.updated', 'user', lonely.user_id],
+        ['tenant.updated', 'system', null],
+      ]);
+      expect(events[2]?.payload).toMatchObject({ id, is_trashed: false });
+      const audit = await db.prisma.auditLog.findMany({ where, orderBy: { createdAt: 'asc' } });
+      expect(audit.map((e) => [e.action, e.actorUserId, e.resourceId])).toEqual([
+        ['tenants.create', null, id],
+        ['tenants.deactivate', lonely.user_id, id],
+        ['tenants.activate', null, id],
+      ]);
+      expect(audit[2]?.changes).toEqual({ is_trashed: { old: true, new: false } });
+    } finally {
+      await db.close();
+    }
+
+    // Bootstrap works again: the same API user, another token; the earlier one answers again.
+    const again = await admin('bootstrap', '--tenant', 'Lonely Co', '--group', 'G3', '--json');
+    expect(again.code, again.stderr).toBe(0);
+    const renewed = onlyJson(again);
+    expect({ ...renewed, token: 'x' }).toEqual({ ...lonely, token: 'x' });
+    server = await serve();
+    try {
+      for (const token of [lonely.token, renewed.token]) {
+        const res = await fetch(`${server.base}/api/v1/users/count`, { headers: bearer(token) });
+        expect(res.status).toBe(200);
+      }
+    } finally {
+      await server.stop();
     }
   });
 });

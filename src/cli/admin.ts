@@ -22,7 +22,8 @@ Commands:
       Create (or reuse) a tenant group and a tenant with its default location and service
       profile, and its API user (role tenant, guests.manage-global); print a new token for that
       user. Run again for the same tenant, it reuses all of them and only issues another token
-      (the earlier ones stay valid; token revoke ends one).
+      (the earlier ones stay valid; token revoke ends one). A deactivated tenant is refused
+      (exit 1, nothing issued: its users' tokens answer 401); tenant activate brings it back.
   token issue --user ID_OR_EMAIL [--scope read|ingest|full] [--json]
       Issue another token for an existing user (without --scope: the user's full rights);
       --scope read makes a token that may only read (GET, GraphQL queries), --scope ingest one
@@ -35,6 +36,10 @@ Commands:
       Revoke a token: it answers 401 from its next request (a revoked token stays revoked; its
       first revocation time is kept). An id starting with "-" goes after "--":
       token revoke -- -Ab3xYz.
+  tenant activate TENANT_ID [--json]
+      Reactivate a deactivated tenant (PUT /api/v1/tenants/:id/activate without user_status: its
+      users' statuses stay as they are): its active users' tokens work again from their next
+      request. An active tenant stays as it is. An id starting with "-" goes after "--".
   seed --tenant TENANT_ID [--guests N] [--seed S] [--json]
       Add demo data to a tenant (see src/cli/seeders.ts); --guests N sets how many guests (1 to
       10000, default 200).
@@ -100,10 +105,16 @@ type Result = object & { [HUMAN]?: string };
 /** `value`, printed as `text` without --json. */
 const withText = <T extends object>(value: T, text: string): T & Result => ({ ...value, [HUMAN]: text });
 
-/** `token revoke TOKEN_ID`, `import guests FILE`: operands follow; every other command is its words alone. */
+/**
+ * `token revoke TOKEN_ID`, `tenant activate TENANT_ID`, `import guests FILE`: operands follow; every
+ * other command is its words alone.
+ */
 function commandOf(positionals: readonly string[]): { command: string; operands: string[] } {
   if (positionals[0] === 'token' && positionals[1] === 'revoke') {
     return { command: 'token revoke', operands: positionals.slice(2) };
+  }
+  if (positionals[0] === 'tenant' && positionals[1] === 'activate') {
+    return { command: 'tenant activate', operands: positionals.slice(2) };
   }
   if (positionals[0] === 'import' && positionals[1] === 'guests') {
     return { command: 'import guests', operands: positionals.slice(2) };
@@ -172,6 +183,7 @@ const COMMAND_OPTIONS: Readonly<Record<string, readonly OptionName[]>> = {
   'token issue': ['user', 'scope'],
   'token list': ['tenant'],
   'token revoke': [],
+  'tenant activate': [],
   seed: ['tenant', 'guests', 'seed'],
   simulate: ['tenant', 'url', 'token', 'devices', 'interval-ms', 'seed'],
   'import guests': ['tenant', 'mode', 'upsert-by', 'format'],
@@ -357,12 +369,16 @@ async function run(
 ): Promise<Result> {
   switch (command) {
     case 'bootstrap': {
-      const { bootstrapTenant } = await import('../modules/tenants/bootstrap.service.js');
-      return bootstrapTenant(opened(db).prisma, {
-        tenant: nameOption(required(values, 'tenant'), 'tenant'),
-        group: values.group === undefined ? undefined : nameOption(values.group, 'group'),
-        events: true,
-      });
+      const { bootstrapTenant, TenantDeactivatedError } = await import(
+        '../modules/tenants/bootstrap.service.js'
+      );
+      const tenant = nameOption(required(values, 'tenant'), 'tenant');
+      const group = values.group === undefined ? undefined : nameOption(values.group, 'group');
+      // A deactivated tenant: a token it cannot use is never printed (exit 1, nothing issued).
+      return await failingPlainly(
+        () => bootstrapTenant(opened(db).prisma, { tenant, group, events: true }),
+        (err) => err instanceof TenantDeactivatedError && {},
+      );
     }
     case 'token issue': {
       const scope = values.scope;
@@ -400,6 +416,28 @@ async function run(
         revoked.wasRevoked
           ? `The ${what} was already revoked on ${minute(item.revoked_at)} UTC; nothing changed.`
           : `Revoked the ${what}: it answers 401 from its next request.`,
+      );
+    }
+    case 'tenant activate': {
+      const id = operands[0] ?? '';
+      const { prisma } = opened(db);
+      const { setTenantTrashed } = await import('../modules/tenants/tenants.service.js');
+      const { tenantDetail } = await import('../modules/tenants/tenants.serializer.js');
+      const { systemActor } = await import('../events/outbox.js');
+      const found = await prisma.tenant.findUnique({ where: { id } });
+      if (!found) throw new UsageError(`No tenant with id "${id}".`);
+      const what = `tenant "${found.name}" (${found.id})`;
+      if (!found.isTrashed) {
+        return withText(tenantDetail(found), `The ${what} is already active; nothing changed.`);
+      }
+      // The API's activation (its event and audit entry) by the service itself, in the tenant's log;
+      // without user_status, as an operator may have set its users' statuses on purpose.
+      const source = { prisma, tenantId: found.id, actor: systemActor };
+      const activated = await setTenantTrashed(source, found.id, false);
+      if (!activated) throw new UsageError(`No tenant with id "${id}".`);
+      return withText(
+        tenantDetail(activated),
+        `Activated the ${what}: its active users' tokens work again from their next request.`,
       );
     }
     case 'simulate': {
@@ -617,6 +655,10 @@ async function main(): Promise<number> {
   if (command === 'token revoke' && operands.length !== 1) {
     const got = operands.length === 0 ? 'none' : `${operands.length}: ${operands.join(' ')}`;
     return fail(`token revoke takes one TOKEN_ID; got ${got}.`, 2);
+  }
+  if (command === 'tenant activate' && operands.length !== 1) {
+    const got = operands.length === 0 ? 'none' : `${operands.length}: ${operands.join(' ')}`;
+    return fail(`tenant activate takes one TENANT_ID; got ${got}.`, 2);
   }
   if (command === 'import guests' && operands.length !== 1) {
     const got = operands.length === 0 ? 'none' : `${operands.length}: ${operands.join(' ')}`;

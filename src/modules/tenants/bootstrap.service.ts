@@ -52,9 +52,22 @@ const BOOTSTRAP_TRANSACTION = { maxWait: 5_000, timeout: 15_000 };
 /** The name of the tokens bootstrap issues: it marks the API user a bootstrap run again reuses. */
 const BOOTSTRAP_TOKEN = 'bootstrap';
 
+/** Bootstrap for an existing tenant that is deactivated: it issues nothing. */
+export class TenantDeactivatedError extends Error {
+  constructor(tenant: { id: string; name: string }) {
+    // An id starting with "-" goes after "--", as the CLI's operands do.
+    const operand = tenant.id.startsWith('-') ? `-- ${tenant.id}` : tenant.id;
+    super(
+      `Tenant "${tenant.name}" (${tenant.id}) is deactivated: its users' tokens answer 401. ` +
+        `Reactivate it first: admin tenant activate ${operand}`,
+    );
+  }
+}
+
 /**
  * Creates (or reuses) the group, the tenant with its default location and service profile, and its
- * API user (reused when the tenant existed); issues a new token for that user.
+ * API user (reused when the tenant existed); issues a new token for that user. An existing tenant
+ * that is deactivated is refused (TenantDeactivatedError), nothing written.
  */
 export async function bootstrapTenant(prisma: Prisma, opts: BootstrapOptions): Promise<BootstrapResult> {
   const groupName = opts.group ?? opts.tenant;
@@ -72,6 +85,8 @@ export async function bootstrapTenant(prisma: Prisma, opts: BootstrapOptions): P
       where: { groupId: group.id, name: opts.tenant },
       orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
     });
+    // Its users' tokens answer 401 while it is deactivated: a new one would not work either.
+    if (existing?.isTrashed) throw new TenantDeactivatedError(existing);
     let tenant = existing;
     if (!tenant) {
       tenant = await tx.tenant.create({ data: { name: opts.tenant, groupId: group.id } });

@@ -6,7 +6,7 @@ import { countRows, findManyRows } from '../../db/raw-rows.js';
 import { lockRow } from '../../db/row-lock.js';
 import { AppError } from '../../errors.js';
 import { changeEvent } from '../../events/audit.js';
-import { type EventLog, writeWithEvents } from '../../events/outbox.js';
+import { type EventLog, type EventSource, writeWithEvents } from '../../events/outbox.js';
 import type { Prisma as PrismaNS, Tenant } from '../../generated/prisma/client.js';
 import { type InputOf, type ListWhere, listOperation, operation } from '../../operations/operation.js';
 import { locationChange } from '../locations/locations.service.js';
@@ -164,39 +164,57 @@ export const updateTenant = operation({
 });
 
 /**
- * Deactivate (trashed) or activate a tenant of the group. With `user_status`, the users whose
- * current tenant it is take that status; support users are never changed. The audit entries name
- * which (`tenants.deactivate`, `tenants.activate`); both need `tenants.activate`.
+ * Deactivates (trashed) or activates the tenant `id`, in one write with its events (in the tenant's
+ * own log, by `source`'s actor). With `userStatus`, the users whose current tenant it is take that
+ * status; support users are never changed. The audit entries name which (`tenants.deactivate`,
+ * `tenants.activate`). The API's deactivate and activate, and the CLI's `tenant activate` (actor
+ * `system`), so that both write the same events. Null when there is no such tenant.
+ */
+export function setTenantTrashed(
+  source: EventSource | AppContext,
+  id: string,
+  trashed: boolean,
+  userStatus?: number,
+): Promise<Tenant | null> {
+  return writeWithEvents(source, async (tx, log) => {
+    const action = trashed ? 'tenants.deactivate' : 'tenants.activate';
+    // Concurrent (de)activations take turns: each reads what the one before it wrote.
+    if (!(await lockRow(tx, 'Tenant', id))) return null;
+    const before = await tx.tenant.findUniqueOrThrow({ where: { id } });
+    const tenant = await tx.tenant.update({ where: { id }, data: { isTrashed: trashed } });
+    tenantChange(log, action, before, tenant);
+    if (userStatus !== undefined) {
+      const status = userStatus;
+      // Only the users whose status changes have an event (read before, shown after).
+      const users = await tx.user.findMany({
+        where: { tenantId: id, role: { not: 'support' }, status: { not: status } },
+        include: userInclude,
+        orderBy: userOrder,
+      });
+      await tx.user.updateMany({
+        where: { tenantId: id, role: { not: 'support' } },
+        data: { status },
+      });
+      for (const u of users) userChange(log, action, u, { ...u, status, tenant: { name: tenant.name } });
+    }
+    return tenant;
+  });
+}
+
+/**
+ * Deactivate (trashed) or activate a tenant of the group (setTenantTrashed); both need
+ * `tenants.activate`.
  */
 const setTrashed = (trashed: boolean) =>
   operation({
     action: 'tenants.activate',
     find: reachable,
     input: tenantStatusFields,
-    run: ({ ctx, input, found }) =>
-      writeWithEvents(ctx, async (tx, log) => {
-        const action = trashed ? 'tenants.deactivate' : 'tenants.activate';
-        // Concurrent (de)activations take turns: each reads what the one before it wrote.
-        if (!(await lockRow(tx, 'Tenant', found.id))) throw new AppError('NOT_FOUND');
-        const before = await tx.tenant.findUniqueOrThrow({ where: { id: found.id } });
-        const tenant = await tx.tenant.update({ where: { id: found.id }, data: { isTrashed: trashed } });
-        tenantChange(log, action, before, tenant);
-        if (input.user_status !== undefined) {
-          const status = input.user_status;
-          // Only the users whose status changes have an event (read before, shown after).
-          const users = await tx.user.findMany({
-            where: { tenantId: found.id, role: { not: 'support' }, status: { not: status } },
-            include: userInclude,
-            orderBy: userOrder,
-          });
-          await tx.user.updateMany({
-            where: { tenantId: found.id, role: { not: 'support' } },
-            data: { status },
-          });
-          for (const u of users) userChange(log, action, u, { ...u, status, tenant: { name: tenant.name } });
-        }
-        return tenant;
-      }),
+    run: async ({ ctx, input, found }) => {
+      const tenant = await setTenantTrashed(ctx, found.id, trashed, input.user_status);
+      if (!tenant) throw new AppError('NOT_FOUND');
+      return tenant;
+    },
   });
 
 /** `PUT /tenants/:id/deactivate`, GraphQL `deactivateTenant`. */
