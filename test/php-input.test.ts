@@ -98,20 +98,20 @@ describe.concurrent('multipart/form-data fields, nested as a form body’s', () 
     expect(replaced.json.data.name).toBe('Plain after list');
   });
 
-  it('keeps PHP’s keys: tags[] after tags[5] is tags.6 (a map, refused as a JSON object is)', async () => {
+  it('reads integer keys as a list: tags[5] then tags[] are the tags (a JSON object is still refused)', async () => {
     const a = await newTenant(t.db.prisma);
     const res = await sendParts('POST', '/api/v1/guests', a.token, [
       { name: 'location_id', value: a.location_id },
       { name: 'tags[5]', value: 'vip' },
       { name: 'tags[]', value: 'late' },
     ]);
+    expect(res.status, res.text).toBe(201);
+    expect(res.json.data.tags).toEqual(['late', 'vip']);
     const json = await t.request('POST', '/api/v1/guests', {
       token: a.token,
       body: { location_id: a.location_id, tags: { 5: 'vip', 6: 'late' } },
     });
-    expect(res.status).toBe(422);
-    expect(res.json).toEqual(unprocessable({ tags: ['The tags field must be an array.'] }));
-    expect(json.json).toEqual(res.json);
+    expect(json.json).toEqual(unprocessable({ tags: ['The tags field must be an array.'] }));
   });
 
   it('reads a field part sent as application/json as its text, as PHP does', async () => {
@@ -194,7 +194,7 @@ describe.concurrent('query strings and form bodies', () => {
     expect(res.json.data.map((l: { name: string }) => l.name)).toEqual(['Probe Hall']);
   });
 
-  it('name errors by PHP’s keys: an indexed list is no list unless its keys are 0, 1, 2…', async () => {
+  it('reads integer keys as a list in PHP’s order, sparse ones too (an array_filter’ed list)', async () => {
     const a = await newTenant(t.db.prisma);
     // The usual lists keep their messages.
     const list = await t.request('GET', '/api/v1/events?types[]=guest.created&types[]=bogus', {
@@ -206,13 +206,20 @@ describe.concurrent('query strings and form bodies', () => {
       token: a.token,
     });
     expect(indexed.json).toEqual(list.json);
-    // `types[7]`, or `types[]` after `types[5]` (key 6), is a map: never renumbered to types.0, .1, .2.
-    const map = unprocessable({ types: ['The types field must be an array.'] });
-    for (const query of ['types[7]=bogus', 'types[]=guest.created&types[5]=bogus&types[]=zz']) {
-      const res = await t.request('GET', `/api/v1/events?${query}`, { token: a.token });
-      expect(res.status, query).toBe(422);
-      expect(res.json, query).toEqual(map);
-    }
+    // Sparse keys, or `types[]` after `types[5]` (key 6): a list all the same, named by position.
+    const sparse = await t.request('GET', '/api/v1/events?types[0]=guest.created&types[2]=location.created', {
+      token: a.token,
+    });
+    expect(sparse.status, sparse.text).toBe(200);
+    const late = await t.request('GET', '/api/v1/events?types[]=guest.created&types[5]=bogus&types[]=zz', {
+      token: a.token,
+    });
+    expect(late.json).toEqual(
+      unprocessable({
+        'types.1': ['The selected types.1 (bogus) is invalid.'],
+        'types.2': ['The selected types.2 (zz) is invalid.'],
+      }),
+    );
   });
 
   it('decode every valid escape: Caf%C3%A9+Bar is stored and found as "Café Bar"; a byte that is no UTF-8 is U+FFFD', async () => {
@@ -252,5 +259,28 @@ describe.concurrent('query strings and form bodies', () => {
     expect(counted.status).toBe(422);
     const past = await t.request('GET', `/api/v1/locations?${filler(1000)}&per_page=abc`, { token: a.token });
     expect(past.status, past.text).toBe(200);
+  });
+});
+
+describe('a file input left empty', () => {
+  it('is no file, as PHP’s UPLOAD_ERR_NO_FILE reads to Laravel: an optional avatar passes as null', async () => {
+    const a = await newTenant(t.db.prisma);
+    const boundary = `----e${randomBytes(6).toString('hex')}`;
+    const body = Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="location_id"\r\n\r\n${a.location_id}\r\n` +
+        `--${boundary}\r\nContent-Disposition: form-data; name="name"\r\n\r\nNo photo\r\n` +
+        `--${boundary}\r\nContent-Disposition: form-data; name="avatar"; filename=""\r\n` +
+        `Content-Type: application/octet-stream\r\n\r\n\r\n--${boundary}--\r\n`,
+    );
+    const res = await sendRaw(
+      'POST',
+      '/api/v1/guests',
+      a.token,
+      body,
+      `multipart/form-data; boundary=${boundary}`,
+    );
+    expect(res.status, res.text).toBe(201);
+    expect(res.json.data.name).toBe('No photo');
+    expect(res.json.data.image_url).toBeNull();
   });
 });

@@ -56,23 +56,30 @@ export async function acceptMultipart(fastify: FastifyInstance): Promise<void> {
     const config = request.routeOptions.config;
     const fields = new PhpArray();
     const files = new PhpArray();
+    const budget = { arrays: 0 };
     for await (const part of request.parts(config.multipartOptions)) {
       if (part.type === 'file') {
         const bytes = await part.toBuffer();
+        // A file input left empty (a browser sends no file name and no bytes): PHP's
+        // UPLOAD_ERR_NO_FILE, which Laravel reads as null, so an optional avatar passes.
+        const none = part.filename === '' && bytes.length === 0;
         const file = new UploadedFile(part.filename, part.mimetype, bytes);
         assignPhpVariable(
           files,
           part.fieldname,
-          !config.rawFileParts && FILE_FIELDS.has(part.fieldname)
-            ? // The type the bytes are (as Laravel's `image` rule reads the content), not the one the
-              // client declared: many clients send every file as application/octet-stream.
-              `data:${typeOfFile(bytes, part.mimetype)};base64,${bytes.toString('base64')}`
-            : file,
+          none
+            ? null
+            : !config.rawFileParts && FILE_FIELDS.has(part.fieldname)
+              ? // The type the bytes are (as Laravel's `image` rule reads the content), not the one the
+                // client declared: many clients send every file as application/octet-stream.
+                `data:${typeOfFile(bytes, part.mimetype)};base64,${bytes.toString('base64')}`
+              : file,
+          budget,
         );
       } else {
         // A field part typed application/json arrives parsed (the plugin's doing); PHP reads its text.
         const text = part.mimetype === 'application/json' ? JSON.stringify(part.value) : String(part.value);
-        assignPhpVariable(fields, part.fieldname, text);
+        assignPhpVariable(fields, part.fieldname, text, budget);
       }
     }
     fields.replaceRecursive(files);

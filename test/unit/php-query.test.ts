@@ -1,7 +1,7 @@
 // parsePhpQuery against PHP's parse_str: the cases of PHP's own tests (ext/standard/tests/strings/
 // parse_str_basic3.phpt, parse_str_basic4.phpt) and the rules of php_register_variable_ex.
 import { describe, expect, it } from 'vitest';
-import { assignPhpVariable, PhpArray, parsePhpQuery } from '../../src/http/query-string.js';
+import { assignPhpVariable, MAX_ARRAYS, PhpArray, parsePhpQuery } from '../../src/http/query-string.js';
 
 /** The parsed input as plain JSON (JS objects list integer keys first, as JSON.stringify does). */
 const parsed = (text: string): unknown => JSON.parse(JSON.stringify(parsePhpQuery(text)));
@@ -19,19 +19,20 @@ describe('parsePhpQuery, as PHP’s parse_str', () => {
   it('reads keys as PHP keeps them: [] appends at the largest integer key + 1', () => {
     expect(parsed('a[]=x&a[]=y')).toEqual({ a: ['x', 'y'] });
     expect(parsed('a[0]=x&a[1]=y')).toEqual({ a: ['x', 'y'] });
-    expect(parsed('types[7]=bogus')).toEqual({ types: { 7: 'bogus' } });
+    // Integer keys make a list in PHP's order, whatever the keys (Laravel's `array` rule takes it).
+    expect(parsed('types[7]=bogus')).toEqual({ types: ['bogus'] });
     expect(parsed('types[]=guest.created&types[5]=bogus&types[]=zz')).toEqual({
-      types: { 0: 'guest.created', 5: 'bogus', 6: 'zz' },
+      types: ['guest.created', 'bogus', 'zz'],
     });
-    // Keys 0 and 1 out of order are no list.
-    expect(Array.isArray(parsePhpQuery('a[1]=x&a[0]=y').a)).toBe(false);
+    expect(parsed('a[1]=x&a[0]=y')).toEqual({ a: ['x', 'y'] });
+    expect(parsed('a[2]=x&a[]=y&a[1]=z')).toEqual({ a: ['x', 'y', 'z'] });
     // Only canonical decimal text is an integer key: `05` and `-0` are strings, `[]` still starts at 0.
     expect(parsed('a[05]=x&a[]=y')).toEqual({ a: { '05': 'x', 0: 'y' } });
     expect(parsed('a[-0]=x&a[]=y')).toEqual({ a: { '-0': 'x', 0: 'y' } });
     // PHP 8.3: after a negative key, [] takes the next one.
-    expect(parsed('a[-3]=x&a[]=y')).toEqual({ a: { '-3': 'x', '-2': 'y' } });
+    expect(parsed('a[-3]=x&a[]=y&a[x]=z')).toEqual({ a: { '-3': 'x', '-2': 'y', x: 'z' } });
     // The largest integer: [] has no key left (dropped); one more is a string key.
-    expect(parsed('a[9223372036854775807]=x&a[]=y')).toEqual({ a: { '9223372036854775807': 'x' } });
+    expect(parsed('a[9223372036854775807]=x&a[]=y')).toEqual({ a: ['x'] });
     expect(parsed('a[9223372036854775808]=x&a[]=y')).toEqual({ a: { '9223372036854775808': 'x', 0: 'y' } });
   });
 
@@ -42,21 +43,21 @@ describe('parsePhpQuery, as PHP’s parse_str', () => {
       b: ['str'],
       c: ['3.5'],
     });
-    expect(parsed('arr[1]=sid&arr[4]=bill')).toEqual({ arr: { 1: 'sid', 4: 'bill' } });
+    expect(parsed('arr[1]=sid&arr[4]=bill')).toEqual({ arr: ['sid', 'bill'] });
     expect(parsed('arr[first]=sid&arr[forth]=bill')).toEqual({ arr: { first: 'sid', forth: 'bill' } });
-    expect(parsed('arr[3][4]=sid&arr[3][6]=fred')).toEqual({ arr: { 3: { 4: 'sid', 6: 'fred' } } });
+    expect(parsed('arr[3][4]=sid&arr[3][6]=fred')).toEqual({ arr: [['sid', 'fred']] });
     expect(parsed('arr[][]=sid&arr[][]=fred')).toEqual({ arr: [['sid'], ['fred']] });
     // Badly formed names: an unclosed first bracket is part of the name (as `_`); deeper, the value
     // goes to the key before it; text after a `]` not followed by `[` is ignored.
-    expect(parsed('arr[1=sid&arr[4][2=fred')).toEqual({ arr_1: 'sid', arr: { 4: 'fred' } });
-    expect(parsed('arr1]=sid&arr[4]2]=fred')).toEqual({ 'arr1]': 'sid', arr: { 4: 'fred' } });
-    expect(parsed('arr[one=sid&arr[4][two=fred')).toEqual({ arr_one: 'sid', arr: { 4: 'fred' } });
+    expect(parsed('arr[1=sid&arr[4][2=fred')).toEqual({ arr_1: 'sid', arr: ['fred'] });
+    expect(parsed('arr1]=sid&arr[4]2]=fred')).toEqual({ 'arr1]': 'sid', arr: ['fred'] });
+    expect(parsed('arr[one=sid&arr[4][two=fred')).toEqual({ arr_one: 'sid', arr: ['fred'] });
     expect(parsed('a[b[c]]=1')).toEqual({ a: { 'b[c': '1' } });
     expect(parsed('a[ ]=1&a[ b]=2')).toEqual({ a: { 0: '1', ' b': '2' } });
     // Unlike PHP (README): dots and spaces in names stay.
     expect(parsed('arr.test[1]=sid&arr+test[4][two]=fred')).toEqual({
-      'arr.test': { 1: 'sid' },
-      'arr test': { 4: { two: 'fred' } },
+      'arr.test': ['sid'],
+      'arr test': [{ two: 'fred' }],
     });
   });
 
@@ -133,5 +134,20 @@ describe('PhpArray.replaceRecursive (files laid over fields, as $request->all())
       list: ['FILE 0'],
       extra: 'FILE x',
     });
+  });
+});
+
+describe('the arrays one input may make', () => {
+  it('stop at MAX_ARRAYS: the variables past it are dropped, as those past max_input_vars', () => {
+    // 1000 names 64 deep would make 64 000 arrays.
+    const query = Array.from({ length: 1000 }, (_, i) => `d${i}${'[a]'.repeat(64)}=1`).join('&');
+    const names = Object.keys(parsePhpQuery(query));
+    expect(names.length).toBe(Math.ceil(MAX_ARRAYS / 64));
+    expect(names[0]).toBe('d0');
+    let deepest: unknown = parsePhpQuery(query).d0;
+    for (let i = 0; i < 64; i++) deepest = (deepest as Record<string, unknown>).a;
+    expect(deepest).toBe('1');
+    // An unclosed bracket of a megabyte is one name, its brackets as underscores.
+    expect(Object.keys(parsePhpQuery(`a${'['.repeat(100_000)}=1`))).toEqual([`a${'_'.repeat(100_000)}`]);
   });
 });
