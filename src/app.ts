@@ -1,7 +1,7 @@
 // Builds the service from a config and an open database; used by the server and by the tests.
 import './v8-tuning.js';
 import { randomUUID } from 'node:crypto';
-import { STATUS_CODES } from 'node:http';
+import { type IncomingMessage, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import Fastify, {
   type FastifyBodyParser,
@@ -334,7 +334,13 @@ export async function buildApp(deps: {
     url: '/graphql',
     method: ['GET', 'POST', 'OPTIONS'],
     handler: async (req, reply) => {
-      const response = await yoga.handleNodeRequestAndResponse(req, reply, { req, reply });
+      // Yoga builds its URL from the raw request's original target, and copies `query` into it. The
+      // target it gets is the one routed (the absolute form's origin made it `http://hosthttp://…`,
+      // a 500), and no `query`: the PHP-style parse's nested maps (`utm[source]=x`) no URL parameter
+      // can hold (a 500 too), so Yoga reads its GET parameters from the query string itself.
+      (req.raw as IncomingMessage & { originalUrl?: string }).originalUrl = req.raw.url;
+      const asYogaReads: FastifyRequest = Object.create(req, { query: { value: undefined } });
+      const response = await yoga.handleNodeRequestAndResponse(asYogaReads, reply, { req, reply });
       response.headers.forEach((value, key) => {
         reply.header(key, value);
       });

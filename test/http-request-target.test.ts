@@ -121,3 +121,31 @@ describe('JSON bodies that are no UTF-8', () => {
     expect(ok.json.data.name).toBe('Café ☕');
   });
 });
+
+describe('GraphQL over HTTP', () => {
+  it('answers the absolute form, and a GET with PHP-style nested parameters beside its own (no 500)', async () => {
+    const body = '{"query":"{ __typename }"}';
+    const absolute = await raw(
+      `POST http://127.0.0.1:${port}/graphql HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`,
+      body,
+    );
+    expect(absolute.status).toBe(200);
+    expect(absolute.body).toContain('{"data":{"__typename":"Query"}}');
+    const query = encodeURIComponent('{ __typename }');
+    for (const extra of ['utm[source]=x', 'variables[a]=1', '__proto__[a]=1', 'x[0][b]=1']) {
+      const res = await t.app.fastify.inject({
+        method: 'GET',
+        url: `/graphql?query=${query}&${extra}`,
+        headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
+      });
+      expect(res.statusCode, `${extra}: ${res.body}`).not.toBe(500);
+    }
+    const plain = await t.app.fastify.inject({
+      method: 'GET',
+      url: `/graphql?query=${query}&utm[source]=x`,
+      headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
+    });
+    expect(plain.statusCode).toBe(200);
+    expect(plain.json()).toEqual({ data: { __typename: 'Query' } });
+  });
+});
