@@ -34,6 +34,8 @@ function raw(head: string, body: Buffer | string = ''): Promise<RawAnswer> {
     const chunks: Buffer[] = [];
     socket.on('data', (c) => chunks.push(c));
     socket.on('error', reject);
+    // Bounded: an answer that never closes fails the test instead of holding it.
+    socket.setTimeout(10_000, () => socket.destroy(new Error('no answer within 10 s')));
     socket.on('close', () => {
       const text = Buffer.concat(chunks).toString('utf8');
       const [top = '', ...rest] = text.split('\r\n\r\n');
@@ -45,8 +47,10 @@ function raw(head: string, body: Buffer | string = ''): Promise<RawAnswer> {
       }
       resolve({ status: Number(statusLine.split(' ')[1]), headers, body: rest.join('\r\n\r\n') });
     });
+    // Not ended from this side: a client's FIN may end the exchange before a slower answer (the
+    // server closes once it has answered, as `Connection: close` asks).
     socket.write(head);
-    socket.end(body);
+    if (body.length > 0) socket.write(body);
   });
 }
 
