@@ -333,4 +333,34 @@ describe.concurrent('the next page after a row that left the list', () => {
       expect(next.map((e) => e.node.id).sort()).toEqual([...rest].sort());
     }
   });
+
+  it('ends before that row when paging backwards (last/before), leaving none out', async () => {
+    const a = await newTenant(t.db.prisma);
+    const venue = (await addUser(t.db.prisma, a.tenant_id, 'venue', { locationId: a.location_id })).token;
+    const other = await t.db.prisma.location.create({ data: { tenantId: a.tenant_id, name: 'Elsewhere' } });
+    const ids: string[] = [];
+    for (let i = 0; i < 4; i++) ids.push((await addGuest(t.db.prisma, a.tenant_id, a.location_id)).id);
+    const page = async (app: TestApp, before?: string) => {
+      const res = await app.graphql(
+        venue,
+        'query($before: String) { guests(last: 2, before: $before) { edges { cursor node { id } } } }',
+        { before },
+      );
+      expect(res.json.errors, res.text).toBeUndefined();
+      return res.json.data.guests.edges as { cursor: string; node: { id: string } }[];
+    };
+    const lastPage = await page(t);
+    expect(lastPage).toHaveLength(2);
+    const first = lastPage[0] as { cursor: string; node: { id: string } };
+    const rest = ids.filter((id) => !lastPage.some((e) => e.node.id === id));
+    const moved = await t.request('PUT', `/api/v1/guests/${first.node.id}`, {
+      token: a.token,
+      body: { name: 'Moved', location_id: other.id },
+    });
+    expect(moved.status, moved.text).toBe(200);
+    for (const app of [t, plain]) {
+      const previous = await page(app, first.cursor);
+      expect(previous.map((e) => e.node.id).sort()).toEqual([...rest].sort());
+    }
+  });
 });

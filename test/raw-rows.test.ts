@@ -294,6 +294,12 @@ describe('raw rows', () => {
       { cursor: { id: third }, skip: 1, take: 5 },
       { cursor: { id: first }, take: 1 },
       { cursor: { id: 'no-such-guest' }, take: 5 },
+      // Backward pages (a connection's last/before): read in the reversed order, then put back.
+      { take: -2 },
+      { take: -2, skip: 1 },
+      { cursor: { id: second }, take: -5 },
+      { cursor: { id: third }, skip: 1, take: -5 },
+      { cursor: { id: 'no-such-guest' }, skip: 1, take: -5 },
     ];
     for (const page of pages) {
       for (const newestFirst of [false, true]) {
@@ -346,7 +352,15 @@ describe('raw rows', () => {
     const refused: RawFindManyArgs[] = [
       { where: { tenantId, tags: { some: { tenantId } } } },
       { where: { tenantId }, orderBy: { name: { sort: 'asc', nulls: 'first' } } },
-      { where: { tenantId }, orderBy: guestOrder(false), take: -1 },
+      // A backward page inside a relation (the top level's is read reversed).
+      {
+        where: { tenantId },
+        orderBy: guestOrder(false),
+        select: {
+          id: true,
+          devices: { where: { tenantId }, orderBy: { id: 'asc' }, take: -1, select: { id: true } },
+        },
+      },
       { where: { tenantId }, orderBy: { email: 'asc' }, cursor: { id: ids[0] as string } },
       { where: { tenantId, name: { search: 'x' } } },
     ];

@@ -616,13 +616,42 @@ async function runPlan<T>(prisma: Prisma, p: Plan, args: RawFindManyArgs): Promi
 }
 
 /**
+ * A backward page at the top (a negative `take`: a connection's `last`/`before`) as the forward page
+ * of the reversed order, whose rows are then put back in order; null for any other read, or an order
+ * this does not reverse. So a `before` page starts strictly before its cursor's row too (cursorSql).
+ */
+function reversedPage(args: RawFindManyArgs): RawFindManyArgs | null {
+  if (args.take === undefined || args.take >= 0 || args.orderBy === undefined) return null;
+  const flip = (o: OrderBy): OrderBy | null => {
+    const out: OrderBy = {};
+    for (const [k, d] of Object.entries(o)) {
+      if (d !== 'asc' && d !== 'desc') return null;
+      out[k] = d === 'asc' ? 'desc' : 'asc';
+    }
+    return out;
+  };
+  const list = Array.isArray(args.orderBy) ? args.orderBy.map(flip) : [flip(args.orderBy)];
+  if (list.some((o) => o === null)) return null;
+  return { ...args, orderBy: list as OrderBy[], take: -args.take };
+}
+
+/** Runs `args` raw (reversed first when it is a backward page); null when no plan translates them. */
+async function runRaw<T>(prisma: Prisma, model: string, args: RawFindManyArgs, plan: typeof planFor) {
+  const reversed = reversedPage(args);
+  const p = plan(model, reversed ?? args);
+  if (!p) return null;
+  const rows = await runPlan<T>(prisma, p, reversed ?? args);
+  return reversed ? rows.reverse() : rows;
+}
+
+/**
  * Prisma's `findMany(args)` on `model` in one raw statement, or UnsupportedArgs saying why not. `T` is
  * the caller's Prisma payload type (e.g. `Prisma.GuestGetPayload<…>` for the same args);
  * test/raw-rows.test.ts holds it to that.
  */
 export async function rawFindMany<T>(prisma: Prisma, model: string, args: RawFindManyArgs): Promise<T[]> {
   // A shape remembered as untranslatable is planned again, to throw the error that says why.
-  return runPlan<T>(prisma, planFor(model, args) ?? plan(model, args), args);
+  return (await runRaw<T>(prisma, model, args, (m, a) => planFor(m, a) ?? plan(m, a))) as T[];
 }
 
 type Delegate = {
@@ -686,9 +715,8 @@ export async function findManyRows<T>(prisma: Prisma, model: string, prismaArgs:
   // Prisma's own argument type for the model; anything this reader does not know makes it unsupported.
   const args = scopedCursor(model, prismaArgs as RawFindManyArgs);
   const full = { ...args, where: args.where ?? {} };
-  const p = planFor(model, full);
-  if (!p) return (await delegateOf(prisma, model).findMany(args)) as T[];
-  return runPlan<T>(prisma, p, full);
+  const rows = await runRaw<T>(prisma, model, full, planFor);
+  return rows ?? ((await delegateOf(prisma, model).findMany(args)) as T[]);
 }
 
 /** `prisma.<model>.findFirst(args)`: findManyRows with `take: 1`, the row or null. */
