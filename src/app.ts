@@ -262,7 +262,8 @@ export async function buildApp(deps: {
   });
   // The gate runs before the body is read: an unauthenticated or throttled caller is refused without
   // parsing its payload, and 400/413 answers carry the rate-limit headers like every other API answer.
-  // Unknown routes (404/405) spend the budget too but answer 404/405 whoever asks, as Laravel's router does.
+  // Unknown routes (404/405) spend the budget too (probing for routes is throttled; a spent budget
+  // answers 429 there as well), and answer 404/405 with or without a token, as Laravel's router does.
   fastify.addHook('preParsing', async (request, reply) => {
     // CORS preflights carry no credentials by design.
     if (request.method === 'OPTIONS') return;
