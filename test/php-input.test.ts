@@ -263,7 +263,7 @@ describe.concurrent('query strings and form bodies', () => {
 });
 
 describe('a file input left empty', () => {
-  it('is no file, as PHP’s UPLOAD_ERR_NO_FILE reads to Laravel: an optional avatar passes as null', async () => {
+  it('sends no file (UPLOAD_ERR_NO_FILE): an optional avatar passes, and an edit keeps the avatar there', async () => {
     const a = await newTenant(t.db.prisma);
     const boundary = `----e${randomBytes(6).toString('hex')}`;
     const body = Buffer.from(
@@ -282,5 +282,31 @@ describe('a file input left empty', () => {
     expect(res.status, res.text).toBe(201);
     expect(res.json.data.name).toBe('No photo');
     expect(res.json.data.image_url).toBeNull();
+    // An edit form saved without choosing a new file: the avatar stays.
+    const png = Buffer.concat([
+      Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+      Buffer.alloc(64, 7),
+    ]);
+    const withAvatar = await t.request('PUT', `/api/v1/guests/${res.json.data.id}`, {
+      token: a.token,
+      body: {
+        name: 'Photo',
+        location_id: a.location_id,
+        avatar: `data:image/png;base64,${png.toString('base64')}`,
+      },
+    });
+    expect(withAvatar.status, withAvatar.text).toBe(200);
+    const url = withAvatar.json.data.image_url;
+    expect(url).toEqual(expect.any(String));
+    const edited = await sendRaw(
+      'PUT',
+      `/api/v1/guests/${res.json.data.id}`,
+      a.token,
+      Buffer.from(body.toString('latin1').replace('No photo', 'Renamed'), 'latin1'),
+      `multipart/form-data; boundary=${boundary}`,
+    );
+    expect(edited.status, edited.text).toBe(200);
+    expect(edited.json.data.name).toBe('Renamed');
+    expect(edited.json.data.image_url).toBe(url);
   });
 });

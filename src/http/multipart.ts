@@ -60,20 +60,19 @@ export async function acceptMultipart(fastify: FastifyInstance): Promise<void> {
     for await (const part of request.parts(config.multipartOptions)) {
       if (part.type === 'file') {
         const bytes = await part.toBuffer();
-        // A file input left empty (a browser sends no file name and no bytes): PHP's
-        // UPLOAD_ERR_NO_FILE, which Laravel reads as null, so an optional avatar passes.
-        const none = part.filename === '' && bytes.length === 0;
+        // A file input left empty (a browser sends no file name and no bytes; PHP's
+        // UPLOAD_ERR_NO_FILE) sends no file: the field is left out, so an edit form saved without
+        // choosing a new avatar keeps the one there (an avatar sent as null removes it).
+        if (part.filename === '' && bytes.length === 0) continue;
         const file = new UploadedFile(part.filename, part.mimetype, bytes);
         assignPhpVariable(
           files,
           part.fieldname,
-          none
-            ? null
-            : !config.rawFileParts && FILE_FIELDS.has(part.fieldname)
-              ? // The type the bytes are (as Laravel's `image` rule reads the content), not the one the
-                // client declared: many clients send every file as application/octet-stream.
-                `data:${typeOfFile(bytes, part.mimetype)};base64,${bytes.toString('base64')}`
-              : file,
+          !config.rawFileParts && FILE_FIELDS.has(part.fieldname)
+            ? // The type the bytes are (as Laravel's `image` rule reads the content), not the one the
+              // client declared: many clients send every file as application/octet-stream.
+              `data:${typeOfFile(bytes, part.mimetype)};base64,${bytes.toString('base64')}`
+            : file,
           budget,
         );
       } else {
