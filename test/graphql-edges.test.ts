@@ -334,6 +334,36 @@ describe.concurrent('the next page after a row that left the list', () => {
     }
   });
 
+  it('inside a relation too: a location’s guests paged backwards before a guest that moved away', async () => {
+    const a = await newTenant(t.db.prisma);
+    const other = await t.db.prisma.location.create({ data: { tenantId: a.tenant_id, name: 'Elsewhere' } });
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) ids.push((await addGuest(t.db.prisma, a.tenant_id, a.location_id)).id);
+    const nested = async (app: TestApp, args: string) => {
+      const res = await app.graphql(
+        a.token,
+        `query($l: ID!) { location(id: $l) { guests(${args}) { edges { cursor node { id } } } } }`,
+        { l: a.location_id },
+      );
+      expect(res.json.errors, res.text).toBeUndefined();
+      return res.json.data.location.guests.edges as { cursor: string; node: { id: string } }[];
+    };
+    const all = await nested(t, 'first: 10');
+    expect(all).toHaveLength(5);
+    const third = all[2] as { cursor: string; node: { id: string } };
+    const moved = await t.request('PUT', `/api/v1/guests/${third.node.id}`, {
+      token: a.token,
+      body: { name: 'Moved', location_id: other.id },
+    });
+    expect(moved.status, moved.text).toBe(200);
+    for (const app of [t, plain]) {
+      const before = await nested(app, `last: 2, before: "${third.cursor}"`);
+      expect(before.map((e) => e.node.id)).toEqual(all.slice(0, 2).map((e) => e.node.id));
+      const after = await nested(app, `first: 2, after: "${third.cursor}"`);
+      expect(after.map((e) => e.node.id)).toEqual(all.slice(3, 5).map((e) => e.node.id));
+    }
+  });
+
   it('ends before that row when paging backwards (last/before), leaving none out', async () => {
     const a = await newTenant(t.db.prisma);
     const venue = (await addUser(t.db.prisma, a.tenant_id, 'venue', { locationId: a.location_id })).token;

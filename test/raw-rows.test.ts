@@ -346,21 +346,33 @@ describe('raw rows', () => {
       _count: { tags: 3 },
       devices: deviceIds.slice(2, 7).map((id) => ({ id })),
     });
+    // Backward pages inside a relation (a nested connection's last/before), as Prisma reads them.
+    for (const page of [
+      { take: -2 },
+      { cursor: { id: deviceIds[2] as string }, skip: 1, take: -5 },
+      { cursor: { id: deviceIds[2] as string }, take: -1 },
+    ]) {
+      for (const dir of ['asc', 'desc'] as const) {
+        const back = {
+          where: { tenantId, id: first },
+          select: {
+            id: true,
+            devices: { where: { tenantId }, orderBy: { id: dir }, ...page, select: { id: true } },
+          },
+        };
+        expect(await rawFindMany(db.prisma, 'Guest', back), JSON.stringify(back)).toStrictEqual(
+          await db.prisma.guest.findMany(back as unknown as Parameters<typeof db.prisma.guest.findMany>[0]),
+        );
+      }
+    }
   });
 
   it('refuses arguments it cannot read as Prisma would; findManyRows then asks Prisma', async () => {
     const refused: RawFindManyArgs[] = [
       { where: { tenantId, tags: { some: { tenantId } } } },
       { where: { tenantId }, orderBy: { name: { sort: 'asc', nulls: 'first' } } },
-      // A backward page inside a relation (the top level's is read reversed).
-      {
-        where: { tenantId },
-        orderBy: guestOrder(false),
-        select: {
-          id: true,
-          devices: { where: { tenantId }, orderBy: { id: 'asc' }, take: -1, select: { id: true } },
-        },
-      },
+      // A backward page whose order cannot be reversed here (nulls placed).
+      { where: { tenantId }, orderBy: { name: { sort: 'asc', nulls: 'first' } }, take: -1 },
       { where: { tenantId }, orderBy: { email: 'asc' }, cursor: { id: ids[0] as string } },
       { where: { tenantId, name: { search: 'x' } } },
     ];

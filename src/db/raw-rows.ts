@@ -422,7 +422,12 @@ function relationJson(
       decode: obj.decode,
     };
   }
-  const f = filterSql(rel.type, c, args, st, get, [joinCondition(model, rel, parent, c)]);
+  // A backward page (`last`/`before` of a nested connection): the forward page of the reversed
+  // order, aggregated back in the order asked (as reversedPage does at the top).
+  const back = reversedPage(args);
+  const f = back
+    ? filterSql(rel.type, c, back, st, reversedValues(get), [joinCondition(model, rel, parent, c)])
+    : filterSql(rel.type, c, args, st, get, [joinCondition(model, rel, parent, c)]);
   const from = `FROM ${q(rel.type)} ${c}${f.where}`;
   const one = obj.decode;
   // In place: the parsed array is the caller's already.
@@ -433,10 +438,18 @@ function relationJson(
       for (let i = 0; i < list.length; i++) list[i] = one(list[i]);
       return list;
     });
-  // A page is cut in a subquery whose order json_agg keeps.
-  const sql = f.page
-    ? `COALESCE((SELECT json_agg(p.j) FROM (SELECT ${obj.sql} AS j ${from}${f.order}${f.page}) p), '[]'::json)`
-    : `COALESCE((SELECT json_agg(${obj.sql}${f.order}) ${from}), '[]'::json)`;
+  // A page is cut in a subquery whose order json_agg keeps; a backward page's, cut in the reversed
+  // order, is aggregated in the order asked, by its order columns.
+  let sql: string;
+  if (back) {
+    const cols = orderColumns(rel.type, args.orderBy);
+    const keys = cols.map(([col], i) => `${c}.${q(col)} AS o${i}`).join(', ');
+    const order = cols.map(([, d], i) => `p.o${i} ${d === 'asc' ? 'ASC' : 'DESC'}`).join(', ');
+    sql = `COALESCE((SELECT json_agg(p.j ORDER BY ${order}) FROM (SELECT ${obj.sql} AS j, ${keys} ${from}${f.order}${f.page}) p), '[]'::json)`;
+  } else
+    sql = f.page
+      ? `COALESCE((SELECT json_agg(p.j) FROM (SELECT ${obj.sql} AS j ${from}${f.order}${f.page}) p), '[]'::json)`
+      : `COALESCE((SELECT json_agg(${obj.sql}${f.order}) ${from}), '[]'::json)`;
   return { sql, decode };
 }
 
@@ -563,7 +576,7 @@ function shapeKey(args: RelationArgs): string {
   for (const [k, v] of Object.entries(args)) {
     if (k === 'where' || k === 'cursor') key += `${k}${whereShape(v)}`;
     else if (k === 'take' || k === 'skip')
-      key += `${k}:${v === undefined ? 'u' : v === 0 && k === 'skip' ? '0' : Number.isInteger(v) && (v as number) >= 0 ? 'n' : String(v)};`;
+      key += `${k}:${v === undefined ? 'u' : v === 0 && k === 'skip' ? '0' : Number.isInteger(v) ? ((v as number) >= 0 ? 'n' : '-n') : String(v)};`;
     else if (k === 'select' || k === 'include') {
       key += `${k}(`;
       for (const [name, sub] of Object.entries(v as Selection))
@@ -620,7 +633,7 @@ async function runPlan<T>(prisma: Prisma, p: Plan, args: RawFindManyArgs): Promi
  * of the reversed order, whose rows are then put back in order; null for any other read, or an order
  * this does not reverse. So a `before` page starts strictly before its cursor's row too (cursorSql).
  */
-function reversedPage(args: RawFindManyArgs): RawFindManyArgs | null {
+function reversedPage<A extends RelationArgs>(args: A): A | null {
   if (args.take === undefined || args.take >= 0 || args.orderBy === undefined) return null;
   const flip = (o: OrderBy): OrderBy | null => {
     const out: OrderBy = {};
@@ -634,6 +647,14 @@ function reversedPage(args: RawFindManyArgs): RawFindManyArgs | null {
   if (list.some((o) => o === null)) return null;
   return { ...args, orderBy: list as OrderBy[], take: -args.take };
 }
+
+/** The values of a reversed page's arguments: its take as the forward page's (positive). */
+const reversedValues =
+  (get: Get<RelationArgs>): Get<RelationArgs> =>
+  (a) => {
+    const r = get(a);
+    return { ...r, take: -(r.take as number) };
+  };
 
 /** Runs `args` raw (reversed first when it is a backward page); null when no plan translates them. */
 async function runRaw<T>(prisma: Prisma, model: string, args: RawFindManyArgs, plan: typeof planFor) {
