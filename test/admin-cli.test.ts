@@ -87,7 +87,7 @@ function onlyJson(run: Run): any {
 }
 
 /** The server on the test's DATA_DIR, once /health answers; `stop` ends it (SIGTERM, exit 0). */
-async function serve(): Promise<{ base: string; stop: () => Promise<void> }> {
+async function serve(): Promise<{ base: string; stop: () => Promise<Run> }> {
   const port = await freePort();
   const server = start('start', [], childEnv({ PORT: String(port), HOST: '127.0.0.1' }));
   const exited = finished(server, 100_000);
@@ -112,6 +112,7 @@ async function serve(): Promise<{ base: string; stop: () => Promise<void> }> {
       process.kill(server.pid as number, 'SIGTERM');
       const run = await exited;
       expect(run.code, run.stderr).toBe(0);
+      return run;
     },
   };
 }
@@ -409,24 +410,8 @@ describe('admin CLI and server on one embedded database', { timeout: 120_000 }, 
   });
 
   it('the server serves the bootstrapped token over HTTP and stops cleanly on SIGTERM', async () => {
-    const port = await freePort();
-    const server = start('start', [], childEnv({ PORT: String(port), HOST: '127.0.0.1' }));
-    const exited = finished(server, 100_000);
-    const base = `http://127.0.0.1:${port}`;
-    const deadline = Date.now() + 40_000;
-    let up = false;
-    while (!up && Date.now() < deadline && server.exitCode === null) {
-      up = await fetch(`${base}/health`).then(
-        (r) => r.ok,
-        () => false,
-      );
-      if (!up) await new Promise((r) => setTimeout(r, 200));
-    }
-    if (!up) {
-      killGroup(server, 'SIGKILL');
-      const run = await exited;
-      throw new Error(`server did not come up (exit ${run.code})\n${run.stderr}`);
-    }
+    const server = await serve();
+    const { base } = server;
 
     const res = await fetch(`${base}/api/v1/locations`, {
       headers: { authorization: `Bearer ${first.token}` },
@@ -495,10 +480,7 @@ describe('admin CLI and server on one embedded database', { timeout: 120_000 }, 
     expect(active.status).toBe(200);
     expect(((await active.json()) as { data: unknown[] }).data.length).toBeGreaterThan(0);
 
-    expect(server.pid).toBeDefined();
-    process.kill(server.pid as number, 'SIGTERM');
-    const run = await exited;
-    expect(run.code, run.stderr).toBe(0);
+    const run = await server.stop();
     expect(run.signal).toBeNull();
     // The lock is released: the CLI may use the database again.
     const after = await admin('token', 'issue', '--user', first.user_id as string, '--json');
