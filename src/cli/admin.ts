@@ -105,20 +105,17 @@ type Result = object & { [HUMAN]?: string };
 /** `value`, printed as `text` without --json. */
 const withText = <T extends object>(value: T, text: string): T & Result => ({ ...value, [HUMAN]: text });
 
-/**
- * `token revoke TOKEN_ID`, `tenant activate TENANT_ID`, `import guests FILE`: operands follow; every
- * other command is its words alone.
- */
+/** The commands that take one operand after their words, and what it is. */
+const OPERAND_OF: Readonly<Record<string, string>> = {
+  'token revoke': 'TOKEN_ID',
+  'tenant activate': 'TENANT_ID',
+  'import guests': 'FILE',
+};
+
+/** Operands follow the commands of OPERAND_OF; every other command is its words alone. */
 function commandOf(positionals: readonly string[]): { command: string; operands: string[] } {
-  if (positionals[0] === 'token' && positionals[1] === 'revoke') {
-    return { command: 'token revoke', operands: positionals.slice(2) };
-  }
-  if (positionals[0] === 'tenant' && positionals[1] === 'activate') {
-    return { command: 'tenant activate', operands: positionals.slice(2) };
-  }
-  if (positionals[0] === 'import' && positionals[1] === 'guests') {
-    return { command: 'import guests', operands: positionals.slice(2) };
-  }
+  const words = positionals.slice(0, 2).join(' ');
+  if (Object.hasOwn(OPERAND_OF, words)) return { command: words, operands: positionals.slice(2) };
   return { command: positionals.join(' '), operands: [] };
 }
 
@@ -652,17 +649,10 @@ async function main(): Promise<number> {
     const foreign = foreignOption(command, name);
     if (foreign) return fail(foreign, 2);
   }
-  if (command === 'token revoke' && operands.length !== 1) {
+  const operand = OPERAND_OF[command];
+  if (operand !== undefined && operands.length !== 1) {
     const got = operands.length === 0 ? 'none' : `${operands.length}: ${operands.join(' ')}`;
-    return fail(`token revoke takes one TOKEN_ID; got ${got}.`, 2);
-  }
-  if (command === 'tenant activate' && operands.length !== 1) {
-    const got = operands.length === 0 ? 'none' : `${operands.length}: ${operands.join(' ')}`;
-    return fail(`tenant activate takes one TENANT_ID; got ${got}.`, 2);
-  }
-  if (command === 'import guests' && operands.length !== 1) {
-    const got = operands.length === 0 ? 'none' : `${operands.length}: ${operands.join(' ')}`;
-    return fail(`import guests takes one FILE; got ${got}.`, 2);
+    return fail(`${command} takes one ${operand}; got ${got}.`, 2);
   }
   let db: Database | undefined;
   let live: { close(): Promise<void> } | undefined;
