@@ -90,7 +90,8 @@ function fastifyError(err: FastifyError): AppError | null {
  * The query string is left as it is (parsePhpQuery reads any).
  */
 export function readableUrl(url: string): string {
-  const origin = /^[a-z][a-z\d+.-]*:\/\/[^/?#]*/i.exec(url);
+  // The usual form (`/…`) needs no look for an origin.
+  const origin = url.startsWith('/') ? null : /^[a-z][a-z\d+.-]*:\/\/[^/?#]*/i.exec(url);
   const target = origin ? `/${url.slice(origin[0].length).replace(/^\//, '')}` : url;
   const q = target.indexOf('?');
   let path = q < 0 ? target : target.slice(0, q);

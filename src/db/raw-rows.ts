@@ -657,9 +657,9 @@ const reversedValues =
   };
 
 /** Runs `args` raw (reversed first when it is a backward page); null when no plan translates them. */
-async function runRaw<T>(prisma: Prisma, model: string, args: RawFindManyArgs, plan: typeof planFor) {
+async function runRaw<T>(prisma: Prisma, model: string, args: RawFindManyArgs, planOf: typeof planFor) {
   const reversed = reversedPage(args);
-  const p = plan(model, reversed ?? args);
+  const p = planOf(model, reversed ?? args);
   if (!p) return null;
   const rows = await runPlan<T>(prisma, p, reversed ?? args);
   return reversed ? rows.reverse() : rows;

@@ -184,18 +184,19 @@ export function setTenantTrashed(
     const tenant = await tx.tenant.update({ where: { id }, data: { isTrashed: trashed } });
     tenantChange(log, action, before, tenant);
     if (userStatus !== undefined) {
-      const status = userStatus;
       // Only the users whose status changes have an event (read before, shown after).
       const users = await tx.user.findMany({
-        where: { tenantId: id, role: { not: 'support' }, status: { not: status } },
+        where: { tenantId: id, role: { not: 'support' }, status: { not: userStatus } },
         include: userInclude,
         orderBy: userOrder,
       });
       await tx.user.updateMany({
         where: { tenantId: id, role: { not: 'support' } },
-        data: { status },
+        data: { status: userStatus },
       });
-      for (const u of users) userChange(log, action, u, { ...u, status, tenant: { name: tenant.name } });
+      for (const u of users) {
+        userChange(log, action, u, { ...u, status: userStatus, tenant: { name: tenant.name } });
+      }
     }
     return tenant;
   });
