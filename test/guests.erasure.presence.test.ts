@@ -4,16 +4,22 @@
 // open visits close at the last detection with `reason: "erased"`, the current presence goes,
 // subscribers hear it; a device another guest has now stays present (src/modules/guests/guests.privacy.ts).
 import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PresenceChange } from '../src/modules/presence/presence.pubsub.js';
 import { presenceTopic } from '../src/modules/presence/presence.pubsub.js';
 import { issueToken } from '../src/modules/tenants/bootstrap.service.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { addHierarchy, newTenant, randomMac } from './helpers/fixtures.js';
+import { subscribeTo } from './helpers/sse.js';
 
 let t: TestApp;
+/** The server's address: the resumed subscription is a real SSE stream. */
+let base: string;
 beforeAll(async () => {
   t = await startApp();
+  await t.app.fastify.listen({ port: 0, host: '127.0.0.1' });
+  base = `http://127.0.0.1:${(t.app.fastify.server.address() as AddressInfo).port}`;
 });
 afterAll(async () => {
   await t.close();
@@ -163,7 +169,7 @@ describe.concurrent('erasure of a guest whose device is present', () => {
       const zoneVisit = await prisma().locationLog.findFirstOrThrow({ where: { id: visit.lastLogId ?? '' } });
       expect(zoneVisit.duration).toBe(Math.floor((seen.getTime() - zoneVisit.timestamp.getTime()) / 1000));
 
-      // The two leaves, by the eraser, with the MAC blank as in the guest's other events.
+      // The two leaves, by the eraser, naming the device by its stand-in (as the visit's row does).
       const erasedEvent = await prisma().event.findFirstOrThrow({
         where: { tenantId: v.a.tenant_id, type: 'guest.erased' },
       });
@@ -179,7 +185,7 @@ describe.concurrent('erasure of a guest whose device is present', () => {
           token_id: erasedEvent.actorTokenId,
         });
         expect(e.actor.token_id).not.toBeNull();
-        expect(e.payload).toMatchObject({ mac: '', guest_id: guest, location_id: v.locationId });
+        expect(e.payload).toMatchObject({ mac: closed.mac, guest_id: guest, location_id: v.locationId });
         expect(e.payload.left_at).toBe(micros(seen));
         expect(JSON.stringify(e.payload)).not.toContain(mac);
       }
@@ -216,6 +222,39 @@ describe.concurrent('erasure of a guest whose device is present', () => {
     }
   });
 
+  it('reaches a subscriber resuming with `after` as it reached a live one: the stand-in left, at the erasure’s position', async () => {
+    const v = await venue();
+    const guest = await v.guest('Resumed Guest');
+    const mac = randomMac();
+    await v.signIn(mac, guest, ago(300));
+    await v.detect(mac, ago(30));
+    const before = await prisma().eventSequence.findUniqueOrThrow({ where: { tenantId: v.a.tenant_id } });
+    await v.erase(guest);
+    const [device] = await prisma().guestDevice.findMany({
+      where: { tenantId: v.a.tenant_id, guestId: guest },
+    });
+    expect(device?.mac).toMatch(STAND_IN);
+    const after = await prisma().eventSequence.findUniqueOrThrow({ where: { tenantId: v.a.tenant_id } });
+
+    const sub = await subscribeTo(
+      base,
+      v.a.token,
+      'subscription($l: ID!, $after: ID) { presenceChanged(locationId: $l, after: $after) { macAddresses eventId sessions { macAddress } } }',
+      { l: v.locationId, after: String(before.lastId) },
+    );
+    try {
+      const first = await sub.nextFrame(5000);
+      expect(first.data).toEqual({
+        data: {
+          presenceChanged: { macAddresses: [device?.mac], eventId: String(after.lastId), sessions: [] },
+        },
+      });
+      expect(first.id).toBe(String(after.lastId));
+    } finally {
+      sub.close();
+    }
+  });
+
   it('leaves another guest’s devices present: its own, and one the erased guest used before', async () => {
     const v = await venue();
     const [erased, other] = [await v.guest('Erased Guest'), await v.guest('Other Guest')];
@@ -249,9 +288,10 @@ describe.concurrent('erasure of a guest whose device is present', () => {
     );
     const left = await v.leaves();
     expect(left.map((e: Json) => [e.type, e.payload.reason, e.payload.guest_id, e.payload.mac])).toEqual([
-      ['presence.zone_left', 'erased', erased, ''],
-      ['presence.location_left', 'erased', erased, ''],
+      ['presence.zone_left', 'erased', erased, expect.stringMatching(STAND_IN)],
+      ['presence.location_left', 'erased', erased, expect.stringMatching(STAND_IN)],
     ]);
+    expect(left[0].payload.mac).not.toBe(mine);
     // Seen again, they continue their visits: nobody counts twice.
     for (const mac of [theirs, passedOn]) await v.detect(mac, ago(0));
     expect(await v.occupancy()).toEqual([{ id: v.locationId, present: 2, connected: 2 }]);

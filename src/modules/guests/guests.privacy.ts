@@ -518,8 +518,9 @@ export async function eraseGuestData(
  * The erased guests' devices leave where they are, as their sessions end: no row holds their MACs
  * any more, so a detection under the real MAC could never continue their presence, and both would
  * count. Their open visits close at the last detection (`presence.zone_left` and
- * `presence.location_left`, reason `erased`, with the blank MAC forgetDevices leaves in the guest's
- * other events: these are appended after it), and their current presence goes: occupancy and the
+ * `presence.location_left`, reason `erased`, naming the device by its stand-in, as the visit's row
+ * and a live `presenceChanged` do: a subscriber resuming from the log hears the same leave, and the
+ * stand-in tells nothing of the device), and their current presence goes: occupancy and the
  * active sessions stop counting them now, and the next detection counts once, as a new device. The
  * rows are the guests' own (after leaveOpenVisits, none of a device another guest has now) and those
  * under their devices' stand-ins. Resolves to the stand-ins that left, per location.
@@ -543,7 +544,7 @@ async function leavePresence(
     log,
     tenantId,
     open.map((v) => v.id),
-    { reason: 'erased', mac: '' },
+    { reason: 'erased' },
   );
   const gone = await tx.$queryRaw<{ mac: string; locationId: string | null }[]>(PrismaNS.sql`
     DELETE FROM "CurrentPresence" c WHERE ${theirs('c')} RETURNING c.mac, c."locationId"`);

@@ -96,8 +96,7 @@ export async function closeTimedOutVisits(
  * Closes the open visits `ids` at their device's last detection (its current presence's `seenAt`;
  * with `cutoff`, only those last seen before it), sets each one's latest zone visit (`lastLogId`)
  * duration, and records `presence.zone_left` and `presence.location_left` with `reason`, in the
- * order the devices left. `mac`: the MAC the events show instead of the visit's (an erasure's blank,
- * as the log holds it for the erased guest's devices). The caller holds the devices' turn. Leave by
+ * order the devices left. The caller holds the devices' turn. Leave by
  * timeout and a guest's erasure (src/modules/guests/guests.privacy.ts) share it.
  */
 export async function closeVisits(
@@ -105,7 +104,7 @@ export async function closeVisits(
   log: EventLog,
   tenantId: string,
   ids: readonly string[],
-  how: { reason: LeaveReason; cutoff?: Date; mac?: string },
+  how: { reason: LeaveReason; cutoff?: Date },
 ): Promise<ClosedVisit[]> {
   if (ids.length === 0) return [];
   const quietOnly = how.cutoff ? PrismaNS.sql`AND cp."seenAt" < ${how.cutoff}` : PrismaNS.empty;
@@ -133,13 +132,11 @@ export async function closeVisits(
           WHERE l."id" = v."id" AND l."tenantId" = ${tenantId}`;
   }
   visits.sort((a, b) => a.lastSeen.getTime() - b.lastSeen.getTime() || (a.id < b.id ? -1 : 1));
-  const shown = how.mac;
   for (const v of visits) {
     const left = { at: v.lastSeen, reason: how.reason };
     const zone = logOf.get(v.id);
-    if (zone)
-      log.record(zoneEvent(shown === undefined ? zone : { ...zone, guestMac: shown }, v.deviceId, left));
-    log.record(locationEvent(shown === undefined ? v : { ...v, mac: shown }, left));
+    if (zone) log.record(zoneEvent(zone, v.deviceId, left));
+    log.record(locationEvent(v, left));
   }
   return visits;
 }
