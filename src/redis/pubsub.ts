@@ -4,6 +4,7 @@
 // Redis is away publications are lost (best effort: readers of the event log find what they missed
 // in the table) and subscribers stay open; the channels are subscribed again when it returns
 // (src/redis/redis.ts).
+import { setMaxListeners } from 'node:events';
 import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
 import { createPubSub, Repeater } from 'graphql-yoga';
 import type { EventNotice } from '../events/feed.js';
@@ -67,6 +68,10 @@ export function createAppPubSub(redis: RedisLink | undefined): {
         subscribeClient: redis.subscriber(),
       })
     : new EventTarget();
+  // Many readers of one topic (a location's dashboards, a tenant's event readers) are ordinary use:
+  // Node's warning past 10 listeners would name a leak in the server's log. (Redis's target keeps
+  // its own sets and never warns.)
+  if (target instanceof EventTarget) setMaxListeners(0, target);
   const inner = createPubSub<Channels>({ eventTarget: target });
   const pubsub: AppPubSub = {
     publish: inner.publish,
