@@ -3,8 +3,9 @@
 // and the files, nested the same way, are laid over the fields (`$request->all()`). A file is no text:
 // in a text field it is a value each rule refuses as Laravel's refuse an UploadedFile (`The name field
 // must be a string.`). Only a field whose rule reads a file takes it as its value: the data URL a JSON
-// client sends in FILE_FIELDS (the guest avatar), so one rule checks both forms; and on a route that
-// reads files itself (`rawFileParts` in its config: the guest import) every file part is an UploadedFile.
+// client sends in the route's `fileFields` (the guest avatar), so one rule checks both forms; and on
+// a route that reads files itself (`rawFileParts` in its config: the guest import) every file part is
+// an UploadedFile.
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
@@ -19,6 +20,12 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** File parts reach the handler as UploadedFile (their bytes), not as data URLs. */
     rawFileParts?: boolean;
+    /**
+     * The body fields whose rule reads a file, as the `data:<type>;base64,…` text a JSON client
+     * sends: the route's `fileFields` (src/rest/endpoint.ts, which the OpenAPI document shows as file
+     * parts). A file part in any other field is an UploadedFile, which text rules refuse.
+     */
+    fileFields?: ReadonlySet<string>;
   }
 }
 
@@ -30,13 +37,6 @@ export class UploadedFile {
     readonly bytes: Buffer,
   ) {}
 }
-
-/**
- * The body fields whose rule reads a file part, as the `data:<type>;base64,…` text a JSON client
- * sends: those the routes name in `fileFields` (src/rest/endpoint.ts, which the OpenAPI document
- * shows as file parts). test/php-input.test.ts holds the two lists together.
- */
-export const FILE_FIELDS: ReadonlySet<string> = new Set(['avatar']);
 
 /** An image's type by its bytes; any other file keeps the type its part declared. */
 function typeOfFile(bytes: Buffer, declared: string): string {
@@ -68,7 +68,7 @@ export async function acceptMultipart(fastify: FastifyInstance): Promise<void> {
         assignPhpVariable(
           files,
           part.fieldname,
-          !config.rawFileParts && FILE_FIELDS.has(part.fieldname)
+          !config.rawFileParts && config.fileFields?.has(part.fieldname)
             ? // The type the bytes are (as Laravel's `image` rule reads the content), not the one the
               // client declared: many clients send every file as application/octet-stream.
               `data:${typeOfFile(bytes, part.mimetype)};base64,${bytes.toString('base64')}`

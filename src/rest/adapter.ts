@@ -1,7 +1,7 @@
 // Mounts the route table under /api/v1 on Fastify. Everything REST-wide lives here once: the
 // request gate, query and body handling, the PHP-compatible JSON writer, 404 and 405 answers.
 import { Readable } from 'node:stream';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyContextConfig, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import { requestContext } from '../context.js';
 import type { Prisma } from '../db/database.js';
@@ -53,14 +53,22 @@ function bodyObject(body: unknown): Record<string, unknown> {
     : {};
 }
 
-/** An upload route's limits: its JSON body and each multipart file part (src/http/multipart.ts). */
-function uploadOptions(endpoint: Route['endpoint'], config: Config) {
-  if (!endpoint.upload) return {};
-  const maxBytes = endpoint.upload.maxBytes(config);
-  return {
-    bodyLimit: maxBytes,
-    config: { rawFileParts: true, multipartOptions: { limits: { fileSize: maxBytes } } },
-  };
+/**
+ * How the route reads multipart bodies (src/http/multipart.ts): an upload route's limits (its JSON
+ * body and each file part) and raw files; the fields that take a file part as a data URL.
+ */
+function multipartOptions(
+  endpoint: Route['endpoint'],
+  config: Config,
+): { bodyLimit?: number; config?: FastifyContextConfig } {
+  if (endpoint.upload) {
+    const maxBytes = endpoint.upload.maxBytes(config);
+    return {
+      bodyLimit: maxBytes,
+      config: { rawFileParts: true, multipartOptions: { limits: { fileSize: maxBytes } } },
+    };
+  }
+  return endpoint.fileFields ? { config: { fileFields: new Set(endpoint.fileFields) } } : {};
 }
 
 export function mountRest(
@@ -79,7 +87,7 @@ export function mountRest(
       method: r.method,
       url: `${API_PREFIX}${r.path}`,
       ...(r.endpoint.bodyLimit ? { bodyLimit: r.endpoint.bodyLimit } : {}),
-      ...uploadOptions(r.endpoint, deps.config),
+      ...multipartOptions(r.endpoint, deps.config),
       handler: async (request, reply) => {
         const ctx = requestContext(deps, request);
         const deprecated = r.endpoint.deprecated;
