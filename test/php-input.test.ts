@@ -159,6 +159,36 @@ describe.concurrent('a file part in a text field', () => {
     expect(guest.json).toEqual(unprocessable({ name: ['The name field must be a string.'] }));
   });
 
+  it('is sized in kilobytes by a text field’s size rules, as Laravel sizes an UploadedFile', async () => {
+    const a = await newTenant(t.db.prisma);
+    // `size:2`: 5 bytes are not 2 KB.
+    const code = await sendParts('PUT', `/api/v1/locations/${a.location_id}`, a.token, [
+      { name: 'name', value: 'Probe K loc' },
+      textFile('country_code'),
+    ]);
+    expect(code.status).toBe(422);
+    expect(code.json).toEqual(
+      unprocessable({
+        country_code: [
+          'The country code field must be a string.',
+          'The country code field must be 2 kilobytes.',
+          'The selected country code is invalid.',
+        ],
+      }),
+    );
+    // A location's name is `max:50`: 51 KB is more; 50 KB exactly is not.
+    for (const [kb, errors] of [
+      [51, ['The name field must be a string.', 'The name field must not be greater than 50 kilobytes.']],
+      [50, ['The name field must be a string.']],
+    ] as const) {
+      const big = await sendParts('POST', '/api/v1/locations', a.token, [
+        { ...textFile('name'), file: Buffer.alloc(kb * 1024, 'a') },
+      ]);
+      expect(big.status).toBe(422);
+      expect(big.json).toEqual(unprocessable({ name: [...errors] }));
+    }
+  });
+
   it('wins over a text field of the same name, before or after it (files are laid over the fields)', async () => {
     const a = await newTenant(t.db.prisma);
     for (const parts of [

@@ -10,6 +10,7 @@ import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
 import { imageTypeOf } from '../shared/image-type.js';
+import { UploadedFile } from '../validation/php-values.js';
 import { assignPhpVariable, PhpArray } from './query-string.js';
 
 declare module 'fastify' {
@@ -27,15 +28,6 @@ declare module 'fastify' {
      */
     fileFields?: ReadonlySet<string>;
   }
-}
-
-/** A file part as received: for routes with `rawFileParts`, and in any field that reads no file. */
-export class UploadedFile {
-  constructor(
-    readonly filename: string,
-    readonly mimetype: string,
-    readonly bytes: Buffer,
-  ) {}
 }
 
 /** An image's type by its bytes; any other file keeps the type its part declared. */

@@ -48,28 +48,32 @@ export function fill(template: string, params: Record<string, string>): string {
 }
 
 /** What a size rule measures, as the field's type rule says: characters, value or items. */
-export type SizeKind = 'string' | 'numeric' | 'array';
+export type SizeKind = 'string' | 'numeric' | 'array' | 'file';
 export type SizedMessages = Record<SizeKind, string>;
 
 export const MIN: SizedMessages = {
   string: 'The :attribute field must be at least :min characters.',
   numeric: 'The :attribute field must be at least :min.',
   array: 'The :attribute field must have at least :min items.',
+  file: 'The :attribute field must be at least :min kilobytes.',
 };
 export const MAX: SizedMessages = {
   string: 'The :attribute field must not be greater than :max characters.',
   numeric: 'The :attribute field must not be greater than :max.',
   array: 'The :attribute field must not have more than :max items.',
+  file: 'The :attribute field must not be greater than :max kilobytes.',
 };
 export const BETWEEN: SizedMessages = {
   string: 'The :attribute field must be between :min and :max characters.',
   numeric: 'The :attribute field must be between :min and :max.',
   array: 'The :attribute field must have between :min and :max items.',
+  file: 'The :attribute field must be between :min and :max kilobytes.',
 };
 export const SIZE: SizedMessages = {
   string: 'The :attribute field must be :size characters.',
   numeric: 'The :attribute field must be :size.',
   array: 'The :attribute field must contain :size items.',
+  file: 'The :attribute field must be :size kilobytes.',
 };
 export const INVALID_SELECTION = 'The selected :attribute is invalid.';
 /** Laravel's `distinct`. */

@@ -21,6 +21,19 @@ export function isPhpArray(value: unknown): value is unknown[] | Record<string, 
   return proto === Object.prototype || proto === null;
 }
 
+/**
+ * A multipart file part as received (src/http/multipart.ts): for routes with `rawFileParts`, and in
+ * any field that reads no file, where rules see it as Laravel's see an UploadedFile (no text; sized
+ * in kilobytes).
+ */
+export class UploadedFile {
+  constructor(
+    readonly filename: string,
+    readonly mimetype: string,
+    readonly bytes: Buffer,
+  ) {}
+}
+
 export function count(value: unknown[] | Record<string, unknown>): number {
   return Array.isArray(value) ? value.length : Object.keys(value).length;
 }

@@ -3,12 +3,12 @@
 import { Type } from '@sinclair/typebox';
 import { authorize } from '../../auth/permissions.js';
 import type { AppContext } from '../../context.js';
-import { UploadedFile } from '../../http/multipart.js';
 import { docsOnly, rulesOf } from '../../operations/operation.js';
 import type { Endpoint } from '../../rest/endpoint.js';
 import { type ExportPage, exportEndpointOf } from '../../rest/export.js';
 import { countEndpointOf, endpointOf, listEndpointOf } from '../../rest/operation-endpoint.js';
 import { DataBody, MessageBody, Obj } from '../../rest/schemas.js';
+import { UploadedFile } from '../../validation/php-values.js';
 import {
   type FieldErrors,
   inList,

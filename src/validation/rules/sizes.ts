@@ -2,7 +2,7 @@
 // textFilter is the bounded free-text filter of a list.
 import type { Keep, NullableRule, Rule, RuleDoc, ValueType } from '../engine.js';
 import { BETWEEN, fill, MAX, MIN, SIZE, type SizedMessages, type SizeKind } from '../messages.js';
-import { count, isNumeric, isPhpArray, phpString } from '../php-values.js';
+import { count, isNumeric, isPhpArray, phpString, UploadedFile } from '../php-values.js';
 import { nullable } from './presence.js';
 import { string } from './types.js';
 
@@ -17,6 +17,13 @@ function measure(value: unknown, valueType: ValueType | undefined): { kind: Size
         ? valueType
         : undefined;
   if (isPhpArray(value)) return { kind: declared ?? 'array', size: count(value) };
+  // A file part in a field that reads none: its size in kilobytes, said so unless a numeric or
+  // array rule names the field's type (Laravel's getSize() and getAttributeType()).
+  if (value instanceof UploadedFile)
+    return {
+      kind: declared === 'string' || declared === undefined ? 'file' : declared,
+      size: value.bytes.length / 1024,
+    };
   // A JSON number beyond a double (`1e400`) is PHP's INF, measured as such (`max` refuses it).
   const byValue =
     declared === 'numeric'
