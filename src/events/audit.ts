@@ -2,8 +2,27 @@
 // resource's "audit view" (its REST shape plus the written fields that shape leaves out) before and
 // after the write. Secrets never enter a view: a password is shown as "[redacted]" on both sides
 // when it changed; token secrets and hashes, and avatar bytes, are in no view (the avatar is its URL).
+import { type Action, permissionTable } from '../auth/permissions.js';
 import type { EventType, ResourceType } from './event-types.js';
 import type { Changes, NewEvent } from './outbox.js';
+
+/** The audit entry's action of an anonymisation by the retention settings (the service acts). */
+export const ANONYMIZE_ACTION = 'retention.anonymize';
+
+/**
+ * The writes whose audit entries name an action of their own beside the one the permission table
+ * checks (`tenants.activate` and `users.activate` cover both ways).
+ */
+const OWN_ACTIONS = ['tenants.deactivate', 'users.deactivate', ANONYMIZE_ACTION] as const;
+
+/** What an audit entry's `action` names: an operation's action (the permission table), or one above. */
+export type AuditAction = Action | (typeof OWN_ACTIONS)[number];
+
+/** Every action an audit entry can name: the values the `action` filter takes. */
+export const AUDIT_ACTIONS: readonly AuditAction[] = [
+  ...(Object.keys(permissionTable) as Action[]),
+  ...OWN_ACTIONS,
+];
 
 /** What stands for a secret that changed. */
 export const REDACTED = '[redacted]';
@@ -60,7 +79,7 @@ export interface Change {
   readonly resourceType: ResourceType;
   readonly resourceId: string;
   /** The operation's action (`guests.update`): the audit entry's `action`. */
-  readonly action: string;
+  readonly action: AuditAction;
   /** The resource after the write in its REST shape (the event's payload). */
   readonly payload: unknown;
   /** The audit views (REST field names) before and after; null before a creation. */

@@ -12,6 +12,7 @@ import type { AppContext } from '../context.js';
 import type { Prisma } from '../db/database.js';
 import { retryingConflicts } from '../db/write-conflict.js';
 import type { Prisma as PrismaNS } from '../generated/prisma/client.js';
+import type { AuditAction } from './audit.js';
 import { type EventType, MAC_KEYS, MENTIONS, type ResourceType, typesOf } from './event-types.js';
 
 export type Tx = PrismaNS.TransactionClient;
@@ -49,7 +50,7 @@ export interface NewEvent {
   /** The tenant whose log holds it; default the writer's (see EventSource). */
   readonly tenantId?: string;
   /** The audit entry written with it (API writes); ingest events have none. */
-  readonly audit?: { readonly action: string; readonly changes: Changes };
+  readonly audit?: { readonly action: AuditAction; readonly changes: Changes };
   /**
    * The resource's personal data is gone (a guest's erasure): its earlier events carry this event's
    * payload instead of theirs, its earlier audit entries show "[erased]" for every value, and the

@@ -1,10 +1,12 @@
 // Redeem (beyond the spec): a venue's captive portal checks a code a guest typed; the use is counted
 // exactly once, the device linked, and the controller gets the service profile's limits.
+
 import type { Scope } from '../../auth/principal.js';
 import type { AppContext } from '../../context.js';
 import { findManyRows } from '../../db/raw-rows.js';
 import { lockRow } from '../../db/row-lock.js';
 import { isUniqueViolation } from '../../db/unique-violation.js';
+import type { AuditAction } from '../../events/audit.js';
 import { type EventLog, writeWithEvents } from '../../events/outbox.js';
 import type { AccessCode, Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { type InputOf, operation } from '../../operations/operation.js';
@@ -95,7 +97,12 @@ export const redeemAccessCode = operation({
   run: ({ ctx, action, scope, input }) => redeem(ctx, action, scope, input),
 });
 
-async function redeem(ctx: AppContext, action: string, scope: Scope, input: RedeemInput): Promise<Redeemed> {
+async function redeem(
+  ctx: AppContext,
+  action: AuditAction,
+  scope: Scope,
+  input: RedeemInput,
+): Promise<Redeemed> {
   const now = new Date();
   const [code] = await findManyRows<RedeemRow>(ctx.prisma, 'AccessCode', {
     where: { tenantId: scope.tenantId, code: input.code },
@@ -133,7 +140,7 @@ interface Write {
   ctx: AppContext;
   tx: Tx;
   log: EventLog;
-  action: string;
+  action: AuditAction;
 }
 
 const guestNameSelect = { id: true, name: true, ...guestVisibleSelect } as const;

@@ -8,7 +8,7 @@ import { countRows, findManyRows } from '../../db/raw-rows.js';
 import { scoped } from '../../db/scope.js';
 import { isUniqueViolation, takenError } from '../../db/unique-violation.js';
 import { AppError } from '../../errors.js';
-import { changeEvent } from '../../events/audit.js';
+import { type AuditAction, changeEvent } from '../../events/audit.js';
 import type { EventType } from '../../events/event-types.js';
 import { type EventLog, writeWithEvents } from '../../events/outbox.js';
 import type { AccessCode, Prisma as PrismaNS } from '../../generated/prisma/client.js';
@@ -164,7 +164,7 @@ async function freshCodes(db: Db, tenantId: string, quantity: number, next: () =
 export function accessCodeChange(
   log: EventLog,
   type: EventType,
-  action: string,
+  action: AuditAction,
   before: AccessCodeWithNames | null,
   after: AccessCodeWithNames,
 ): void {
@@ -224,7 +224,7 @@ export const generateAccessCodes = generateAccessCodesWith({});
 
 async function storeCodes(
   ctx: AppContext,
-  action: string,
+  action: AuditAction,
   scope: Scope,
   valid: GenerateInput,
   opts: GenerateOptions,

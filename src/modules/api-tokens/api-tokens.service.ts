@@ -7,7 +7,7 @@ import type { AppContext } from '../../context.js';
 import type { Prisma } from '../../db/database.js';
 import { countRows, findManyRows } from '../../db/raw-rows.js';
 import { AppError } from '../../errors.js';
-import { changeEvent } from '../../events/audit.js';
+import { type AuditAction, changeEvent } from '../../events/audit.js';
 import { type EventLog, systemActor, type Tx, writeWithEvents } from '../../events/outbox.js';
 import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { type ListWhere, listOperation, operation } from '../../operations/operation.js';
@@ -79,7 +79,12 @@ function assertMayManage(ctx: AppContext, ownerRole: string): void {
 }
 
 /** The event and audit entry of a token's creation or revocation: the REST item, never the secret. */
-function tokenChange(log: EventLog, action: string, before: ApiTokenItemRow | null, after: ApiTokenItemRow) {
+function tokenChange(
+  log: EventLog,
+  action: AuditAction,
+  before: ApiTokenItemRow | null,
+  after: ApiTokenItemRow,
+) {
   log.record(
     changeEvent({
       type: before ? 'api_token.revoked' : 'api_token.created',
@@ -100,7 +105,7 @@ function tokenChange(log: EventLog, action: string, before: ApiTokenItemRow | nu
 export async function insertToken(
   tx: Tx,
   log: EventLog,
-  action: string,
+  action: AuditAction,
   data: { userId: string; token: string; scopes: string[]; name?: string | null; expiresAt?: Date | null },
 ): Promise<ApiTokenItemRow> {
   const created = await tx.apiToken.create({
@@ -124,7 +129,7 @@ export async function insertToken(
 async function revokeRecorded(
   tx: Tx,
   log: EventLog,
-  action: string,
+  action: AuditAction,
   before: ApiTokenItemRow,
 ): Promise<ApiTokenItemRow | null> {
   const at = new Date();

@@ -1,4 +1,5 @@
 // The filters of the audit log (beyond the spec), shared by REST and GraphQL.
+import { AUDIT_ACTIONS } from '../../events/audit.js';
 import type { ResourceType } from '../../events/event-types.js';
 import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { filterOf } from '../../operations/operation.js';
@@ -43,8 +44,9 @@ export const auditLogFilters = {
     description: 'The entries of one resource (its id)',
     where: (v) => ({ resourceId: v }),
   }),
-  action: auditFilter(textFilter(), {
-    description: 'The write, exactly: `guests.update`, `users.deactivate`, `accessCodes.redeem`, …',
+  action: auditFilter([nullable(), string(), inList(AUDIT_ACTIONS)], {
+    description:
+      'The write: `guests.update`, `users.deactivate`, `accessCodes.redeem`, … (an action of the permission table, `tenants.deactivate`, `users.deactivate` or `retention.anonymize`)',
     where: (v) => ({ action: v }),
   }),
   from: auditFilter([nullable(), dateFormat('Y-m-d')], {

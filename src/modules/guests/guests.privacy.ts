@@ -2,12 +2,14 @@
 // GraphQL `guestExport`) and the erasure (`DELETE /guests/:id`, GraphQL `eraseGuest`). The erased row
 // stays as an anonymous tombstone (`erasedAt`) so its sessions, devices and presence keep their links
 // and every count stays right; guestWhere() (guests.service.ts) hides it from every guest read.
+
 import { createHmac, randomBytes } from 'node:crypto';
 import type { Scope } from '../../auth/principal.js';
 import type { Config } from '../../config.js';
 import type { AppContext } from '../../context.js';
 import type { Prisma } from '../../db/database.js';
 import { AppError } from '../../errors.js';
+import type { AuditAction } from '../../events/audit.js';
 import {
   actorOf,
   type EventActor,
@@ -438,7 +440,7 @@ export interface ErasureDeps {
   config: Config;
   /** Who erases (the caller, or the retention sweeper) and the audit entry's action. */
   actor: EventActor;
-  action: string;
+  action: AuditAction;
   /** Where `presenceChanged` subscribers hear that the guest's devices left (none: not published). */
   pubsub?: AppPubSub | undefined;
 }
@@ -561,7 +563,7 @@ async function eraseRow(
   log: EventLog,
   tenantId: string,
   guestId: string,
-  action: string,
+  action: AuditAction,
   now: Date,
 ): Promise<void> {
   const own = { tenantId, guestId };

@@ -8,7 +8,7 @@ import { countRows, findFirstRow, findManyRows } from '../../db/raw-rows.js';
 import { inScope, scoped } from '../../db/scope.js';
 import { isUniqueViolation, takenError } from '../../db/unique-violation.js';
 import { AppError } from '../../errors.js';
-import { changed, changeEvent, changesOf } from '../../events/audit.js';
+import { type AuditAction, changed, changeEvent, changesOf } from '../../events/audit.js';
 import { type EventLog, type NewEvent, writeWithEvents } from '../../events/outbox.js';
 import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import {
@@ -364,7 +364,7 @@ async function withAvatar<T>(
 function guestChange(
   ctx: AppContext,
   log: EventLog,
-  action: string,
+  action: AuditAction,
   before: GuestRow | null,
   after: GuestRow,
 ): void {
@@ -384,7 +384,7 @@ export const guestAuditView = (g: GuestRow, config: Pick<Config, 'appUrl'>) => (
 export const guestChanged = (before: GuestRow, after: GuestRow, config: Pick<Config, 'appUrl'>): boolean =>
   changed(changesOf(guestAuditView(before, config), guestAuditView(after, config)));
 
-function guestChangeEvent(ctx: AppContext, action: string, before: GuestRow | null, after: GuestRow) {
+function guestChangeEvent(ctx: AppContext, action: AuditAction, before: GuestRow | null, after: GuestRow) {
   const view = (g: GuestRow) => guestAuditView(g, ctx.config);
   return changeEvent({
     type: before ? 'guest.updated' : 'guest.created',
@@ -402,7 +402,7 @@ function guestChangeEvent(ctx: AppContext, action: string, before: GuestRow | nu
  * `{id, erased_at}`, and the guest's earlier events and audit entries lose its personal data too
  * (NewEvent.erases).
  */
-export function guestErased(guestId: string, action: string, at = new Date()): NewEvent {
+export function guestErased(guestId: string, action: AuditAction, at = new Date()): NewEvent {
   const erasedAt = isoMicros(at);
   return {
     type: 'guest.erased',
@@ -439,7 +439,13 @@ export async function lockLiveGuest(
  * `guest.created` for a guest another write made (a redeem's anonymous guest), read in its transaction
  * when that write is done (it puts the guest online).
  */
-export function recordGuestCreated(ctx: AppContext, tx: Tx, log: EventLog, action: string, id: string): void {
+export function recordGuestCreated(
+  ctx: AppContext,
+  tx: Tx,
+  log: EventLog,
+  action: AuditAction,
+  id: string,
+): void {
   log.recordAtCommit(async () =>
     guestChangeEvent(ctx, action, null, await guestInTx(tx, ctx.principal.tenantId, id)),
   );

@@ -7,7 +7,7 @@ import { lockRow } from '../../db/row-lock.js';
 import { scoped } from '../../db/scope.js';
 import { isUniqueViolation, takenError } from '../../db/unique-violation.js';
 import { AppError } from '../../errors.js';
-import { changeEvent } from '../../events/audit.js';
+import { type AuditAction, changeEvent } from '../../events/audit.js';
 import { type EventLog, writeWithEvents } from '../../events/outbox.js';
 import type { Location, Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import {
@@ -210,7 +210,7 @@ function locationView(l: Location) {
 /** The event and audit entry of a write of a location, in its tenant's log. */
 export function locationChange(
   log: EventLog,
-  action: string,
+  action: AuditAction,
   before: Location | null,
   after: Location,
 ): void {

@@ -5,6 +5,7 @@
 
 import { setImmediate } from 'node:timers/promises';
 import type { Prisma } from '../../db/database.js';
+import { ANONYMIZE_ACTION } from '../../events/audit.js';
 import type { EventType } from '../../events/event-types.js';
 import { systemActor } from '../../events/outbox.js';
 import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
@@ -12,9 +13,6 @@ import { type ErasureDeps, eraseGuestData, type Tx } from '../guests/guests.priv
 
 /** What a retention pass needs: the erasure's, less who acts (the service itself, see below). */
 export type RetentionDeps = Pick<ErasureDeps, 'prisma' | 'config'>;
-
-/** The audit entry's action of an anonymisation by the retention settings. */
-export const ANONYMIZE_ACTION = 'retention.anonymize';
 
 import type { RetentionSettingsView } from './retention.service.js';
 

@@ -5,7 +5,7 @@ import type { AppContext } from '../../context.js';
 import { countRows, findManyRows } from '../../db/raw-rows.js';
 import { lockRow } from '../../db/row-lock.js';
 import { AppError } from '../../errors.js';
-import { changeEvent } from '../../events/audit.js';
+import { type AuditAction, changeEvent } from '../../events/audit.js';
 import { type EventLog, type EventSource, writeWithEvents } from '../../events/outbox.js';
 import type { Prisma as PrismaNS, Tenant } from '../../generated/prisma/client.js';
 import { type InputOf, type ListWhere, listOperation, operation } from '../../operations/operation.js';
@@ -105,7 +105,7 @@ export const defaultLocationName = (tenantName: string): string => [...tenantNam
 const tenantView = (t: Tenant) => ({ ...tenantDetail(t), post_code: t.postCode });
 
 /** The event and audit entry of a write of a tenant, in that tenant's own log. */
-export function tenantChange(log: EventLog, action: string, before: Tenant | null, after: Tenant): void {
+export function tenantChange(log: EventLog, action: AuditAction, before: Tenant | null, after: Tenant): void {
   const event = changeEvent({
     type: before ? 'tenant.updated' : 'tenant.created',
     resourceType: 'tenant',

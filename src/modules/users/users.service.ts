@@ -8,7 +8,7 @@ import { lockRow } from '../../db/row-lock.js';
 import { scoped } from '../../db/scope.js';
 import { isUniqueViolation, takenError } from '../../db/unique-violation.js';
 import { AppError } from '../../errors.js';
-import { changeEvent } from '../../events/audit.js';
+import { type AuditAction, changeEvent } from '../../events/audit.js';
 import { type EventLog, type Tx, writeWithEvents } from '../../events/outbox.js';
 import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import {
@@ -134,7 +134,7 @@ async function toColumns(v: UserWrite) {
  * the REST item as payload; a new password is named in the entry, never its hash. The event goes to
  * the log of the user's current tenant after the write.
  */
-export function userChange(log: EventLog, action: string, before: UserRow | null, after: UserRow): void {
+export function userChange(log: EventLog, action: AuditAction, before: UserRow | null, after: UserRow): void {
   const event = changeEvent({
     type: before ? 'user.updated' : 'user.created',
     resourceType: 'user',

@@ -9,7 +9,7 @@ import type { Prisma } from '../../db/database.js';
 import { lockRow } from '../../db/row-lock.js';
 import { retryingConflicts } from '../../db/write-conflict.js';
 import { notFound } from '../../errors.js';
-import { changeEvent } from '../../events/audit.js';
+import { type AuditAction, changeEvent } from '../../events/audit.js';
 import type { EventType } from '../../events/event-types.js';
 import { type EventLog, type NewEvent, systemActor, writeWithEvents } from '../../events/outbox.js';
 import { hostOf, resolveTarget, TargetRefused } from '../../events/webhook-address.js';
@@ -147,7 +147,7 @@ export async function webhookInScope(ctx: AppContext, scope: Scope, id: string):
  */
 function webhookEvent(
   type: EventType,
-  action: string,
+  action: AuditAction,
   before: WebhookItemRow | null,
   after: WebhookItemRow | null,
   secrets?: readonly string[],
