@@ -114,6 +114,47 @@ describe.concurrent('a root connection asked only for __typename', () => {
   });
 });
 
+describe.concurrent('a root connection’s filters', () => {
+  it('are checked whatever the selection asks for: __typename, rows or count answer the same error', async () => {
+    const admin = await callerOf('tenant');
+    for (const [field, args, fields] of [
+      ['auditLogs', 'resourceType: "room"', { resourceType: ['The selected resource type is invalid.'] }],
+      [
+        'guests',
+        'birthDate: "31/12/1990"',
+        { birthDate: ['The birth date field must match the format Y-m-d.'] },
+      ],
+      [
+        'users',
+        `email: "${'x'.repeat(256)}"`,
+        { email: ['The email field must not be greater than 255 characters.'] },
+      ],
+    ] as const) {
+      const typename = await t.graphql(admin, `{ ${field}(${args}) { __typename } }`);
+      expect(typename.json, field).toEqual({
+        errors: [
+          {
+            message: Object.values(fields)[0]?.[0],
+            locations: [{ line: 1, column: 3 }],
+            path: [field],
+            extensions: { code: 'BAD_USER_INPUT', fields },
+          },
+        ],
+        data: null,
+      });
+      for (const selection of [
+        'edges { cursor }',
+        'totalCount',
+        'pageInfo { hasNextPage }',
+        'totalCount edges { cursor }',
+      ]) {
+        const other = await t.graphql(admin, `{ ${field}(${args}) { ${selection} } }`);
+        expect(other.text, `${field}: ${selection}`).toBe(typename.text);
+      }
+    }
+  });
+});
+
 describe.concurrent('first/last beyond the maximum and the cost limit', () => {
   const refused =
     /^Query cost \d+ exceeds the limit of 50000: ask for fewer items \(first\/last\) or fewer nested lists\.$/;

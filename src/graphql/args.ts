@@ -41,6 +41,15 @@ export function assertPageSize(args: { first?: number | null; last?: number | nu
   if (Object.keys(fields).length > 0) throw new AppError('VALIDATION', { fields });
 }
 
+/** The paging arguments of a connection, which assertPageSize and plugin-prisma check. */
+const PAGING_ARGS = new Set(['first', 'last', 'before', 'after']);
+
+/**
+ * A root connection's check of its other arguments (in its extensions, `checkArgs`): rejects with
+ * the validation error REST would answer, before the rows or the count are read.
+ */
+export type ArgsCheck = (ctx: AppContext, args: Readonly<Record<string, unknown>>) => Promise<unknown>;
+
 /** A connection's paging figures, in its field's extensions (`page`). */
 export interface ConnectionPage {
   cursor: 'id';
@@ -69,13 +78,20 @@ export function connectionPage<E extends object = object>(
  * it declares, before plugin-prisma's connection resolver runs. That resolver calls the field's own
  * `resolve` only when the selection asks for rows, and `totalCount` only when it asks for the count:
  * `{ auditLogs { __typename } }` ran neither, answering a caller the table refuses (no rows, but no
- * FORBIDDEN either) and leaving `first: 101` unchecked. Relation connections check their paging in
- * their `query` (assertPageSize), which plugin-prisma calls while planning the parent's query.
+ * FORBIDDEN either) and leaving `first: 101` and the filters unchecked. So the filters are checked
+ * here too (the field's `checkArgs`, see listConnection in src/graphql/operation-fields.ts), and a
+ * root connection with arguments beyond paging but no such check refuses to start. Relation
+ * connections check their paging in their `query` (assertPageSize), which plugin-prisma calls while
+ * planning the parent's query.
  */
 export function checkedRootConnections(schema: GraphQLSchema): GraphQLSchema {
   return mapSchema(schema, {
     [MapperKind.QUERY_ROOT_FIELD]: (field, name) => {
-      const { page, action } = (field.extensions ?? {}) as { page?: ConnectionPage; action?: Action };
+      const { page, action, checkArgs } = (field.extensions ?? {}) as {
+        page?: ConnectionPage;
+        action?: Action;
+        checkArgs?: ArgsCheck;
+      };
       if (!page) {
         // A root connection without connectionPage() would be served unchecked: refuse to start.
         if (getNamedType(field.type).name.endsWith('Connection')) {
@@ -85,10 +101,18 @@ export function checkedRootConnections(schema: GraphQLSchema): GraphQLSchema {
       }
       const resolve = field.resolve as GraphQLFieldResolver<unknown, AppContext> | undefined;
       if (!resolve) return field;
+      const filtered = Object.keys(field.args ?? {}).filter((a) => !PAGING_ARGS.has(a));
+      if (filtered.length > 0 && !checkArgs) {
+        throw new Error(
+          `Query.${name} has arguments (${filtered.join(', ')}) but no checkArgs: a selection without rows or count would leave them unchecked (src/graphql/args.ts).`,
+        );
+      }
       const checked: GraphQLFieldResolver<unknown, AppContext> = (root, args, ctx, info) => {
         assertPageSize(args, page.maxSize);
         if (action) authorize(ctx.principal, action);
-        return resolve(root, args, ctx, info);
+        return checkArgs
+          ? checkArgs(ctx, args).then(() => resolve(root, args, ctx, info))
+          : resolve(root, args, ctx, info);
       };
       return { ...field, resolve: checked };
     },

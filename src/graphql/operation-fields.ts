@@ -2,9 +2,11 @@
 // the camelCase name of each REST field, its type from the field's type rule, its description. The
 // resolver turns the arguments back into REST names and the operation validates them, so both
 // transports give the same messages.
-import type { Fields } from '../operations/operation.js';
+import { requires } from '../auth/permissions.js';
+import type { AppContext } from '../context.js';
+import type { Fields, Filters, FilterValues, ListOperation, ListQuery } from '../operations/operation.js';
 import type { ValueType } from '../validation/validator.js';
-import { toGraphqlFieldName } from './args.js';
+import { type ArgsCheck, connectionPage, toGraphqlFieldName } from './args.js';
 import { builder } from './builder.js';
 
 /** The GraphQL type of a field, from its type rule: free-form values (dates, JSON text, files) are strings. */
@@ -55,6 +57,50 @@ export function restInputOf(
   const out: Record<string, unknown> = {};
   for (const [graphql, rest] of pairs) if (args[graphql] !== undefined) out[rest] = args[graphql];
   return out;
+}
+
+/** Each root field's list queries, by its arguments object (the one graphql-js hands its resolvers). */
+const listQueries = new WeakMap<object, Map<object, Promise<unknown>>>();
+
+/**
+ * The list operation's query (authorized, its filters validated) for a root field's arguments: once
+ * per field, so the arguments' check (checkedRootConnections), the rows and the count share it.
+ */
+export function listQueryOf<F extends Filters<W>, W, O>(
+  op: ListOperation<F, W, O>,
+  ctx: AppContext,
+  args: object,
+): Promise<ListQuery<FilterValues<F>, W, O>> {
+  let byOperation = listQueries.get(args);
+  if (!byOperation) {
+    byOperation = new Map();
+    listQueries.set(args, byOperation);
+  }
+  let query = byOperation.get(op);
+  if (!query) {
+    // A field's arguments are a plain object of its argument names (typed per field by Pothos).
+    query = op.query(ctx, restInputOf(op.filters, args as Readonly<Record<string, unknown>>));
+    byOperation.set(op, query);
+  }
+  // Stored under `op` by this function alone, so it is that operation's query.
+  return query as Promise<ListQuery<FilterValues<F>, W, O>>;
+}
+
+/**
+ * A root connection over a list operation (options of plugin-prisma's prismaConnection): its paging
+ * (connectionPage), the action it authorizes, and its filters, checked before the rows or the count
+ * are read (checkedRootConnections), as REST checks them before reading; `defaultSize` as connectionPage's.
+ */
+export function listConnection<F extends Filters<W>, W, O>(
+  op: ListOperation<F, W, O>,
+  maxSize: number,
+  more: { defaultSize?: number; checkArgs?: ArgsCheck } = {},
+) {
+  const checkArgs: ArgsCheck = more.checkArgs ?? ((ctx, args) => listQueryOf(op, ctx, args));
+  return connectionPage(maxSize, {
+    ...requires(op.action, { checkArgs }),
+    ...(more.defaultSize === undefined ? {} : { defaultSize: more.defaultSize }),
+  });
 }
 
 /** The fields as an input type (all optional, as arguments). */

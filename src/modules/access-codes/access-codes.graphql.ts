@@ -3,9 +3,15 @@
 // `revokeAccessCode` and `revokeAccessCodes` (REST `/access-codes/redeem`, `…/revoke`), through the
 // same service functions.
 import { requires } from '../../auth/permissions.js';
-import { connectionPage, toRestInput } from '../../graphql/args.js';
+import { toRestInput } from '../../graphql/args.js';
 import { builder } from '../../graphql/builder.js';
-import { argsOf, inputTypeOf, restInputOf } from '../../graphql/operation-fields.js';
+import {
+  argsOf,
+  inputTypeOf,
+  listConnection,
+  listQueryOf,
+  restInputOf,
+} from '../../graphql/operation-fields.js';
 import { planAnswerFirst } from '../../graphql/plan-answer-first.js';
 import { docsOnly, execute, fieldsOf } from '../../operations/operation.js';
 import { GuestType } from '../guests/guests.graphql.js';
@@ -156,19 +162,16 @@ const revokeBatchFields = fieldsOf(revokeAccessCodes, docsOnly);
 
 builder.queryFields((t) => ({
   accessCodes: t.prismaConnection({
-    ...connectionPage(MAX_PAGE_SIZE, requires(accessCodesQuery.action)),
+    ...listConnection(accessCodesQuery, MAX_PAGE_SIZE),
     type: 'AccessCode',
     description: 'Access codes of the current tenant, newest first (REST `GET /access-codes`).',
     args: argsOf(accessCodesQuery.filters),
     resolve: async (query, _root, args, ctx) => {
-      const q = await accessCodesQuery.query(ctx, restInputOf(accessCodesQuery.filters, args));
+      const q = await listQueryOf(accessCodesQuery, ctx, args);
       return listAccessCodes(ctx, q, query);
     },
     totalCount: async (_root, args, ctx) => {
-      return countAccessCodes(
-        ctx,
-        await accessCodesQuery.query(ctx, restInputOf(accessCodesQuery.filters, args)),
-      );
+      return countAccessCodes(ctx, await listQueryOf(accessCodesQuery, ctx, args));
     },
   }),
 }));

@@ -1,9 +1,5 @@
-// Advertisements in the graph: the `advertisements` connection with the REST filters and ordering
-// and a total count. Resolvers call the same service functions as REST.
-import { requires } from '../../auth/permissions.js';
-import { connectionPage } from '../../graphql/args.js';
 import { builder } from '../../graphql/builder.js';
-import { argsOf, restInputOf } from '../../graphql/operation-fields.js';
+import { argsOf, listConnection, listQueryOf } from '../../graphql/operation-fields.js';
 import {
   advertisementsQuery,
   advertisementTagsInclude,
@@ -54,18 +50,18 @@ builder.prismaObject('Advertisement', {
 
 builder.queryFields((t) => ({
   advertisements: t.prismaConnection({
-    ...connectionPage(MAX_PAGE_SIZE, { ...requires(advertisementsQuery.action), defaultSize: 25 }),
+    ...listConnection(advertisementsQuery, MAX_PAGE_SIZE, { defaultSize: 25 }),
     type: 'Advertisement',
     description:
       'Advertisements of the current tenant (REST `GET /advertisements`): oldest first, or by `orderBy`, ' +
       'always with the id as tie-breaker.',
     args: argsOf(advertisementsQuery.filters),
     resolve: async (query, _root, args, ctx) => {
-      const q = await advertisementsQuery.query(ctx, restInputOf(advertisementsQuery.filters, args));
+      const q = await listQueryOf(advertisementsQuery, ctx, args);
       return queryAdvertisements(ctx, q, query);
     },
     totalCount: async (_root, args, ctx) => {
-      const q = await advertisementsQuery.query(ctx, restInputOf(advertisementsQuery.filters, args));
+      const q = await listQueryOf(advertisementsQuery, ctx, args);
       return countAdvertisements(ctx, q);
     },
   }),

@@ -3,7 +3,7 @@
 import { requires } from '../../auth/permissions.js';
 import type { AppContext } from '../../context.js';
 import { builder } from '../../graphql/builder.js';
-import { argsOf, restInputOf } from '../../graphql/operation-fields.js';
+import { argsOf, listQueryOf } from '../../graphql/operation-fields.js';
 import { type CostExtensions, PRESENT_DEVICES_COST } from '../../graphql/query-cost.js';
 import { genderName } from '../../shared/labels.js';
 import type { PresenceChange } from '../presence/presence.pubsub.js';
@@ -97,7 +97,7 @@ const activeSessionArgs = argsOf(activeSessionsQuery.filters, [
   'segment_id',
 ]);
 const activeQuery = (ctx: AppContext, args: Readonly<Record<string, unknown>>) =>
-  activeSessionsQuery.query(ctx, restInputOf(activeSessionsQuery.filters, args));
+  listQueryOf(activeSessionsQuery, ctx, args);
 
 builder.queryFields((t) => ({
   activeSessions: t.field({

@@ -2,9 +2,9 @@
 // `POST /api-tokens`, the secret in its payload once) and `revokeApiToken` (REST `DELETE
 // /api-tokens/:id`), through the same operations.
 import { requires } from '../../auth/permissions.js';
-import { connectionPage, toRestInput } from '../../graphql/args.js';
+import { toRestInput } from '../../graphql/args.js';
 import { builder } from '../../graphql/builder.js';
-import { argsOf, inputTypeOf, restInputOf } from '../../graphql/operation-fields.js';
+import { argsOf, inputTypeOf, listConnection, listQueryOf } from '../../graphql/operation-fields.js';
 import { planAnswerFirst } from '../../graphql/plan-answer-first.js';
 import { docsOnly, execute, fieldsOf } from '../../operations/operation.js';
 import { shownScopes } from './api-tokens.labels.js';
@@ -60,16 +60,16 @@ const CreateApiTokenInput = inputTypeOf(
 
 builder.queryFields((t) => ({
   apiTokens: t.prismaConnection({
-    ...connectionPage(MAX_PAGE_SIZE, requires(apiTokensQuery.action)),
+    ...listConnection(apiTokensQuery, MAX_PAGE_SIZE),
     type: 'ApiToken',
     description: "API tokens of the current tenant's users, newest first (REST `GET /api-tokens`).",
     args: argsOf(apiTokensQuery.filters),
     resolve: async (query, _root, args, ctx) => {
-      const q = await apiTokensQuery.query(ctx, restInputOf(apiTokensQuery.filters, args));
+      const q = await listQueryOf(apiTokensQuery, ctx, args);
       return listApiTokens(ctx, q, query);
     },
     totalCount: async (_root, args, ctx) => {
-      return countApiTokens(ctx, await apiTokensQuery.query(ctx, restInputOf(apiTokensQuery.filters, args)));
+      return countApiTokens(ctx, await listQueryOf(apiTokensQuery, ctx, args));
     },
   }),
 }));

@@ -1,9 +1,5 @@
-// The audit log in the graph: the `auditLogs` connection (REST `GET /audit-logs`), read only,
-// through the same list operation.
-import { requires } from '../../auth/permissions.js';
-import { connectionPage } from '../../graphql/args.js';
 import { builder } from '../../graphql/builder.js';
-import { argsOf, restInputOf } from '../../graphql/operation-fields.js';
+import { argsOf, listConnection, listQueryOf } from '../../graphql/operation-fields.js';
 import { auditLogsQuery, countAuditLogs, listAuditLogs } from './audit-logs.service.js';
 
 const MAX_PAGE_SIZE = 100;
@@ -70,16 +66,16 @@ builder.prismaObject('AuditLog', {
 
 builder.queryFields((t) => ({
   auditLogs: t.prismaConnection({
-    ...connectionPage(MAX_PAGE_SIZE, requires(auditLogsQuery.action)),
+    ...listConnection(auditLogsQuery, MAX_PAGE_SIZE),
     type: 'AuditLog',
     description: 'The audit log of the current tenant, newest first (REST `GET /audit-logs`).',
     args: argsOf(auditLogsQuery.filters),
     resolve: async (query, _root, args, ctx) => {
-      const q = await auditLogsQuery.query(ctx, restInputOf(auditLogsQuery.filters, args));
+      const q = await listQueryOf(auditLogsQuery, ctx, args);
       return listAuditLogs(ctx, q, query);
     },
     totalCount: async (_root, args, ctx) => {
-      return countAuditLogs(ctx, await auditLogsQuery.query(ctx, restInputOf(auditLogsQuery.filters, args)));
+      return countAuditLogs(ctx, await listQueryOf(auditLogsQuery, ctx, args));
     },
   }),
 }));

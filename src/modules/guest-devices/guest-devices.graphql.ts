@@ -2,10 +2,9 @@
 // connection with REST's filters and a total count. Resolvers call the same service functions as
 // REST. Byte counts are Floats (exact up to 2^53 bytes, 8 PiB) beside their human-readable text.
 
-import { requires } from '../../auth/permissions.js';
 import { assertPageSize, connectionPage } from '../../graphql/args.js';
 import { builder } from '../../graphql/builder.js';
-import { argsOf, restInputOf } from '../../graphql/operation-fields.js';
+import { argsOf, listConnection, listQueryOf } from '../../graphql/operation-fields.js';
 import { humanSize } from '../../shared/format.js';
 import { connectionStatusName } from '../../shared/labels.js';
 import { sessionOrder, sessionScopeOf } from '../guest-sessions/guest-sessions.service.js';
@@ -16,7 +15,6 @@ import {
   deviceListQuery,
   deviceOrder,
   deviceScopeOf,
-  devicesQuery,
   listDevices,
 } from './guest-devices.service.js';
 
@@ -103,19 +101,16 @@ builder.prismaObjectFields('Guest', (t) => ({
 
 builder.queryFields((t) => ({
   guestDevices: t.prismaConnection({
-    ...connectionPage(MAX_PAGE_SIZE, requires(deviceListQuery.action)),
+    ...listConnection(deviceListQuery, MAX_PAGE_SIZE),
     type: 'GuestDevice',
     description: 'Guest devices of the current tenant, oldest first (REST `GET /guest-devices`).',
     args: argsOf(deviceListQuery.filters),
     resolve: async (query, _root, args, ctx) => {
-      return listDevices(
-        ctx,
-        await deviceListQuery.query(ctx, restInputOf(deviceListQuery.filters, args)),
-        query,
-      );
+      return listDevices(ctx, await listQueryOf(deviceListQuery, ctx, args), query);
     },
     totalCount: async (_root, args, ctx) => {
-      return countDevices(ctx, await devicesQuery.query(ctx, restInputOf(devicesQuery.filters, args)));
+      // The list's query (its filters and more): one validation for the rows and the count.
+      return countDevices(ctx, await listQueryOf(deviceListQuery, ctx, args));
     },
   }),
 }));

@@ -6,7 +6,7 @@
 import { requires } from '../../auth/permissions.js';
 import { assertPageSize, connectionPage } from '../../graphql/args.js';
 import { builder } from '../../graphql/builder.js';
-import { argsOf, restInputOf } from '../../graphql/operation-fields.js';
+import { argsOf, listConnection, listQueryOf } from '../../graphql/operation-fields.js';
 import type { CostExtensions } from '../../graphql/query-cost.js';
 import { hms, humanSize, localDisplay } from '../../shared/format.js';
 import { connectionStatusName } from '../../shared/labels.js';
@@ -151,20 +151,17 @@ const SessionByIpType = builder.objectRef<SessionByIp>('SessionByIp').implement(
 
 builder.queryFields((t) => ({
   guestSessions: t.prismaConnection({
-    ...connectionPage(MAX_PAGE_SIZE, requires(guestSessionsQuery.action)),
+    ...listConnection(guestSessionsQuery, MAX_PAGE_SIZE),
     type: 'GuestSession',
     description: 'Guest sessions of the current tenant, oldest first (REST `GET /sessions`).',
     args: argsOf(guestSessionsQuery.filters),
     resolve: async (query, _root, args, ctx) => {
-      const q = await guestSessionsQuery.query(ctx, restInputOf(guestSessionsQuery.filters, args));
+      const q = await listQueryOf(guestSessionsQuery, ctx, args);
       return listSessions(ctx, q, query);
     },
     // Without `edges` in the selection `resolve` does not run, so the page size is checked here too.
     totalCount: async (_root, args, ctx) => {
-      return countSessions(
-        ctx,
-        await guestSessionsQuery.query(ctx, restInputOf(guestSessionsQuery.filters, args)),
-      );
+      return countSessions(ctx, await listQueryOf(guestSessionsQuery, ctx, args));
     },
   }),
   sessionsByIp: t.field({

@@ -7,7 +7,7 @@ import { requires } from '../../auth/permissions.js';
 import type { AppContext } from '../../context.js';
 import { assertPageSize, connectionPage, toRestInput } from '../../graphql/args.js';
 import { builder } from '../../graphql/builder.js';
-import { argsOf, inputTypeOf, restInputOf } from '../../graphql/operation-fields.js';
+import { argsOf, inputTypeOf, listConnection, listQueryOf } from '../../graphql/operation-fields.js';
 import { docsOnly, execute, fieldsOf } from '../../operations/operation.js';
 import { dateOnly } from '../../shared/format.js';
 import { genderName } from '../../shared/labels.js';
@@ -176,15 +176,15 @@ builder.prismaObjectFields('Location', (t) => ({
 
 builder.queryFields((t) => ({
   guests: t.prismaConnection({
-    ...connectionPage(MAX_PAGE_SIZE, requires(guestsQuery.action)),
+    ...listConnection(guestsQuery, MAX_PAGE_SIZE),
     type: 'Guest',
     description: 'Guests of the current tenant, oldest first (REST `GET /guests`, the same filters).',
     args: argsOf(guestsQuery.filters),
     resolve: async (query, _root, args, ctx) => {
-      return listGuests(ctx, await guestsQuery.query(ctx, restInputOf(guestsQuery.filters, args)), query);
+      return listGuests(ctx, await listQueryOf(guestsQuery, ctx, args), query);
     },
     totalCount: async (_root, args, ctx) => {
-      return countGuests(ctx, await guestsQuery.query(ctx, restInputOf(guestsQuery.filters, args)));
+      return countGuests(ctx, await listQueryOf(guestsQuery, ctx, args));
     },
   }),
   guest: t.prismaField({

@@ -3,9 +3,9 @@
 // functions as REST.
 
 import { requires } from '../../auth/permissions.js';
-import { connectionPage, toRestInput } from '../../graphql/args.js';
+import { toRestInput } from '../../graphql/args.js';
 import { builder } from '../../graphql/builder.js';
-import { argsOf, inputTypeOf, restInputOf } from '../../graphql/operation-fields.js';
+import { argsOf, inputTypeOf, listConnection, listQueryOf } from '../../graphql/operation-fields.js';
 import { docsOnly, execute, fieldsOf } from '../../operations/operation.js';
 import { scaleFloorDimensions, zonePoints } from './locations.geometry.js';
 import {
@@ -132,21 +132,17 @@ const LocationInput = inputTypeOf(
 
 builder.queryFields((t) => ({
   locations: t.prismaConnection({
-    ...connectionPage(MAX_PAGE_SIZE, requires(locationsQuery.action)),
+    ...listConnection(locationsQuery, MAX_PAGE_SIZE),
     type: 'Location',
     description: 'Locations of the current tenant, oldest first (REST `GET /locations`).',
     args: argsOf(locationsQuery.filters),
     // Adds `totalCount` to the connection, counted with the same filters.
     resolve: async (query, _root, args, ctx) => {
-      return listLocations(
-        ctx,
-        await locationsQuery.query(ctx, restInputOf(locationsQuery.filters, args)),
-        query,
-      );
+      return listLocations(ctx, await listQueryOf(locationsQuery, ctx, args), query);
     },
     // Without `edges` in the selection `resolve` does not run, so the page size is checked here too.
     totalCount: async (_root, args, ctx) => {
-      return countLocations(ctx, await locationsQuery.query(ctx, restInputOf(locationsQuery.filters, args)));
+      return countLocations(ctx, await listQueryOf(locationsQuery, ctx, args));
     },
   }),
   location: t.prismaField({

@@ -1,8 +1,5 @@
-// Service profiles in the graph: the `serviceProfiles` connection (REST `GET /service-profiles`).
-import { requires } from '../../auth/permissions.js';
-import { connectionPage } from '../../graphql/args.js';
 import { builder } from '../../graphql/builder.js';
-import { argsOf, restInputOf } from '../../graphql/operation-fields.js';
+import { argsOf, listConnection, listQueryOf } from '../../graphql/operation-fields.js';
 import {
   countServiceProfiles,
   listServiceProfiles,
@@ -30,17 +27,17 @@ builder.prismaObject('ServiceProfile', {
 
 builder.queryFields((t) => ({
   serviceProfiles: t.prismaConnection({
-    ...connectionPage(MAX_PAGE_SIZE, requires(serviceProfilesQuery.action)),
+    ...listConnection(serviceProfilesQuery, MAX_PAGE_SIZE),
     type: 'ServiceProfile',
     description:
       'Service profiles of the current tenant, the default first, then by name (REST `GET /service-profiles`).',
     args: argsOf(serviceProfilesQuery.filters),
     resolve: async (query, _root, args, ctx) => {
-      const q = await serviceProfilesQuery.query(ctx, restInputOf(serviceProfilesQuery.filters, args));
+      const q = await listQueryOf(serviceProfilesQuery, ctx, args);
       return listServiceProfiles(ctx, q, query);
     },
     totalCount: async (_root, args, ctx) => {
-      const q = await serviceProfilesQuery.query(ctx, restInputOf(serviceProfilesQuery.filters, args));
+      const q = await listQueryOf(serviceProfilesQuery, ctx, args);
       return countServiceProfiles(ctx, q);
     },
   }),

@@ -2,9 +2,15 @@
 // total count, and the create/update/deactivate/activate/switch mutations. Resolvers run the same
 // operations as REST (tenants.service.ts).
 import { requires } from '../../auth/permissions.js';
-import { connectionPage, toRestInput } from '../../graphql/args.js';
+import { toRestInput } from '../../graphql/args.js';
 import { builder, type SchemaTypes } from '../../graphql/builder.js';
-import { argsOf, inputTypeOf, restInputOf } from '../../graphql/operation-fields.js';
+import {
+  argsOf,
+  inputTypeOf,
+  listConnection,
+  listQueryOf,
+  restInputOf,
+} from '../../graphql/operation-fields.js';
 import { docsOnly, execute, fieldsOf } from '../../operations/operation.js';
 import { countryName } from '../../validation/countries.js';
 import {
@@ -54,15 +60,15 @@ const TenantInput = inputTypeOf(
 
 builder.queryFields((t) => ({
   tenants: t.prismaConnection({
-    ...connectionPage(MAX_PAGE_SIZE, requires(tenantsQuery.action)),
+    ...listConnection(tenantsQuery, MAX_PAGE_SIZE),
     type: 'Tenant',
     description: 'Tenants of the caller’s group, oldest first (REST `GET /tenants`).',
     args: argsOf(tenantsQuery.filters),
     resolve: async (query, _root, args, ctx) => {
-      return listTenants(ctx, await tenantsQuery.query(ctx, restInputOf(tenantsQuery.filters, args)), query);
+      return listTenants(ctx, await listQueryOf(tenantsQuery, ctx, args), query);
     },
     totalCount: async (_root, args, ctx) => {
-      return countTenants(ctx, await tenantsQuery.query(ctx, restInputOf(tenantsQuery.filters, args)));
+      return countTenants(ctx, await listQueryOf(tenantsQuery, ctx, args));
     },
   }),
 }));

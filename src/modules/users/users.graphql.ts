@@ -3,9 +3,9 @@
 // activate mutations. Resolvers run the same operations as REST (users.service.ts).
 import { allowedActions, requires } from '../../auth/permissions.js';
 import type { Role } from '../../auth/principal.js';
-import { connectionPage, toRestInput } from '../../graphql/args.js';
+import { toRestInput } from '../../graphql/args.js';
 import { builder } from '../../graphql/builder.js';
-import { argsOf, restInputOf } from '../../graphql/operation-fields.js';
+import { argsOf, listConnection, listQueryOf } from '../../graphql/operation-fields.js';
 import { execute } from '../../operations/operation.js';
 import { roleName, userType } from './users.roles.js';
 import {
@@ -79,15 +79,15 @@ builder.queryFields((t) => ({
     resolve: (query, _root, _args, ctx) => viewerUser(ctx, query),
   }),
   users: t.prismaConnection({
-    ...connectionPage(MAX_PAGE_SIZE, requires(usersQuery.action)),
+    ...listConnection(usersQuery, MAX_PAGE_SIZE),
     type: 'User',
     description: 'Users whose current tenant is the caller’s, oldest first (REST `GET /users`).',
     args: argsOf(usersQuery.filters),
     resolve: async (query, _root, args, ctx) => {
-      return listUsers(ctx, await usersQuery.query(ctx, restInputOf(usersQuery.filters, args)), query);
+      return listUsers(ctx, await listQueryOf(usersQuery, ctx, args), query);
     },
     totalCount: async (_root, args, ctx) => {
-      return countUsers(ctx, await usersQuery.query(ctx, restInputOf(usersQuery.filters, args)));
+      return countUsers(ctx, await listQueryOf(usersQuery, ctx, args));
     },
   }),
 }));

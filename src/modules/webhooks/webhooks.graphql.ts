@@ -3,9 +3,15 @@
 // `updateWebhook`, `deleteWebhook`, `testWebhook`, `replayWebhook` and `rotateWebhookSecret` (the new
 // secret in its payload once), through the same operations.
 import { authorize, requires } from '../../auth/permissions.js';
-import { connectionPage, toRestInput } from '../../graphql/args.js';
+import { toRestInput } from '../../graphql/args.js';
 import { builder } from '../../graphql/builder.js';
-import { argsOf, inputTypeOf, restInputOf } from '../../graphql/operation-fields.js';
+import {
+  argsOf,
+  inputTypeOf,
+  listConnection,
+  listQueryOf,
+  restInputOf,
+} from '../../graphql/operation-fields.js';
 import { planAnswerFirst } from '../../graphql/plan-answer-first.js';
 import { execute } from '../../operations/operation.js';
 import {
@@ -126,20 +132,20 @@ const UpdateWebhookInput = inputTypeOf(
 
 builder.queryFields((t) => ({
   webhooks: t.prismaConnection({
-    ...connectionPage(MAX_PAGE_SIZE, requires(webhooksQuery.action)),
+    ...listConnection(webhooksQuery, MAX_PAGE_SIZE),
     type: 'Webhook',
     description: 'Webhook endpoints of the current tenant, oldest first (REST `GET /webhooks`).',
     args: argsOf(webhooksQuery.filters),
     resolve: async (query, _root, args, ctx) => {
-      const q = await webhooksQuery.query(ctx, restInputOf(webhooksQuery.filters, args));
+      const q = await listQueryOf(webhooksQuery, ctx, args);
       return listWebhooks(ctx, q, query);
     },
     totalCount: async (_root, args, ctx) => {
-      return countWebhooks(ctx, await webhooksQuery.query(ctx, restInputOf(webhooksQuery.filters, args)));
+      return countWebhooks(ctx, await listQueryOf(webhooksQuery, ctx, args));
     },
   }),
   webhookDeliveries: t.prismaConnection({
-    ...connectionPage(MAX_PAGE_SIZE, requires(attemptsQuery.action)),
+    ...listConnection(attemptsQuery, MAX_PAGE_SIZE),
     type: 'WebhookAttempt',
     description:
       "A webhook endpoint's delivery attempts, newest first (REST `GET /webhooks/:id/deliveries`); an unknown endpoint is NOT_FOUND.",
@@ -147,23 +153,13 @@ builder.queryFields((t) => ({
     resolve: async (query, _root, args, ctx) => {
       const scope = authorize(ctx.principal, attemptsQuery.action);
       const webhook = await webhookInScope(ctx, scope, String(args.webhookId));
-      const q = await attemptsQuery.query(
-        ctx,
-        restInputOf(attemptsQuery.filters, Object.fromEntries(Object.entries(args))),
-      );
+      const q = await listQueryOf(attemptsQuery, ctx, args);
       return listAttempts(ctx, webhook.id, q, query);
     },
     totalCount: async (_root, args, ctx) => {
       const scope = authorize(ctx.principal, attemptsQuery.action);
       const webhook = await webhookInScope(ctx, scope, String(args.webhookId));
-      return countAttempts(
-        ctx,
-        webhook.id,
-        await attemptsQuery.query(
-          ctx,
-          restInputOf(attemptsQuery.filters, Object.fromEntries(Object.entries(args))),
-        ),
-      );
+      return countAttempts(ctx, webhook.id, await listQueryOf(attemptsQuery, ctx, args));
     },
   }),
 }));
