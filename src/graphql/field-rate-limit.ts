@@ -1,21 +1,27 @@
 // graphql-rate-limit guards costly fields on top of the per-token request budget: a field named in
-// FIELD_LIMITS may run at most `max` times per `window` for one token. Calls are counted in memory,
-// or in Redis when REDIS_URL is set (its RedisStore speaks the callback API ioredis also offers),
-// in memory again while Redis is away.
+// FIELD_LIMITS may run at most `max` times per `window` for one token. Its stores read the calls,
+// then write them back, two steps that calls made at once interleave (40 concurrent createGuest
+// calls with one token passed a budget of 30, across instances and within one). So the store here
+// counts the call in the read itself, atomically: in memory within one step of the event loop, in
+// Redis (REDIS_URL) with one script; the limiter's write is then a no-op. In memory again while
+// Redis is away.
+import { randomBytes } from 'node:crypto';
 import type { GraphQLResolveInfo } from 'graphql';
-import { getGraphQLRateLimiter, InMemoryStore, RedisStore, Store } from 'graphql-rate-limit';
+import { getGraphQLRateLimiter, Store } from 'graphql-rate-limit';
 import { AppError } from '../errors.js';
 import type { RedisLink } from '../redis/redis.js';
 
-/** The costly fields and their budgets per token. */
+const MINUTE_MS = 60_000;
+
+/** The costly fields and their budgets per token: `max` calls per `windowMs`. */
 export const FIELD_LIMITS = {
-  createLocation: { max: 30, window: '1m' },
-  updateLocation: { max: 60, window: '1m' },
-  generateAccessCodes: { max: 30, window: '1m' },
-  createGuest: { max: 30, window: '1m' },
-  updateGuest: { max: 60, window: '1m' },
-  importGuests: { max: 10, window: '1m' },
-} as const satisfies Record<string, { max: number; window: string }>;
+  createLocation: { max: 30, windowMs: MINUTE_MS },
+  updateLocation: { max: 60, windowMs: MINUTE_MS },
+  generateAccessCodes: { max: 30, windowMs: MINUTE_MS },
+  createGuest: { max: 30, windowMs: MINUTE_MS },
+  updateGuest: { max: 60, windowMs: MINUTE_MS },
+  importGuests: { max: 10, windowMs: MINUTE_MS },
+} as const satisfies Record<string, { max: number; windowMs: number }>;
 
 export type GuardedField = keyof typeof FIELD_LIMITS;
 
@@ -25,31 +31,82 @@ export interface FieldGuard {
 
 type Identity = Parameters<Store['getForIdentity']>[0];
 
+/** The field's window in ms (the limiter's field identity is the field's name: no identity args). */
+function windowOf(identity: Identity): number {
+  const limit = FIELD_LIMITS[identity.fieldIdentity as GuardedField];
+  if (!limit) throw new Error(`No budget for the field ${identity.fieldIdentity} (FIELD_LIMITS).`);
+  return limit.windowMs;
+}
+
+/**
+ * The calls of one token to one field within its window, this call counted in the same step: the
+ * limiter decides on the calls before it (as many as `max` pass), and its write changes nothing.
+ * Refused calls count too, as graphql-rate-limit counts them.
+ */
+class CountingMemoryStore extends Store {
+  private readonly calls = new Map<string, number[]>();
+
+  async getForIdentity(identity: Identity): Promise<readonly number[]> {
+    return this.count(identity, Date.now());
+  }
+
+  count(identity: Identity, now: number): number[] {
+    const key = `${identity.contextIdentity}\n${identity.fieldIdentity}`;
+    const since = now - windowOf(identity);
+    const before = (this.calls.get(key) ?? []).filter((t) => t > since);
+    this.calls.set(key, [...before, now]);
+    // Expired keys go when their token calls again; a sweep keeps idle ones from piling up.
+    if (this.calls.size > 10_000) {
+      for (const [k, times] of this.calls) if (!times.some((t) => t > since)) this.calls.delete(k);
+    }
+    return before;
+  }
+
+  async setForIdentity(): Promise<void> {}
+}
+
+/** The same count in Redis: a sorted set per token and field, trimmed, read and added to at once. */
+const COUNT_CALL = `
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1] - ARGV[2])
+local before = redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES')
+redis.call('ZADD', KEYS[1], ARGV[1], ARGV[3])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return before`;
+
 /** Redis while it answers, per-instance memory during an outage or when a command fails. */
 class FallbackStore extends Store {
-  private readonly shared: RedisStore;
-  private readonly memory = new InMemoryStore();
+  private readonly memory = new CountingMemoryStore();
 
   constructor(private readonly redis: RedisLink) {
     super();
-    this.shared = new RedisStore(redis.client);
   }
 
   async getForIdentity(identity: Identity): Promise<readonly number[]> {
-    if (this.redis.down) return this.memory.getForIdentity(identity);
-    return this.shared.getForIdentity(identity).catch(() => this.memory.getForIdentity(identity));
+    const now = Date.now();
+    if (this.redis.down) return this.memory.count(identity, now);
+    const key = `field-budget:${identity.fieldIdentity}:${identity.contextIdentity}`;
+    const member = `${now}:${randomBytes(6).toString('hex')}`;
+    try {
+      const pairs = (await this.redis.client.eval(
+        COUNT_CALL,
+        1,
+        key,
+        String(now),
+        String(windowOf(identity)),
+        member,
+      )) as string[];
+      // Member, score, member, score…: the scores are the calls' times.
+      return pairs.filter((_, i) => i % 2 === 1).map(Number);
+    } catch {
+      return this.memory.count(identity, now);
+    }
   }
 
-  async setForIdentity(identity: Identity, timestamps: readonly number[], windowMs?: number): Promise<void> {
-    if (this.redis.down) return this.memory.setForIdentity(identity, timestamps);
-    return this.shared
-      .setForIdentity(identity, timestamps, windowMs)
-      .catch(() => this.memory.setForIdentity(identity, timestamps));
-  }
+  async setForIdentity(): Promise<void> {}
 }
 
 export function createFieldGuard(redis: RedisLink | undefined): FieldGuard {
-  const store: Store = redis ? new FallbackStore(redis) : new InMemoryStore();
+  const store: Store = redis ? new FallbackStore(redis) : new CountingMemoryStore();
   const limiter = getGraphQLRateLimiter({
     store,
     identifyContext: (ctx: { tokenId: string }) => ctx.tokenId,
@@ -59,8 +116,10 @@ export function createFieldGuard(redis: RedisLink | undefined): FieldGuard {
   return {
     async check(field, tokenId, info) {
       const message = await limiter(
-        { parent: undefined, args: {}, context: { tokenId }, info },
-        FIELD_LIMITS[field],
+        // Counted under the guarded field's name, whatever called it.
+        { parent: undefined, args: {}, context: { tokenId }, info: { ...info, fieldName: field } },
+        // The limiter reads its window with `ms`, which takes `60000ms`.
+        { max: FIELD_LIMITS[field].max, window: `${FIELD_LIMITS[field].windowMs}ms` },
       );
       if (message) throw new AppError('RATE_LIMITED', { message });
     },
