@@ -438,14 +438,31 @@ describe.sequential('location pinning through nested relations', () => {
     };
     expect(await codeX('venue')).toEqual([id.gB, '']);
     expect(await codeX('tenant')).toEqual([id.gB, gB.name]);
+    const dB = await t.db.prisma.guestDevice.update({
+      where: { id: id.dB },
+      data: { description: 'B phone' },
+    });
     const sessionX = async (role: Role) => {
       const res = await t.request('GET', '/api/v1/sessions?per_page=100', { token: token[role] });
       expect(res.status, res.text).toBe(200);
       const s = res.json.data.find((x: Json) => x.id === id.sX);
-      return [s.guest_id, s.partner_id];
+      return [s.guest_id, s.partner_id, s.guest_device_mac, s.guest_device_description];
     };
-    expect(await sessionX('front-desk')).toEqual([id.gB, null]);
-    expect(await sessionX('support')).toEqual([id.gB, 'P-B']);
+    // The device is B's guest's too: neither its MAC nor its description (GraphQL's device is null).
+    expect(await sessionX('front-desk')).toEqual([id.gB, null, '', '']);
+    expect(await sessionX('support')).toEqual([id.gB, 'P-B', dB.mac, 'B phone']);
+    // Nor do the filters on them find the session, one value at a time.
+    const found = async (role: Role, filter: string) => {
+      const list = await t.request('GET', `/api/v1/sessions?per_page=100&${filter}`, { token: token[role] });
+      const count = await t.request('GET', `/api/v1/sessions/count?${filter}`, { token: token[role] });
+      expect(count.json.count, filter).toBe(list.json.data.length);
+      return list.json.data.map((x: Json) => x.id).includes(id.sX);
+    };
+    for (const filter of ['partner_id=P-B', `guest_device_mac=${encodeURIComponent(dB.mac)}`]) {
+      expect(await found('venue', filter), filter).toBe(false);
+      expect(await found('front-desk', filter), filter).toBe(false);
+      expect(await found('tenant', filter), filter).toBe(true);
+    }
   });
 
   it('a session found by address, at A, of a guest at B: no guest shown to a pinned user', async () => {

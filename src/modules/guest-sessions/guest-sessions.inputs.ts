@@ -1,5 +1,6 @@
 // The filters of spec 4.4 and the rules of `GET /sessions/:ip_address` (2.6), shared by REST and
 // GraphQL.
+import type { Scope } from '../../auth/principal.js';
 import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { filterOf } from '../../operations/operation.js';
 import { dayStart, nextDayStart } from '../../shared/dates.js';
@@ -15,6 +16,12 @@ import {
 import { macAddress, normaliseMac } from '../guest-devices/guest-devices.inputs.js';
 
 const sessionFilter = filterOf<PrismaNS.GuestSessionWhereInput>();
+
+// For a pinned caller, a session whose guest (or device's guest) is at another location shows no
+// partner id (or device MAC) (guest-sessions.serializer.ts): the filter on it must not find such a
+// session either, one value at a time.
+const atCallersLocation = (scope: Scope) =>
+  scope.locationId === null ? {} : { locationId: scope.locationId };
 const day = () => dateFormat('Y-m-d');
 
 /**
@@ -27,7 +34,12 @@ export const sessionFilters = {
   location_id: sessionFilter(textFilter(), { where: (v) => ({ locationId: v }) }),
   guest_device_mac: sessionFilter([...textFilter(), macAddress()], {
     description: '`AA:BB:CC:DD:EE:FF`, `aa-bb-cc-dd-ee-ff` or `aabb.ccdd.eeff`',
-    where: (v) => ({ device: { mac: { equals: normaliseMac(v) ?? '', mode: 'insensitive' } } }),
+    where: (v, scope) => ({
+      device: {
+        mac: { equals: normaliseMac(v) ?? '', mode: 'insensitive' },
+        guest: atCallersLocation(scope),
+      },
+    }),
   }),
   start_time: sessionFilter([nullable(), day()], {
     description: 'Started on or after this day (UTC), `yyyy-mm-dd`',
@@ -39,7 +51,7 @@ export const sessionFilters = {
   }),
   partner_id: sessionFilter(textFilter(), {
     description: "The guest's partner id",
-    where: (v) => ({ guest: { partnerId: v } }),
+    where: (v, scope) => ({ guest: { partnerId: v, ...atCallersLocation(scope) } }),
   }),
   online: sessionFilter([nullable(), boolean()], { where: (v) => ({ online: v }) }),
   // Accepted by the list and the count (decisions); it only orders the list.

@@ -8,6 +8,7 @@ import type { Endpoint } from '../../rest/endpoint.js';
 import { type ExportPage, exportEndpointOf } from '../../rest/export.js';
 import { countEndpointOf, listEndpointOf } from '../../rest/operation-endpoint.js';
 import { ValidationBody } from '../../rest/schemas.js';
+import { deviceVisible } from '../guest-devices/guest-devices.service.js';
 import { guestVisible } from '../guests/guests.service.js';
 import { MAX_IP_ADDRESSES } from './guest-sessions.inputs.js';
 import {
@@ -30,9 +31,11 @@ import {
 const read = (ctx: AppContext, q: SessionQuery, page: ExportPage | { skip: number; take: number }) =>
   listSessions(ctx, q, { ...page, select: sessionItemSelect });
 
-// A session at a pinned caller's location may be a guest's of another one: no partner id then
-// (GraphQL's `GuestSession.guest` is null there).
-const serialize = (row: SessionItemRow, ctx: AppContext) => sessionItem(row, guestVisible(ctx, row.guest));
+// A session at a pinned caller's location may be a guest's of another one: no partner id then, and
+// no device MAC or description when the device's guest is there (GraphQL's `GuestSession.guest` and
+// `device` are null there).
+const serialize = (row: SessionItemRow, ctx: AppContext) =>
+  sessionItem(row, { device: deviceVisible(ctx, row.device), guest: guestVisible(ctx, row.guest) });
 
 export const list = listEndpointOf(guestSessionsQuery, {
   summary:

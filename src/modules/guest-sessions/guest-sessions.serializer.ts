@@ -18,15 +18,18 @@ import { hms, humanSize, isoOffset, localDisplay } from '../../shared/format.js'
 import { CONNECTION_STATUS_NAMES, connectionStatusName } from '../../shared/labels.js';
 import { type SessionByIp, type SessionItemRow, sessionSeconds } from './guest-sessions.service.js';
 
-/** `partnerShown`: whether the caller may see the session's guest (else `partner_id` is null). */
-export function sessionItem(s: SessionItemRow, partnerShown: boolean, now = new Date()) {
+/**
+ * `shown`: whether the caller may see the session's device (else its description and MAC are `""`)
+ * and its guest (else `partner_id` is null), as GraphQL's `device` and `guest` are null there.
+ */
+export function sessionItem(s: SessionItemRow, shown: { device: boolean; guest: boolean }, now = new Date()) {
   const tz = s.location.timezone;
   return {
     id: s.id,
     location_id: s.locationId,
     location_name: s.location.name,
-    guest_device_description: s.device.description,
-    guest_device_mac: s.device.mac,
+    guest_device_description: shown.device ? s.device.description : '',
+    guest_device_mac: shown.device ? s.device.mac : '',
     guest_device_ip: s.ipAddress,
     access_code: s.accessCode?.code ?? '',
     login_type_name: s.loginType,
@@ -41,7 +44,7 @@ export function sessionItem(s: SessionItemRow, partnerShown: boolean, now = new 
     start_time_formatted: localDisplay(s.startTime, tz),
     end_time_formatted: localDisplay(s.endTime, tz),
     guest_id: s.guestId,
-    partner_id: partnerShown ? s.guest.partnerId : null,
+    partner_id: shown.guest ? s.guest.partnerId : null,
   };
 }
 

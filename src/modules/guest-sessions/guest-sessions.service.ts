@@ -91,8 +91,11 @@ export const sessionItemSelect = {
   endTime: true,
   connectionStatus: true,
   location: { select: { name: true, timezone: true } },
-  device: { select: { description: true, mac: true } },
-  // tenantId and locationId: guestVisible() decides whether the partner id is shown (see .rest.ts).
+  // tenantId and the guest's location: deviceVisible() decides whether the MAC and description are
+  // shown, guestVisible() whether the partner id is (see .rest.ts).
+  device: {
+    select: { description: true, mac: true, tenantId: true, guest: { select: { locationId: true } } },
+  },
   guest: { select: { partnerId: true, ...guestVisibleSelect } },
   accessCode: { select: { code: true } },
   serviceProfile: { select: { name: true } },
@@ -183,7 +186,7 @@ export function sessionEvent(
     type,
     resourceType: 'guest_session',
     resourceId: s.id,
-    payload: sessionItem(s, s.guest.erasedAt === null, now),
+    payload: sessionItem(s, { device: true, guest: s.guest.erasedAt === null }, now),
   };
 }
 

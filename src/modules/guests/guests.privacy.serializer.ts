@@ -42,7 +42,7 @@ export function guestCopyItem(c: GuestCopy, config: Pick<Config, 'appUrl'>) {
     tags: c.tags.map((t) => ({ name: t.name, type: t.type, group_name: t.groupName })),
     devices: c.devices.map(deviceItem),
     // The sessions are the guest's own: its partner id is shown.
-    sessions: c.sessions.map((s) => sessionItem(s, true)),
+    sessions: c.sessions.map((s) => sessionItem(s, { device: true, guest: true })),
     presence_records: c.presenceRecords.map(presenceRecordItem),
     location_sessions: c.locationSessions.map(locationSessionItem),
     location_logs: c.locationLogs.map(locationLogItem),
