@@ -529,6 +529,12 @@ describe('delivery', () => {
       return d.status === 'dead' && d;
     });
     expect(dead).toMatchObject({ eventId: updated.id, nextAttemptAt: null });
+    // The deliveries list says it will not be tried again: its last attempt's next_retry_at is null.
+    const listed = await t.request('GET', `/api/v1/webhooks/${hook.id}/deliveries`, { token: a.token });
+    expect(listed.status, listed.text).toBe(200);
+    const attempts = listed.json.data.filter((x: { event_id: number }) => BigInt(x.event_id) === updated.id);
+    expect(attempts.length).toBeGreaterThan(0);
+    expect(attempts[0].next_retry_at).toBeNull();
     // An attempt already in flight when the filter changed may land; none is made after.
     const sent = updates();
     const [created] = await record(db.prisma, a.tenant_id, ['guest.created', 'g2']);
