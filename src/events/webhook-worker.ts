@@ -78,13 +78,14 @@ export const CLAIM_SQL = `WITH RECURSIVE endpoints AS (
 ), unsubscribed AS (
   UPDATE "WebhookDelivery" d SET "status" = 'dead', "nextAttemptAt" = NULL, "updatedAt" = now()
   FROM due WHERE d."id" = due."id" AND NOT due."subscribed"
-  RETURNING d."id", d."webhookId", d."lastAttemptAt"
+  RETURNING d."webhookId", d."eventId", d."lastAttemptAt"
 ), given_up AS (
   -- Its last attempt said when it would be tried again: not any more (the deliveries list reads it).
   -- That attempt started after its claim (lastAttemptAt), by the process's clock: a minute's margin.
+  -- By event, not delivery: a first attempt, made from the log, names no delivery.
   UPDATE "WebhookAttempt" a SET "nextRetryAt" = NULL FROM unsubscribed u
   WHERE a."webhookId" = u."webhookId" AND a."createdAt" >= u."lastAttemptAt" - interval '1 minute'
-    AND a."deliveryId" = u."id" AND a."nextRetryAt" IS NOT NULL
+    AND a."eventId" = u."eventId" AND a."nextRetryAt" IS NOT NULL
 ), picked AS (
   SELECT due."id" FROM due WHERE due."subscribed" ORDER BY due."nextAttemptAt", due."id" LIMIT $1
 ), claimed AS (
