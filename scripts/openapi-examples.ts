@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { buildApp } from '../src/app.js';
-import { seeders } from '../src/cli/seeders.js';
+import { newSeedRun, seeders } from '../src/cli/seeders.js';
 import { loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/database.js';
 import { seededRandom } from '../src/modules/locations/locations.seed.js';
@@ -46,8 +46,9 @@ const keep = (route: string, status: number, body: unknown): void => {
 
 const boot = await bootstrapTenant(db.prisma, { tenant: 'Acme Hotels', group: 'Acme Group' });
 const rand = seededRandom(7);
+const made = newSeedRun();
 for (const seeder of seeders) {
-  await seeder.run(db.prisma, { tenantId: boot.tenant_id, rand, guests: 12, progress: () => {} });
+  await seeder.run(db.prisma, { tenantId: boot.tenant_id, rand, guests: 12, progress: () => {} }, made);
 }
 const token = boot.token;
 

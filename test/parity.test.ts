@@ -2,7 +2,7 @@
 // seeded with the `admin seed` seeders; for each REST list and count and a spread of filters, the
 // GraphQL connection returns the same records (by id) in the same order, and the same total.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seeders } from '../src/cli/seeders.js';
+import { newSeedRun, seeders } from '../src/cli/seeders.js';
 import { seededRandom } from '../src/modules/locations/locations.seed.js';
 import type { BootstrapResult } from '../src/modules/tenants/bootstrap.service.js';
 import { startApp, type TestApp } from './helpers/app.js';
@@ -17,8 +17,9 @@ beforeAll(async () => {
   t = await startApp();
   a = await newTenant(t.db.prisma);
   const rand = seededRandom(11);
+  const made = newSeedRun();
   for (const seeder of seeders) {
-    await seeder.run(t.db.prisma, { tenantId: a.tenant_id, rand, guests: 40, progress: () => {} });
+    await seeder.run(t.db.prisma, { tenantId: a.tenant_id, rand, guests: 40, progress: () => {} }, made);
   }
   // A second tenant in the group, so the tenant list has more than one row.
   await t.request('POST', '/api/v1/tenants', { token: a.token, body: { name: 'Parity Second' } });

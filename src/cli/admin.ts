@@ -481,7 +481,7 @@ async function run(
     }
     case 'seed': {
       const { seededRandom } = await import('../modules/locations/locations.seed.js');
-      const { seeders } = await import('./seeders.js');
+      const { newSeedRun, seeders } = await import('./seeders.js');
       const database = opened(db);
       const tenantId = required(values, 'tenant');
       const guests = boundedInt(values.guests, 'guests', 200, MAX_SEED_GUESTS);
@@ -500,11 +500,12 @@ async function run(
       // One transaction: a seed that fails or is interrupted leaves nothing half-written.
       await database.prisma.$transaction(
         async (tx) => {
+          const made = newSeedRun();
           for (const seeder of seeders) {
             // A turn of the event loop, so a signal is heard: PGlite answers without one.
             await setImmediate();
             opts.progress(`seeding ${seeder.name}…`);
-            Object.assign(counts, await seeder.run(tx, opts));
+            Object.assign(counts, await seeder.run(tx, opts, made));
           }
           await setImmediate();
           stopping.check(NOTHING_SEEDED);

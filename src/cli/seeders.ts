@@ -4,7 +4,7 @@
 import type { Prisma as PrismaNS } from '../generated/prisma/client.js';
 import { seedAdvertisementsAndAccessCodes } from '../modules/advertisements/advertisements.seed.js';
 import { seedPresence } from '../modules/analytics/analytics.seed.js';
-import { seedDevicesAndSessions } from '../modules/guest-devices/guest-devices.seed.js';
+import { type SeededDevice, seedDevicesAndSessions } from '../modules/guest-devices/guest-devices.seed.js';
 import { seedGuests } from '../modules/guests/guests.seed.js';
 import { type Random, seedLocations } from '../modules/locations/locations.seed.js';
 import { seedUsers } from '../modules/users/users.seed.js';
@@ -17,10 +17,22 @@ export interface SeedOptions {
   progress(message: string): void;
 }
 
+/**
+ * What a run created so far that later seeders build on: devices go to this run's guests only and
+ * presence to their devices only, never to guests the API created or erased ones. One per run
+ * (newSeedRun), handed to every seeder of it.
+ */
+export interface SeedRun {
+  guestIds: string[];
+  devices: SeededDevice[];
+}
+
+export const newSeedRun = (): SeedRun => ({ guestIds: [], devices: [] });
+
 export interface Seeder {
   name: string;
   /** Returns counts per resource, merged into the command's output. */
-  run(prisma: PrismaNS.TransactionClient, opts: SeedOptions): Promise<Record<string, number>>;
+  run(prisma: PrismaNS.TransactionClient, opts: SeedOptions, made: SeedRun): Promise<Record<string, number>>;
 }
 
 export const seeders: Seeder[] = [
@@ -39,15 +51,23 @@ export const seeders: Seeder[] = [
   },
   {
     name: 'guests and their tags',
-    run: (prisma, o) => seedGuests(prisma, o),
+    run: async (prisma, o, made) => {
+      const { counts, guestIds } = await seedGuests(prisma, o);
+      made.guestIds = guestIds;
+      return counts;
+    },
   },
-  // After the guests (it equips them) and the access codes (sessions may use them).
+  // After the guests (it equips those it created) and the access codes (sessions may use them).
   {
     name: 'devices and sessions',
-    run: (prisma, o) => seedDevicesAndSessions(prisma, o),
+    run: async (prisma, o, made) => {
+      const { counts, devices } = await seedDevicesAndSessions(prisma, { ...o, guestIds: made.guestIds });
+      made.devices = devices;
+      return counts;
+    },
   },
   {
     name: 'presence, location sessions and logs',
-    run: (prisma, o) => seedPresence(prisma, o),
+    run: (prisma, o, made) => seedPresence(prisma, { ...o, devices: made.devices }),
   },
 ];

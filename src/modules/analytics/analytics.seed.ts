@@ -1,7 +1,8 @@
 // Demo analytics for `admin seed` (after guests and devices): active presence inside the window
-// (WiFi and BLE, some connected) for some guests' devices and a few anonymous beacons, and location
-// sessions with their zone logs over the last four weeks.
+// (WiFi and BLE, some connected) for some of the devices this run created and a few anonymous
+// beacons, and location sessions with their zone logs over the last four weeks.
 import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
+import type { SeededDevice } from '../guest-devices/guest-devices.seed.js';
 import { newId } from '../ingest/ingest.batch.js';
 import { upsertCurrentPresence } from '../ingest/ingest.presence.js';
 import type { Random } from '../locations/locations.seed.js';
@@ -9,9 +10,14 @@ import { normalizeMac } from '../presence/mac.js';
 
 const DAY = 86_400_000;
 
+/**
+ * Presence and visits for `devices`, the devices this run of the seed created (a second run leaves
+ * the tenant's other devices, and their guests, as they are), and the beacons unless the tenant has
+ * presence from them already (an earlier run's).
+ */
 export async function seedPresence(
   prisma: PrismaNS.TransactionClient,
-  o: { tenantId: string; rand: Random; progress(message: string): void },
+  o: { tenantId: string; rand: Random; devices: readonly SeededDevice[]; progress(message: string): void },
 ): Promise<Record<string, number>> {
   const { tenantId, rand } = o;
   const zones = await prisma.zone.findMany({
@@ -26,16 +32,13 @@ export async function seedPresence(
   if (zones.length === 0)
     return { presence_records: 0, active_sessions: 0, location_sessions: 0, location_logs: 0 };
   const pick = <T>(list: readonly T[]): T => list[Math.floor(rand() * list.length)] as T;
-  const devices = await prisma.guestDevice.findMany({
-    where: { tenantId },
-    select: { id: true, guestId: true, mac: true },
-    orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+  const { devices } = o;
+  const beaconMacs = Array.from({ length: 10 }, (_, i) => normalizeMac((0x5a0000000000 + i).toString(16)));
+  const beaconsSeen = await prisma.presenceRecord.findFirst({
+    where: { tenantId, guestId: null, mac: { in: beaconMacs } },
+    select: { id: true },
   });
-  const beacons = Array.from({ length: 10 }, (_, i) => ({
-    id: null,
-    guestId: null,
-    mac: normalizeMac((0x5a0000000000 + i).toString(16)),
-  }));
+  const beacons = beaconsSeen ? [] : beaconMacs.map((mac) => ({ id: null, guestId: null, mac }));
   const now = Date.now();
 
   // Active presence: about half of the devices, and the beacons.

@@ -1,7 +1,7 @@
-// Demo devices and sessions for `admin seed`, after the guests: 1–3 devices per guest (private,
-// randomised MACs as phones use today), and for guests who visited, closed sessions between their
-// first and last visit plus an open one for guests who are online. Bytes follow the duration; each
-// device's totals are the sum of its sessions and each guest's totals the sum of its devices.
+// Demo devices and sessions for `admin seed`, after the guests: 1–3 devices per guest the run created
+// (private, randomised MACs as phones use today), and for guests who visited, closed sessions between
+// their first and last visit plus an open one for guests who are online. Bytes follow the duration;
+// each device's totals are the sum of its sessions and each guest's totals the sum of its devices.
 import { createHash } from 'node:crypto';
 import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import type { Random } from '../locations/locations.seed.js';
@@ -72,16 +72,31 @@ interface SessionRow {
   connectionStatus: number;
 }
 
+/** A device the seed created, for the presence seeded after it. */
+export interface SeededDevice {
+  id: string;
+  guestId: string;
+  mac: string;
+}
+
+/**
+ * Equips `guestIds`, the guests this run of the seed created (never a guest the API or an import
+ * created, nor an erased one: a second run leaves them as they are). Returns the devices created, in
+ * the order created.
+ */
 export async function seedDevicesAndSessions(
   prisma: PrismaNS.TransactionClient,
-  opts: { tenantId: string; rand: Random; progress(message: string): void },
-): Promise<{ guest_devices: number; guest_sessions: number }> {
+  opts: { tenantId: string; rand: Random; guestIds: readonly string[]; progress(message: string): void },
+): Promise<{ counts: { guest_devices: number; guest_sessions: number }; devices: SeededDevice[] }> {
   const { tenantId, rand } = opts;
   const pick = <T>(list: readonly T[]): T => list[Math.floor(rand() * list.length)] as T;
   const between = (lo: number, hi: number) => lo + Math.floor(rand() * (hi - lo + 1));
-  // Guests without devices yet: a second run only equips the guests added since.
+  const none = { counts: { guest_devices: 0, guest_sessions: 0 }, devices: [] };
+  if (opts.guestIds.length === 0) return none;
+  // This run's guests, still without devices and not erased (when the seeders run outside one
+  // transaction, something may have come between).
   const guests = await prisma.guest.findMany({
-    where: { tenantId, devices: { none: {} } },
+    where: { tenantId, id: { in: [...opts.guestIds] }, erasedAt: null, devices: { none: {} } },
     orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
     select: {
       id: true,
@@ -93,7 +108,7 @@ export async function seedDevicesAndSessions(
       createdAt: true,
     },
   });
-  if (guests.length === 0) return { guest_devices: 0, guest_sessions: 0 };
+  if (guests.length === 0) return none;
   const profile = await prisma.serviceProfile.findFirst({
     where: { tenantId, isDefault: true },
     select: { id: true },
@@ -111,7 +126,7 @@ export async function seedDevicesAndSessions(
   const subnet = new Map(locations.map((l, i) => [l.id, 10 + (i % 240)]));
   const now = Date.now();
 
-  let devices = 0;
+  const devices: SeededDevice[] = [];
   let sessions = 0;
   for (let start = 0; start < guests.length; start += BATCH) {
     const batch = guests.slice(start, start + BATCH);
@@ -195,26 +210,33 @@ export async function seedDevicesAndSessions(
         plans.push({ guestIndex: gi, slot, sessions: planned });
       }
     }
-    const created = await prisma.guestDevice.createManyAndReturn({ data: deviceRows, select: { id: true } });
+    const created = await prisma.guestDevice.createManyAndReturn({
+      data: deviceRows,
+      select: { id: true, guestId: true, mac: true },
+    });
     const sessionRows = plans.flatMap((p, i) =>
       p.sessions.map((s) => ({ ...s, deviceId: created[i]?.id ?? '' })),
     );
     for (let k = 0; k < sessionRows.length; k += 2000) {
       await prisma.guestSession.createMany({ data: sessionRows.slice(k, k + 2000) });
     }
-    devices += created.length;
+    devices.push(...created);
     sessions += sessionRows.length;
     opts.progress(`devices and sessions: ${Math.min(start + BATCH, guests.length)}/${guests.length} guests`);
   }
 
-  // Each guest's totals are the sum of its devices', its visit count its number of sessions.
+  // Each equipped guest's totals are the sum of its devices', its visit count its number of
+  // sessions (the tenant's other guests keep theirs).
+  const equipped = guests.map((g) => g.id);
   await prisma.$executeRaw`
     UPDATE "Guest" AS g SET
       "totalDownloadedData" = d.down, "totalUploadedData" = d.up, "visitCount" = COALESCE(s.visits, 0)
     FROM (SELECT "guestId", SUM("totalDownloadedData")::bigint AS down, SUM("totalUploadedData")::bigint AS up
-          FROM "GuestDevice" WHERE "tenantId" = ${tenantId} GROUP BY "guestId") AS d
+          FROM "GuestDevice" WHERE "tenantId" = ${tenantId} AND "guestId" = ANY(${equipped}::text[])
+          GROUP BY "guestId") AS d
     LEFT JOIN (SELECT "guestId", COUNT(*)::int AS visits FROM "GuestSession"
-               WHERE "tenantId" = ${tenantId} GROUP BY "guestId") AS s ON s."guestId" = d."guestId"
+               WHERE "tenantId" = ${tenantId} AND "guestId" = ANY(${equipped}::text[])
+               GROUP BY "guestId") AS s ON s."guestId" = d."guestId"
     WHERE g."id" = d."guestId" AND g."tenantId" = ${tenantId}`;
-  return { guest_devices: devices, guest_sessions: sessions };
+  return { counts: { guest_devices: devices.length, guest_sessions: sessions }, devices };
 }

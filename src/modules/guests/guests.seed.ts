@@ -26,10 +26,29 @@ const BATCH = 500;
 /** Seeded guests are recognised by this email domain, so a second run continues the numbering. */
 export const SEED_EMAIL_DOMAIN = 'guests.seed.invalid';
 
+/**
+ * The number after which this run's guests are numbered (`guest<n>@…`): past the highest number a
+ * guest's email holds, whatever its case (the emails are unique regardless of case, so no new one
+ * can take it), and past every number given before as far as the tenant can tell: the seeded emails
+ * plus the erased guests, whose email is gone (any erased guest counts, seeded or not: a gap in the
+ * numbering at worst). So neither an erasure nor an edited email makes a run reuse a number or
+ * collide with one. Numbers of more than 15 digits are not the seed's own and never collide with its
+ * next ones.
+ */
+async function lastSeedNumber(prisma: PrismaNS.TransactionClient, tenantId: string): Promise<number> {
+  const pattern = `^guest([1-9][0-9]{0,14})@${SEED_EMAIL_DOMAIN.replaceAll('.', '\\.')}$`;
+  const [row] = await prisma.$queryRaw<{ highest: bigint | null; seeded: bigint; erased: bigint }[]>`
+    SELECT max((substring(lower("email") from ${pattern}))::bigint) AS highest,
+      count(*) FILTER (WHERE lower("email") ~ ${pattern}) AS seeded,
+      count(*) FILTER (WHERE "erasedAt" IS NOT NULL) AS erased
+    FROM "Guest" WHERE "tenantId" = ${tenantId}`;
+  return Math.max(Number(row?.highest ?? 0), Number(row?.seeded ?? 0) + Number(row?.erased ?? 0));
+}
+
 export async function seedGuests(
   prisma: PrismaNS.TransactionClient,
   opts: { tenantId: string; rand: Random; guests: number; progress(message: string): void },
-): Promise<{ guests: number; guest_tags: number }> {
+): Promise<{ counts: { guests: number; guest_tags: number }; guestIds: string[] }> {
   const { tenantId, rand } = opts;
   const pick = <T>(list: readonly T[]): T => list[Math.floor(rand() * list.length)] as T;
   const locations = await prisma.location.findMany({
@@ -37,7 +56,8 @@ export async function seedGuests(
     orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
     select: { id: true },
   });
-  if (locations.length === 0 || opts.guests <= 0) return { guests: 0, guest_tags: 0 };
+  if (locations.length === 0 || opts.guests <= 0)
+    return { counts: { guests: 0, guest_tags: 0 }, guestIds: [] };
 
   await prisma.tag.createMany({
     data: TAGS.map((name) => ({ tenantId, name, type: 1 })),
@@ -48,13 +68,11 @@ export async function seedGuests(
     orderBy: { name: 'asc' },
     select: { id: true },
   });
-  const offset = await prisma.guest.count({
-    where: { tenantId, email: { endsWith: `@${SEED_EMAIL_DOMAIN}` } },
-  });
+  const offset = await lastSeedNumber(prisma, tenantId);
   // Whole days, so two runs on the same day with the same seed write the same dates.
   const today = Math.floor(Date.now() / DAY) * DAY;
 
-  let created = 0;
+  const guestIds: string[] = [];
   let tagged = 0;
   for (let start = 0; start < opts.guests; start += BATCH) {
     const rows = [];
@@ -116,8 +134,8 @@ export async function seedGuests(
     );
     if (links.length > 0) await prisma.guestTag.createMany({ data: links });
     tagged += links.length;
-    created += guests.length;
-    opts.progress(`guests: ${created}/${opts.guests}`);
+    guestIds.push(...guests.map((g) => g.id));
+    opts.progress(`guests: ${guestIds.length}/${opts.guests}`);
   }
-  return { guests: created, guest_tags: tagged };
+  return { counts: { guests: guestIds.length, guest_tags: tagged }, guestIds };
 }

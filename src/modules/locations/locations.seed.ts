@@ -58,7 +58,8 @@ export async function seedLocations(
   const counts = { locations: 0, buildings: 0, floors: 0, zones: 0 };
   for (const venue of VENUES) {
     const exists = await prisma.location.findFirst({
-      where: { tenantId, name: venue.name },
+      // Names are unique regardless of case: a venue renamed in another case is still there.
+      where: { tenantId, name: { equals: venue.name, mode: 'insensitive' } },
       select: { id: true },
     });
     if (exists) continue;

@@ -1,6 +1,7 @@
 // Demo dashboard users for `admin seed`: for each active location of the tenant (up to four), a venue
 // admin and a front-desk user pinned to it. Deterministic and idempotent: emails are derived from the
-// tenant and location, so seeding again reuses them. Seeded users have no password.
+// tenant and location, so seeding again reuses them (and counts only the users it added). Seeded
+// users have no password.
 import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import type { Random } from '../locations/locations.seed.js';
 
@@ -26,10 +27,13 @@ export async function seedUsers(
     for (const role of ['venue', 'front-desk'] as const) {
       const name = `${pick(FIRST)} ${pick(LAST)}`;
       const email = `${role}.${slug(location.id)}@t${slug(tenantId)}.seed.invalid`;
-      await prisma.user.upsert({
-        where: { email },
-        create: { tenantId, name, username: email, email, role, status: 1, locationId: location.id },
-        update: {},
+      // Emails are unique regardless of case (User_lower_email_key): one since changed to upper
+      // case is still this user's.
+      const exists = await prisma.$queryRaw<unknown[]>`
+        SELECT 1 FROM "User" WHERE lower("email") = lower(${email}::text) LIMIT 1`;
+      if (exists.length > 0) continue;
+      await prisma.user.create({
+        data: { tenantId, name, username: email, email, role, status: 1, locationId: location.id },
       });
       users++;
     }

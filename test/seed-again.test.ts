@@ -1,0 +1,228 @@
+// `admin seed` run again on a tenant that lived in between: its guests keep their numbers (an erased
+// or re-cased seeded email never makes the next run reuse one, nor fail on the unique email), the
+// devices, sessions and presence go to the guests this run created only (never to a guest the API
+// created, nor to an erased one), and the counts printed are what this run added. The seeders are
+// called as `admin seed` calls them (src/cli/admin.ts), in one transaction, or one by one as the
+// parity test and the OpenAPI examples do.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newSeedRun, seeders } from '../src/cli/seeders.js';
+import { seededRandom } from '../src/modules/locations/locations.seed.js';
+import { startApp, type TestApp } from './helpers/app.js';
+import { addDevice, newTenant } from './helpers/fixtures.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startApp();
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+const prisma = () => t.db.prisma;
+const SEED_EMAIL = /^guest(\d+)@guests\.seed\.invalid$/i;
+
+/** Every seeder on the tenant, as `admin seed` runs them (one transaction) or one by one; the counts. */
+async function seed(
+  tenantId: string,
+  guests: number,
+  opts: { seed: number; transaction?: boolean },
+): Promise<Record<string, number>> {
+  const counts: Record<string, number> = {};
+  const o = { tenantId, rand: seededRandom(opts.seed), guests, progress: () => {} };
+  const made = newSeedRun();
+  if (opts.transaction === false) {
+    for (const seeder of seeders) Object.assign(counts, await seeder.run(prisma(), o, made));
+    return counts;
+  }
+  await prisma().$transaction(
+    async (tx) => {
+      for (const seeder of seeders) Object.assign(counts, await seeder.run(tx, o, made));
+    },
+    { maxWait: 30_000, timeout: 120_000 },
+  );
+  return counts;
+}
+
+/** The seeded guests' numbers (from their emails, whatever their case), by guest id. */
+async function seededNumbers(tenantId: string): Promise<Map<string, number>> {
+  const rows = await prisma().guest.findMany({ where: { tenantId }, select: { id: true, email: true } });
+  const numbers = new Map<string, number>();
+  for (const r of rows) {
+    const m = SEED_EMAIL.exec(r.email ?? '');
+    if (m) numbers.set(r.id, Number(m[1]));
+  }
+  return numbers;
+}
+
+/** How many rows of each kind the seed reports the tenant has (the keys of its counts). */
+async function totals(tenantId: string): Promise<Record<string, number>> {
+  const p = prisma();
+  const where = { tenantId };
+  return {
+    locations: await p.location.count({ where }),
+    buildings: await p.building.count({ where }),
+    floors: await p.floor.count({ where }),
+    zones: await p.zone.count({ where }),
+    users: await p.user.count({ where }),
+    advertisements: await p.advertisement.count({ where }),
+    access_codes: await p.accessCode.count({ where }),
+    guests: await p.guest.count({ where }),
+    guest_tags: await p.guestTag.count({ where }),
+    guest_devices: await p.guestDevice.count({ where }),
+    guest_sessions: await p.guestSession.count({ where }),
+    presence_records: await p.presenceRecord.count({ where }),
+    active_sessions: await p.currentPresence.count({ where }),
+    location_sessions: await p.locationSession.count({ where }),
+    location_logs: await p.locationLog.count({ where }),
+  };
+}
+
+const delta = (after: Record<string, number>, before: Record<string, number>) =>
+  Object.fromEntries(Object.keys(after).map((k) => [k, (after[k] ?? 0) - (before[k] ?? 0)]));
+
+/** What the guest has: its rows elsewhere and its totals. */
+async function holdings(tenantId: string, guestId: string) {
+  const p = prisma();
+  const where = { tenantId, guestId };
+  const g = await p.guest.findUniqueOrThrow({
+    where: { id: guestId },
+    select: { totalDownloadedData: true, totalUploadedData: true, visitCount: true, online: true },
+  });
+  return {
+    devices: await p.guestDevice.count({ where }),
+    sessions: await p.guestSession.count({ where }),
+    presence: await p.presenceRecord.count({ where }),
+    current: await p.currentPresence.count({ where }),
+    location_sessions: await p.locationSession.count({ where }),
+    location_logs: await p.locationLog.count({ where }),
+    down: String(g.totalDownloadedData),
+    up: String(g.totalUploadedData),
+    visits: g.visitCount,
+    online: g.online,
+  };
+}
+
+describe.concurrent('admin seed, run again', () => {
+  it('after an erasure, continues the numbering (no number reused, no unique-email failure)', async () => {
+    const a = await newTenant(prisma());
+    const first = await seed(a.tenant_id, 10, { seed: 1 });
+    expect(first.guests).toBe(10);
+    const before = await seededNumbers(a.tenant_id);
+    expect([...before.values()].sort((x, y) => x - y)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    const byNumber = new Map([...before].map(([id, n]) => [n, id]));
+    // A middle one (the run after it counted one seeded email less) and the last one.
+    for (const n of [3, 10]) {
+      const res = await t.request('DELETE', `/api/v1/guests/${byNumber.get(n)}`, { token: a.token });
+      expect(res.status, res.text).toBe(204);
+    }
+
+    const second = await seed(a.tenant_id, 5, { seed: 2 });
+    expect(second.guests).toBe(5);
+    const after = await seededNumbers(a.tenant_id);
+    const added = [...after].filter(([id]) => !before.has(id)).map(([, n]) => n);
+    expect(added).toHaveLength(5);
+    expect(new Set(added).size).toBe(5);
+    // Past every number the first run gave, the erased ones included.
+    for (const n of added) expect(n).toBeGreaterThan(10);
+  });
+
+  it('after a seeded email changed case, continues past it (seeders called one by one)', async () => {
+    const a = await newTenant(prisma());
+    await seed(a.tenant_id, 6, { seed: 3, transaction: false });
+    const before = await seededNumbers(a.tenant_id);
+    const [id2] = [...before].find(([, n]) => n === 2) ?? [];
+    const guest2 = await prisma().guest.findUniqueOrThrow({ where: { id: id2 as string } });
+    const put = await t.request('PUT', `/api/v1/guests/${id2}`, {
+      token: a.token,
+      body: { location_id: guest2.locationId, email: 'GUEST2@GUESTS.SEED.INVALID' },
+    });
+    expect(put.status, put.text).toBe(200);
+    // The unique index on lower(email) still holds it: no other guest may be guest2 in any case.
+    expect(await seededNumbers(a.tenant_id)).toEqual(before);
+    // A seeded venue renamed in another case is the same venue (names are unique regardless of case).
+    const harbour = await prisma().location.findFirstOrThrow({
+      where: { tenantId: a.tenant_id, name: 'Harbour Hotel' },
+    });
+    const renamed = await t.request('PUT', `/api/v1/locations/${harbour.id}`, {
+      token: a.token,
+      body: { name: 'HARBOUR HOTEL' },
+    });
+    expect(renamed.status, renamed.text).toBe(200);
+
+    const second = await seed(a.tenant_id, 4, { seed: 4, transaction: false });
+    expect(second.guests).toBe(4);
+    expect(second.locations).toBe(0);
+    const added = [...(await seededNumbers(a.tenant_id))].filter(([id]) => !before.has(id)).map(([, n]) => n);
+    expect(added).toHaveLength(4);
+    expect(new Set(added).size).toBe(4);
+    for (const n of added) expect(n).toBeGreaterThan(6);
+  });
+
+  it("equips only this run's guests (not the API's, not erased ones) and reports what it added", async () => {
+    const a = await newTenant(prisma());
+    const start = await totals(a.tenant_id);
+    const first = await seed(a.tenant_id, 8, { seed: 5 });
+    expect(delta(await totals(a.tenant_id), start)).toEqual(first);
+
+    // The last seeded guest erased (the numbering alone would not collide then); two guests the API
+    // created, one with a device of its own (as the ingest would give it), bytes the guest does not sum.
+    const seededIds = new Set((await seededNumbers(a.tenant_id)).keys());
+    const last = [...(await seededNumbers(a.tenant_id))].sort((x, y) => y[1] - x[1])[0]?.[0] as string;
+    const erased = await t.request('DELETE', `/api/v1/guests/${last}`, { token: a.token });
+    expect(erased.status, erased.text).toBe(204);
+    const real: string[] = [];
+    for (const name of ['Real Guest', 'Real Guest With Phone']) {
+      const res = await t.request('POST', '/api/v1/guests', {
+        token: a.token,
+        body: { location_id: a.location_id, name },
+      });
+      expect(res.status, res.text).toBe(201);
+      real.push(res.json.data.id);
+    }
+    await addDevice(prisma(), a.tenant_id, real[1] as string, { totalDownloadedData: 12_345n });
+    const watched = [last, ...real];
+    const held = await Promise.all(watched.map((id) => holdings(a.tenant_id, id)));
+    expect(held[0]?.devices).toBeGreaterThan(0);
+    expect(held.slice(1).map((h) => h.devices)).toEqual([0, 1]);
+    const devicesBefore = new Set(
+      (await prisma().guestDevice.findMany({ where: { tenantId: a.tenant_id }, select: { id: true } })).map(
+        (d) => d.id,
+      ),
+    );
+    const beforeSecond = await totals(a.tenant_id);
+
+    const second = await seed(a.tenant_id, 5, { seed: 6 });
+    // The counts are what this run added: no user, location, advertisement or code again.
+    const added = delta(await totals(a.tenant_id), beforeSecond);
+    expect(second).toEqual(added);
+    expect(second).toMatchObject({ users: 0, locations: 0, advertisements: 0, access_codes: 0, guests: 5 });
+
+    // The guests the API created and the erased one have what they had, totals included.
+    expect(await Promise.all(watched.map((id) => holdings(a.tenant_id, id)))).toEqual(held);
+    // Every new device, session and presence row is one of this run's guests'.
+    const fresh = [...(await seededNumbers(a.tenant_id)).keys()].filter((id) => !seededIds.has(id));
+    expect(fresh).toHaveLength(5);
+    const newDevices = await prisma().guestDevice.findMany({
+      where: { tenantId: a.tenant_id, id: { notIn: [...devicesBefore] } },
+      select: { guestId: true },
+    });
+    expect(newDevices).toHaveLength(second.guest_devices as number);
+    expect(new Set(newDevices.map((d) => d.guestId))).toEqual(new Set(fresh));
+    // And every row it added is theirs (they had none before): devices, sessions, presence, visits.
+    const theirs = { tenantId: a.tenant_id, guestId: { in: fresh } };
+    const p = prisma();
+    expect({
+      guest_sessions: await p.guestSession.count({ where: theirs }),
+      presence_records: await p.presenceRecord.count({ where: theirs }),
+      active_sessions: await p.currentPresence.count({ where: theirs }),
+      location_sessions: await p.locationSession.count({ where: theirs }),
+      location_logs: await p.locationLog.count({ where: theirs }),
+    }).toEqual({
+      guest_sessions: added.guest_sessions,
+      presence_records: added.presence_records,
+      active_sessions: added.active_sessions,
+      location_sessions: added.location_sessions,
+      location_logs: added.location_logs,
+    });
+  });
+});
