@@ -418,7 +418,7 @@ describe.concurrent('PUT /webhooks/:id and DELETE /webhooks/:id', () => {
     expect(list.json.data[0].url).toBe(withPassword('s3cret%40x'));
     const changed = await t.request('PUT', `${URL}/${hook.id}`, {
       token: a.token,
-      body: { url: withPassword('n3w') },
+      body: { url: withPassword('n3w'), description: 'rotated' },
     });
     expect(changed.status, changed.text).toBe(200);
 
@@ -439,6 +439,8 @@ describe.concurrent('PUT /webhooks/:id and DELETE /webhooks/:id', () => {
       ['webhooks.update', { old: shown, new: shown }],
       ['webhooks.create', { old: null, new: shown }],
     ]);
+    // In the resource's key order, `url` before `description`, as for any other change of it.
+    expect(Object.keys(audit.json.data[0].changes)).toEqual(['url', 'description']);
     for (const text of [events.text, audit.text]) {
       expect(text).not.toContain('s3cret');
       expect(text).not.toContain('n3w');

@@ -96,10 +96,17 @@ export interface Change {
 
 /** The event of a write with its audit entry; null for an update that changed nothing. */
 export function changeEvent(c: Change): NewEvent | null {
-  const changes = changesOf(c.before, c.after);
+  const diffed = changesOf(c.before, c.after);
   for (const name of c.secrets ?? [])
-    changes[name] = { old: c.before === null ? null : REDACTED, new: REDACTED };
-  Object.assign(changes, c.redactedChanges);
+    diffed[name] = { old: c.before === null ? null : REDACTED, new: REDACTED };
+  // The redacted changes take their place in the resource's key order, as the diffed ones have it.
+  const redacted = c.redactedChanges ?? {};
+  const changes: Changes = {};
+  for (const key of new Set([...Object.keys(c.after ?? c.before ?? {}), ...Object.keys(diffed)])) {
+    const change = redacted[key] ?? diffed[key];
+    if (change) changes[key] = change;
+  }
+  for (const [key, change] of Object.entries(redacted)) changes[key] ??= change;
   if (c.before !== null && c.after !== null && !changed(changes)) return null;
   return {
     type: c.type,
