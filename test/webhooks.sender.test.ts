@@ -13,6 +13,7 @@ import {
   openSecret,
   SecretUnreadable,
   sealSecret,
+  signingSecrets,
   signMessage,
 } from '../src/events/webhook-secret.js';
 import { outcomeOf, sendWebhook, webhookConnections } from '../src/events/webhook-sender.js';
@@ -378,5 +379,21 @@ describe('sealed secrets', () => {
     expect(() => openSecret(sealed, Buffer.alloc(32, 8))).toThrow(SecretUnreadable);
     expect(() => openSecret(sealed, Buffer.alloc(32, 8))).toThrow(/WEBHOOKS_SECRETS_KEY is not the key/);
     expect(() => openSecret(sealed, undefined)).toThrow(/WEBHOOKS_SECRETS_KEY is not set/);
+  });
+
+  it('signs with the current secret alone when the previous one cannot be opened (its key lost)', () => {
+    const [current, previous] = [newWebhookSecret(), newWebhookSecret()];
+    const open = (stored: string) => openSecret(stored, undefined);
+    // Rotated after the key was lost: the new secret is stored plain, the previous one sealed.
+    const row = { secret: sealSecret(current, undefined), previousSecret: sealSecret(previous, key) };
+    expect(signingSecrets(row, open)).toEqual([current]);
+    expect(signingSecrets({ ...row, previousSecret: sealSecret(previous, undefined) }, open)).toEqual([
+      current,
+      previous,
+    ]);
+    // The current one unreadable is still the attempt's failure.
+    expect(() => signingSecrets({ secret: sealSecret(current, key), previousSecret: null }, open)).toThrow(
+      /WEBHOOKS_SECRETS_KEY is not set/,
+    );
   });
 });

@@ -76,10 +76,21 @@ export function signatureHeader(
 export const SIGNING_SECRETS_SQL = `w."secret",
   CASE WHEN w."previousSecretExpiresAt" > now() THEN w."previousSecret" END AS "previousSecret"`;
 
-/** An endpoint's signing secrets as SIGNING_SECRETS_SQL reads them, opened: the current one first. */
+/**
+ * An endpoint's signing secrets as SIGNING_SECRETS_SQL reads them, opened: the current one first. A
+ * previous secret that cannot be opened (sealed under a key since lost, before the rotation that
+ * replaced it) is left out: the current one signs alone, rather than every attempt failing.
+ */
 export function signingSecrets(
   row: { readonly secret: string; readonly previousSecret: string | null },
   open: (stored: string) => string,
 ): string[] {
-  return row.previousSecret === null ? [open(row.secret)] : [open(row.secret), open(row.previousSecret)];
+  const current = open(row.secret);
+  if (row.previousSecret === null) return [current];
+  try {
+    return [current, open(row.previousSecret)];
+  } catch (err) {
+    if (err instanceof SecretUnreadable) return [current];
+    throw err;
+  }
 }
