@@ -231,6 +231,8 @@ export async function buildApp(deps: {
   let drained: (() => void) | undefined;
   let draining = false;
   fastify.addHook('onRequest', async (request, reply) => {
+    // Every answer names its request, the draining 503 too.
+    reply.header('X-Request-Id', request.id);
     if (draining) {
       // decisions.md: 503 `{"message":"Service Unavailable"}` with Retry-After while draining; the
       // connection closes so the client's next request goes to another instance.
@@ -242,7 +244,6 @@ export async function buildApp(deps: {
       inFlight.delete(request);
       if (inFlight.size === 0) drained?.();
     });
-    reply.header('X-Request-Id', request.id);
   });
   registerCors(fastify);
   const tokenUsage = createTokenUsage(prisma, {

@@ -180,6 +180,8 @@ describe('ready during shutdown', () => {
       expect(second).toMatch(/^HTTP\/1\.1 503 Service Unavailable\r\n/);
       expect(second).toMatch(/\r\nConnection: close\r\n/i);
       expect(second).toMatch(/\r\nRetry-After: 5\r\n/i);
+      // It names its request, as every answer does.
+      expect(second).toMatch(/\r\nX-Request-Id: \S+\r\n/i);
       // The contract's 503 (decisions.md), not fastify's own body.
       expect(second?.endsWith('\r\n\r\n{"message":"Service Unavailable"}')).toBe(true);
       await closing;
