@@ -198,7 +198,8 @@ export async function buildApp(deps: {
       // stored as U+FFFD, not as what was sent.
       return done(new AppError('MALFORMED_JSON'), undefined);
     }
-    if (text.trim() === '') return done(null, {});
+    // No body is an empty input to REST (as Laravel reads it); to GraphQL, no JSON object at all.
+    if (text.trim() === '') return done(null, isGraphql(req) ? undefined : {});
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
@@ -342,7 +343,16 @@ export async function buildApp(deps: {
       // a 500), and no `query`: the PHP-style parse's nested maps (`utm[source]=x`) no URL parameter
       // can hold (a 500 too), so Yoga reads its GET parameters from the query string itself.
       (req.raw as IncomingMessage & { originalUrl?: string }).originalUrl = req.raw.url;
-      const asYogaReads: FastifyRequest = Object.create(req, { query: { value: undefined } });
+      // An empty JSON object is a request without a query (`Must provide query string.`, as
+      // `{"variables":{}}` is); Yoga takes an empty parsed body for none, reads the stream again
+      // (consumed) and calls it malformed.
+      const body: unknown = req.body;
+      const noQuery =
+        typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 0;
+      const asYogaReads: FastifyRequest = Object.create(req, {
+        query: { value: undefined },
+        ...(noQuery ? { body: { value: { query: undefined } } } : {}),
+      });
       const response = await yoga.handleNodeRequestAndResponse(asYogaReads, reply, { req, reply });
       response.headers.forEach((value, key) => {
         reply.header(key, value);

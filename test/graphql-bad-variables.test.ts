@@ -250,3 +250,22 @@ describe('a body that is no JSON object', () => {
     },
   );
 });
+
+describe('a JSON object without a query', () => {
+  it('{} answers as {"variables":{}} does: Must provide query string. (it was called malformed)', async () => {
+    const answers = [];
+    for (const rawBody of ['{}', '{"variables":{}}', '{ }']) {
+      const res = await t.request('POST', '/graphql', {
+        token,
+        rawBody,
+        headers: { 'content-type': 'application/json', accept: 'application/json' },
+      });
+      answers.push([res.status, res.text]);
+    }
+    expect(answers[0]?.[1]).toBe(
+      '{"errors":[{"message":"Must provide query string.","extensions":{"code":"BAD_REQUEST"}}]}',
+    );
+    expect(answers[1]).toEqual(answers[0]);
+    expect(answers[2]).toEqual(answers[0]);
+  });
+});
