@@ -282,13 +282,13 @@ describe.concurrent('the limits on a document', () => {
     [
       'depth',
       `{ __type(name: "Location") { fields { type { ${ofType(8)} } } } }`,
-      'Syntax Error: Query depth limit of 10 exceeded, found 12.',
+      'Query depth limit of 10 exceeded, found 12.',
       'GRAPHQL_VALIDATION_FAILED',
     ],
     [
       'aliases',
       `{ ${aliases} }`,
-      'Syntax Error: Aliases limit of 15 exceeded, found 16.',
+      'Aliases limit of 15 exceeded, found 16.',
       'GRAPHQL_VALIDATION_FAILED',
     ],
     [

@@ -34,11 +34,20 @@ const servedSchema = checkedRootConnections(schema);
  * their error without the code of a validation error (it read `BAD_REQUEST`, the code of a body
  * that is no GraphQL request). Reported as a validation error instead, it answers as every other
  * one does: `GRAPHQL_VALIDATION_FAILED`; the limits checked while parsing (tokens, nesting) answer
- * `GRAPHQL_PARSE_FAILED` as every syntax error does.
+ * `GRAPHQL_PARSE_FAILED` as every syntax error does. Their messages lose the `Syntax Error: ` the
+ * plugins put first: the document parsed; it is refused as a validation error.
  */
 const asValidationError = {
   propagateOnRejection: false,
-  onReject: [(context: ValidationContext | null, error: GraphQLError) => context?.reportError(error)],
+  onReject: [
+    (context: ValidationContext | null, error: GraphQLError) =>
+      context?.reportError(
+        new GraphQLError(error.message.replace(/^Syntax Error: /, ''), {
+          ...located(error),
+          extensions: error.extensions,
+        }),
+      ),
+  ],
 };
 
 /** Where in the operation an error happened (`locations`, `path`), kept on the translated error. */
