@@ -202,6 +202,33 @@ describe.concurrent('first/last beyond the maximum and the cost limit', () => {
   });
 });
 
+describe.concurrent('first with before, last with after, before with after', () => {
+  it('are refused with Laravel’s prohibits message, root or nested', async () => {
+    const admin = await callerOf('tenant');
+    for (const [args, field, other] of [
+      ['first: 2, before: "x"', 'first', 'before'],
+      ['last: 2, after: "x"', 'last', 'after'],
+      ['before: "x", after: "y"', 'before', 'after'],
+    ] as const) {
+      const message = `The ${field} field prohibits ${other} from being present.`;
+      for (const [query, path] of [
+        [`{ guests(${args}) { totalCount } }`, ['guests']],
+        [`{ locations(first: 1) { edges { node { guests(${args}) { totalCount } } } } }`, ['locations']],
+      ] as const) {
+        const res = await t.graphql(admin, query);
+        expect(res.json.errors, query).toEqual([
+          {
+            message,
+            locations: [{ line: 1, column: 3 }],
+            path: [...path],
+            extensions: { code: 'BAD_USER_INPUT', fields: { [field]: [message] } },
+          },
+        ]);
+      }
+    }
+  });
+});
+
 describe.concurrent('first with last', () => {
   const PROHIBITED = 'The first field prohibits last from being present.';
   const prohibited = (path: string[]) => ({
@@ -285,12 +312,7 @@ describe.concurrent('the limits on a document', () => {
       'Query depth limit of 10 exceeded, found 12.',
       'GRAPHQL_VALIDATION_FAILED',
     ],
-    [
-      'aliases',
-      `{ ${aliases} }`,
-      'Aliases limit of 15 exceeded, found 16.',
-      'GRAPHQL_VALIDATION_FAILED',
-    ],
+    ['aliases', `{ ${aliases} }`, 'Aliases limit of 15 exceeded, found 16.', 'GRAPHQL_VALIDATION_FAILED'],
     [
       'tokens',
       `{ ${'__typename '.repeat(3000)}}`,

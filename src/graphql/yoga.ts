@@ -74,6 +74,13 @@ function unwrap(error: unknown): unknown {
 }
 
 const NEGATIVE_PAGE = /^Argument "(first|last)" must be a non-negative integer$/;
+const PAGING_CLASH = /^Arguments "(\w+)" and "(\w+)" are not supported at the same time$/;
+/** Of two paging arguments given together, the one Laravel's `prohibits` names first. */
+const PROHIBITS: Record<string, [field: string, other: string]> = {
+  'before,first': ['first', 'before'],
+  'after,last': ['last', 'after'],
+  'before,after': ['before', 'after'],
+};
 
 /** AppError, or a client error Pothos reports (bad cursor, negative `first`) as a 400-class error. */
 function clientError(err: unknown): AppError | null {
@@ -86,6 +93,13 @@ function clientError(err: unknown): AppError | null {
     if (paging) {
       const message = `The ${paging[1]} field must be at least 0.`;
       return new AppError('VALIDATION', { message, fields: { [paging[1] as string]: [message] } });
+    }
+    // `first` with `before`, `last` with `after`: as `first` with `last` is refused (args.ts).
+    const clash = PAGING_CLASH.exec(err.message);
+    const pair = clash && PROHIBITS[`${clash[1]},${clash[2]}`];
+    if (pair) {
+      const message = `The ${pair[0]} field prohibits ${pair[1]} from being present.`;
+      return new AppError('VALIDATION', { message, fields: { [pair[0]]: [message] } });
     }
     return new AppError('VALIDATION', { message: err.message });
   }
