@@ -618,6 +618,86 @@ describe('delivery', () => {
 
 // -------------------------------------------------------------------------------------------------
 describe('claims, shutdown and failures', () => {
+  it('a given-up retry clears its own last attempt’s next_retry_at only: not a replay copy’s, not an earlier attempt’s', async () => {
+    const own = await scratchDatabase('webhooks_given_up');
+    try {
+      const prisma = own.db.prisma;
+      const a = await newTenant(prisma);
+      // Subscribed to guest.updated only: every guest.created retry below is given up when due.
+      const hook = await prisma.webhook.create({
+        data: {
+          tenantId: a.tenant_id,
+          url: 'http://127.0.0.1:9/',
+          events: ['guest.updated'],
+          secret: 'plain:x',
+        },
+      });
+      const ago = (s: number) => new Date(Math.floor(Date.now() / 1000) * 1000 - s * 1000);
+      const later = new Date(Date.now() + 3_600_000);
+      const delivery = (eventId: bigint, attempts: number, due: boolean, first: Date, last: Date) =>
+        prisma.webhookDelivery.create({
+          data: {
+            tenantId: a.tenant_id,
+            webhookId: hook.id,
+            eventId,
+            eventType: 'guest.created',
+            status: 'pending',
+            attempts,
+            nextAttemptAt: due ? ago(1) : later,
+            firstAttemptAt: first,
+            lastAttemptAt: last,
+          },
+        });
+      let n = 0;
+      const attempt = (eventId: bigint, deliveryId: bigint | null, no: number, at: Date) =>
+        prisma.webhookAttempt.create({
+          data: {
+            id: `given-up-${++n}`,
+            tenantId: a.tenant_id,
+            webhookId: hook.id,
+            deliveryId,
+            eventId,
+            eventType: 'guest.created',
+            messageId: `evt_${a.tenant_id}_${eventId}`,
+            attempt: no,
+            status: 'failed',
+            durationMs: 1,
+            nextRetryAt: later,
+            createdAt: at,
+          },
+        });
+      // Event 7: a retry due (its first attempt from the log names no delivery), and a replay's copy not due yet.
+      const retried = await delivery(7n, 2, true, ago(30), ago(20));
+      const firstOf7 = await attempt(7n, null, 1, ago(30));
+      const secondOf7 = await attempt(7n, retried.id, 2, ago(20));
+      const copy = await delivery(7n, 1, false, ago(10), ago(10));
+      const copyAttempt = await attempt(7n, copy.id, 1, ago(10));
+      // Event 8: due after its one attempt, from the log.
+      await delivery(8n, 1, true, ago(15), ago(15));
+      const onlyOf8 = await attempt(8n, null, 1, ago(15));
+
+      expect(await claimDeliveries(prisma, 10, 60_000)).toEqual([]);
+
+      const statuses = await prisma.webhookDelivery.findMany({
+        orderBy: { id: 'asc' },
+        select: { eventId: true, status: true },
+      });
+      expect(statuses.map((d) => [d.eventId, d.status])).toEqual([
+        [7n, 'dead'],
+        [7n, 'pending'],
+        [8n, 'dead'],
+      ]);
+      const nextRetry = async (id: string) =>
+        (await prisma.webhookAttempt.findUniqueOrThrow({ where: { id } })).nextRetryAt;
+      expect(await nextRetry(secondOf7.id)).toBeNull();
+      expect(await nextRetry(onlyOf8.id)).toBeNull();
+      expect(await nextRetry(firstOf7.id)).toEqual(later);
+      expect(await nextRetry(copyAttempt.id)).toEqual(later);
+    } finally {
+      await own.drop();
+    }
+  });
+
   it('a claim whose instance died (never finished) comes due again after its lease and is sent with the same webhook-id', async () => {
     const own = await scratchDatabase('webhooks_lease');
     try {

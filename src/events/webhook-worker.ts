@@ -78,14 +78,18 @@ export const CLAIM_SQL = `WITH RECURSIVE endpoints AS (
 ), unsubscribed AS (
   UPDATE "WebhookDelivery" d SET "status" = 'dead', "nextAttemptAt" = NULL, "updatedAt" = now()
   FROM due WHERE d."id" = due."id" AND NOT due."subscribed"
-  RETURNING d."webhookId", d."eventId", d."lastAttemptAt"
+  RETURNING d."id", d."webhookId", d."eventId", d."attempts", d."firstAttemptAt", d."lastAttemptAt"
 ), given_up AS (
   -- Its last attempt said when it would be tried again: not any more (the deliveries list reads it).
   -- That attempt started after its claim (lastAttemptAt), by the process's clock: a minute's margin.
-  -- By event, not delivery: a first attempt, made from the log, names no delivery.
+  -- A retry names its delivery; a first attempt made from the log names none, and is the one at
+  -- the delivery's first attempt's time (a replay's copy of the event is a delivery of its own).
   UPDATE "WebhookAttempt" a SET "nextRetryAt" = NULL FROM unsubscribed u
   WHERE a."webhookId" = u."webhookId" AND a."createdAt" >= u."lastAttemptAt" - interval '1 minute'
-    AND a."eventId" = u."eventId" AND a."nextRetryAt" IS NOT NULL
+    AND a."nextRetryAt" IS NOT NULL
+    AND ((a."deliveryId" = u."id" AND a."attempt" = u."attempts")
+      OR (a."deliveryId" IS NULL AND u."attempts" = 1 AND a."eventId" = u."eventId"
+        AND a."createdAt" = u."firstAttemptAt"))
 ), picked AS (
   SELECT due."id" FROM due WHERE due."subscribed" ORDER BY due."nextAttemptAt", due."id" LIMIT $1
 ), claimed AS (
