@@ -202,6 +202,22 @@ describe.concurrent('first/last beyond the maximum and the cost limit', () => {
   });
 });
 
+describe.concurrent('webhookDeliveries of an unknown endpoint', () => {
+  it('is NOT_FOUND whatever the selection, before its filters are read (REST answers 404 first too)', async () => {
+    const admin = await callerOf('tenant');
+    const answers: string[] = [];
+    for (const args of ['webhookId: "no-such-endpoint"', 'webhookId: "no-such-endpoint", eventId: "abc"']) {
+      for (const selection of ['__typename', 'totalCount', 'edges { cursor }', 'pageInfo { hasNextPage }']) {
+        const res = await t.graphql(admin, `{ webhookDeliveries(${args}) { ${selection} } }`);
+        expect(res.json.errors?.[0]?.extensions?.code, `${args}: ${selection}`).toBe('NOT_FOUND');
+        expect(res.json.errors[0].path).toEqual(['webhookDeliveries']);
+        answers.push(res.text);
+      }
+    }
+    expect(new Set(answers).size).toBe(1);
+  });
+});
+
 describe.concurrent('first with before, last with after, before with after', () => {
   it('are refused with Laravel’s prohibits message, root or nested', async () => {
     const admin = await callerOf('tenant');

@@ -3,6 +3,7 @@
 // `updateWebhook`, `deleteWebhook`, `testWebhook`, `replayWebhook` and `rotateWebhookSecret` (the new
 // secret in its payload once), through the same operations.
 import { authorize, requires } from '../../auth/permissions.js';
+import type { AppContext } from '../../context.js';
 import { toRestInput } from '../../graphql/args.js';
 import { builder } from '../../graphql/builder.js';
 import {
@@ -130,6 +131,20 @@ const UpdateWebhookInput = inputTypeOf(
   webhookUpdateFields,
 );
 
+/** `webhookDeliveries`' endpoint, once per field (its check, rows and count share it). */
+const endpoints = new WeakMap<object, ReturnType<typeof webhookInScope>>();
+function endpointOf(
+  ctx: AppContext,
+  args: { readonly webhookId?: unknown },
+): ReturnType<typeof webhookInScope> {
+  let found = endpoints.get(args);
+  if (!found) {
+    found = webhookInScope(ctx, authorize(ctx.principal, attemptsQuery.action), String(args.webhookId));
+    endpoints.set(args, found);
+  }
+  return found;
+}
+
 builder.queryFields((t) => ({
   webhooks: t.prismaConnection({
     ...listConnection(webhooksQuery, MAX_PAGE_SIZE),
@@ -145,20 +160,23 @@ builder.queryFields((t) => ({
     },
   }),
   webhookDeliveries: t.prismaConnection({
-    ...listConnection(attemptsQuery, MAX_PAGE_SIZE),
+    // The endpoint first (NOT_FOUND, as REST's 404 comes before its filters), whatever the selection.
+    ...listConnection(attemptsQuery, MAX_PAGE_SIZE, {
+      checkArgs: async (ctx, args) => {
+        await endpointOf(ctx, args);
+        await listQueryOf(attemptsQuery, ctx, args);
+      },
+    }),
     type: 'WebhookAttempt',
     description:
       "A webhook endpoint's delivery attempts, newest first (REST `GET /webhooks/:id/deliveries`); an unknown endpoint is NOT_FOUND.",
     args: { webhookId: t.arg.id({ required: true }), ...argsOf(attemptsQuery.filters, ['event_id']) },
     resolve: async (query, _root, args, ctx) => {
-      const scope = authorize(ctx.principal, attemptsQuery.action);
-      const webhook = await webhookInScope(ctx, scope, String(args.webhookId));
-      const q = await listQueryOf(attemptsQuery, ctx, args);
-      return listAttempts(ctx, webhook.id, q, query);
+      const webhook = await endpointOf(ctx, args);
+      return listAttempts(ctx, webhook.id, await listQueryOf(attemptsQuery, ctx, args), query);
     },
     totalCount: async (_root, args, ctx) => {
-      const scope = authorize(ctx.principal, attemptsQuery.action);
-      const webhook = await webhookInScope(ctx, scope, String(args.webhookId));
+      const webhook = await endpointOf(ctx, args);
       return countAttempts(ctx, webhook.id, await listQueryOf(attemptsQuery, ctx, args));
     },
   }),
