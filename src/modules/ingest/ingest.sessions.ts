@@ -184,6 +184,7 @@ const OPEN_SESSION = {
   id: true,
   deviceId: true,
   guestId: true,
+  startTime: true,
   downloadedData: true,
   uploadedData: true,
 } as const;
@@ -197,11 +198,18 @@ interface OpenSession {
   id: string;
   deviceId: string;
   guestId: string;
+  startTime: Date;
   downloadedData: bigint;
   uploadedData: bigint;
 }
 
-/** The batch's devices by MAC and their open sessions by device id; both move with the events. */
+/** A device's latest session: when it started, and ended (null: open). */
+interface Latest {
+  start: Date;
+  end: Date | null;
+}
+
+/** The batch's devices by MAC, their open sessions and latest sessions by device id; all move with the events. */
 interface SessionBook {
   tx: Tx;
   /** `device.first_seen`, `guest_session.started` / `.ended`, in the events' time order. */
@@ -209,6 +217,23 @@ interface SessionBook {
   tenantId: string;
   deviceByMac: Map<string, Device>;
   openByDevice: Map<string, OpenSession>;
+  latestByDevice: Map<string, Latest>;
+}
+
+/**
+ * Whether the event is older than the device's latest session (a controller replaying its buffer
+ * late, or batches crossing): before its start, or, the session closed, not after its end (a `start`
+ * at its very end begins the next one). A `start` naming another guest than the device's is a login
+ * all the same (a redeem's session may have begun a moment after the controller's own start): it
+ * applies, the session it ends closing no earlier than it began.
+ */
+function isLate(book: SessionBook, device: Device, e: SessionEvent): boolean {
+  const latest = book.latestByDevice.get(device.id);
+  if (!latest) return false;
+  if (e.kind === 'start' && e.guestId !== null && e.guestId !== device.guestId) return false;
+  if (e.at < latest.start) return true;
+  if (latest.end === null) return false;
+  return e.kind === 'start' ? e.at < latest.end : e.at <= latest.end;
 }
 
 /**
@@ -218,12 +243,19 @@ interface SessionBook {
  * forgotten open one of the device), `interim` updates it, `stop` closes it; an `interim` or `stop`
  * without an open session opens one at its time. An unknown MAC with a guest gets a device; without
  * one (an erased guest's real MAC, a session older than the service) its event changes nothing.
+ * An event older than the device's latest session (isLate) counts its bytes on the session it falls
+ * in (accountLate) and changes nothing else: no session opened or closed, no device moved.
  */
 async function applySessions(tx: Tx, log: EventLog, tenantId: string, events: SessionEvent[]): Promise<void> {
   if (events.length === 0) return;
   const macs = distinct(events, (e) => e.mac);
   const book = await loadSessionBook(tx, log, tenantId, macs);
   for (const e of events) {
+    const known = book.deviceByMac.get(e.mac);
+    if (known && isLate(book, known, e)) {
+      await accountLate(book, e, known);
+      continue;
+    }
     const device = await deviceOf(book, e);
     if (!device) continue;
     let session = book.openByDevice.get(device.id);
@@ -247,17 +279,23 @@ async function loadSessionBook(
     where: { tenantId, mac: { in: macs.flatMap(macVariants) } },
     select: DEVICE,
   });
+  const deviceIds = devices.map((d) => d.id);
   const openRows = await tx.guestSession.findMany({
-    where: { tenantId, deviceId: { in: devices.map((d) => d.id) }, endTime: null },
+    where: { tenantId, deviceId: { in: deviceIds }, endTime: null },
     orderBy: [{ startTime: 'asc' }, { id: 'asc' }],
     select: OPEN_SESSION,
   });
+  const latest = await tx.$queryRaw<{ deviceId: string; startTime: Date; endTime: Date | null }[]>`
+    SELECT DISTINCT ON (s."deviceId") s."deviceId", s."startTime", s."endTime" FROM "GuestSession" s
+    WHERE s."tenantId" = ${tenantId} AND s."deviceId" = ANY(${deviceIds}::text[])
+    ORDER BY s."deviceId", s."startTime" DESC, s."id" DESC`;
   return {
     tx,
     log,
     tenantId,
     deviceByMac: new Map(devices.map((d) => [normalizeMac(d.mac), d])),
     openByDevice: new Map(openRows.map((s) => [s.deviceId, s])),
+    latestByDevice: new Map(latest.map((s) => [s.deviceId, { start: s.startTime, end: s.endTime }])),
   };
 }
 
@@ -291,12 +329,16 @@ async function deviceOf(
   return device;
 }
 
-/** Closes a session at `at`; its device goes offline, and its guest too unless another session is open. */
+/**
+ * Closes a session at `at`, or at its start if that is later (a login reported a moment before it);
+ * its device goes offline, and its guest too unless another session is open.
+ */
 async function closeSession(
-  { tx, log, tenantId, openByDevice }: SessionBook,
-  s: { id: string; guestId: string; deviceId: string },
-  at: Date,
+  { tx, log, tenantId, openByDevice, latestByDevice }: SessionBook,
+  s: { id: string; guestId: string; deviceId: string; startTime: Date },
+  when: Date,
 ): Promise<void> {
+  const at = when < s.startTime ? s.startTime : when;
   const ended = await tx.guestSession.update({
     where: { id: s.id },
     data: { endTime: at, online: false, connectionStatus: 0 },
@@ -304,15 +346,16 @@ async function closeSession(
   });
   log.record(sessionEvent('guest_session.ended', ended, at));
   openByDevice.delete(s.deviceId);
+  latestByDevice.set(s.deviceId, { start: ended.startTime, end: at });
   await tx.guestDevice.update({ where: { id: s.deviceId }, data: { online: false, connectionStatus: 0 } });
   if (!(await stillOnline(tx, tenantId, s.guestId))) {
     await tx.guest.update({ where: { id: s.guestId }, data: { online: false, connectionStatus: 0 } });
   }
 }
 
-/** Opens a session of the device's guest at the event's time; its access code counts a use. */
+/** Opens a session of the device's guest at the event's time; a `start`'s access code counts a use. */
 async function openSession(
-  { tx, log, tenantId, openByDevice }: SessionBook,
+  { tx, log, tenantId, openByDevice, latestByDevice }: SessionBook,
   e: SessionEvent,
   device: Device,
 ): Promise<OpenSession> {
@@ -334,7 +377,9 @@ async function openSession(
   });
   log.record(sessionEvent('guest_session.started', session, e.at));
   openByDevice.set(device.id, session);
-  if (e.accessCodeId) {
+  latestByDevice.set(device.id, { start: e.at, end: null });
+  // A login uses the code; an `interim` or `stop` that opens the session reports one already made.
+  if (e.accessCodeId && e.kind === 'start') {
     // Accounting reports what happened: the use counts whatever the code's state, and an available
     // code whose uses reach its `max_uses` becomes 2 Used, as a redeem would leave it; the use is an
     // `access_code.used`, as a redeem's is.
@@ -360,7 +405,7 @@ async function openSession(
  * device's and the guest's totals, and their online flags and last-visit fields.
  */
 async function account(
-  { tx, log, tenantId, openByDevice }: SessionBook,
+  { tx, log, tenantId, openByDevice, latestByDevice }: SessionBook,
   e: SessionEvent,
   device: Device,
   session: OpenSession,
@@ -380,22 +425,19 @@ async function account(
       select: sessionItemSelect,
     });
     openByDevice.delete(device.id);
+    latestByDevice.set(device.id, { start: ended.startTime, end: e.at });
     log.record(sessionEvent('guest_session.ended', ended, e.at));
   } else {
     const updated = await tx.guestSession.update({ where: { id: session.id }, data, select: OPEN_SESSION });
     openByDevice.set(device.id, updated);
   }
-  await tx.guestDevice.update({
-    where: { id: device.id },
-    data: {
-      ip: e.ip,
-      lastSeenTime: e.at,
-      online: !stop,
-      connectionStatus: stop ? 0 : 1,
-      totalDownloadedData: { increment: dDown },
-      totalUploadedData: { increment: dUp },
-    },
-  });
+  // Last seen moves forward only: the presence ingest may have seen the device later.
+  await tx.$executeRaw`UPDATE "GuestDevice" SET "ip" = ${e.ip},
+      "lastSeenTime" = GREATEST(coalesce("lastSeenTime", ${e.at}), ${e.at}),
+      "online" = ${!stop}, "connectionStatus" = ${stop ? 0 : 1},
+      "totalDownloadedData" = "totalDownloadedData" + ${dDown},
+      "totalUploadedData" = "totalUploadedData" + ${dUp}, "updatedAt" = now()
+    WHERE "id" = ${device.id}`;
   const online = stop ? await stillOnline(tx, tenantId, guestId) : true;
   await tx.guest.update({
     where: { id: guestId },
@@ -404,15 +446,39 @@ async function account(
       connectionStatus: online ? 1 : 0,
       totalDownloadedData: { increment: dDown },
       totalUploadedData: { increment: dUp },
-      ...(opened
-        ? {
-            lastVisitDate: e.at,
-            lastAttemptTime: e.at,
-            lastConnectionTime: e.at,
-            lastLoginType: e.loginType,
-            visitCount: { increment: 1 },
-          }
-        : {}),
+      ...(opened ? { lastLoginType: e.loginType, visitCount: { increment: 1 } } : {}),
     },
   });
+  if (opened) {
+    // A visit's times move forward only (another device of the guest may have a later one).
+    await tx.$executeRaw`UPDATE "Guest" SET
+        "lastVisitDate" = GREATEST(coalesce("lastVisitDate", ${e.at}), ${e.at}),
+        "lastAttemptTime" = GREATEST(coalesce("lastAttemptTime", ${e.at}), ${e.at}),
+        "lastConnectionTime" = GREATEST(coalesce("lastConnectionTime", ${e.at}), ${e.at})
+      WHERE "id" = ${guestId}`;
+  }
+}
+
+/**
+ * A late event (isLate): its running totals count on the device's session it falls in, the session
+ * keeping the largest value seen and the device's and that session's guest's totals growing by the
+ * difference; nothing else changes. Outside every session of the device, it changes nothing.
+ */
+async function accountLate({ tx, tenantId }: SessionBook, e: SessionEvent, device: Device): Promise<void> {
+  const [s] = await tx.$queryRaw<
+    { id: string; guestId: string; downloadedData: bigint; uploadedData: bigint }[]
+  >`SELECT s."id", s."guestId", s."downloadedData", s."uploadedData" FROM "GuestSession" s
+    WHERE s."tenantId" = ${tenantId} AND s."deviceId" = ${device.id} AND s."startTime" <= ${e.at}
+      AND (s."endTime" IS NULL OR s."endTime" >= ${e.at})
+    ORDER BY s."startTime" DESC, s."id" DESC LIMIT 1`;
+  if (!s) return;
+  const down = BigInt(e.bytesDown) > s.downloadedData ? BigInt(e.bytesDown) : s.downloadedData;
+  const up = BigInt(e.bytesUp) > s.uploadedData ? BigInt(e.bytesUp) : s.uploadedData;
+  const dDown = down - s.downloadedData;
+  const dUp = up - s.uploadedData;
+  if (dDown === 0n && dUp === 0n) return;
+  await tx.guestSession.update({ where: { id: s.id }, data: { downloadedData: down, uploadedData: up } });
+  const grown = { totalDownloadedData: { increment: dDown }, totalUploadedData: { increment: dUp } };
+  await tx.guestDevice.update({ where: { id: device.id }, data: grown });
+  await tx.guest.update({ where: { id: s.guestId }, data: grown });
 }

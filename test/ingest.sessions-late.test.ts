@@ -1,0 +1,209 @@
+// Session accounting events that arrive late (a controller replaying its buffer, batches crossing):
+// an event older than its device's latest session is history only. Its bytes count on the session
+// it falls in; no session is opened or closed, no flag or visit field moves (probe I found stops
+// closing sessions before they began, a late interim opening a second session and counting its bytes
+// twice). And a code counts a use on `start` only.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { issueToken } from '../src/modules/tenants/bootstrap.service.js';
+import { startApp, type TestApp } from './helpers/app.js';
+import { newTenant, randomMac, uniqueName } from './helpers/fixtures.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startApp();
+});
+afterAll(async () => {
+  await t.close();
+});
+
+const prisma = () => t.db.prisma;
+let n = 0;
+const eid = (): string => `late-${Date.now()}-${++n}`;
+/** Whole seconds before the file's start (one clock for every test), so stored times compare exactly. */
+const START = Math.floor(Date.now() / 1000) * 1000;
+const ago = (seconds: number): Date => new Date(START - seconds * 1000);
+
+/** A tenant, a guest, a device's MAC, and the batch sender. */
+async function venue() {
+  const a = await newTenant(prisma());
+  const ingest = (await issueToken(prisma(), a.user_id, ['ingest'])).token;
+  const guest = await prisma().guest.create({
+    data: { tenantId: a.tenant_id, locationId: a.location_id, username: uniqueName('g'), name: 'G' },
+  });
+  const mac = randomMac();
+  const send = async (
+    ...events: { kind: string; at: Date; down?: number; code?: string; guest?: boolean }[]
+  ) => {
+    const res = await t.request('POST', '/api/v1/ingest/sessions', {
+      token: ingest,
+      body: {
+        events: events.map((e) => ({
+          event_id: eid(),
+          kind: e.kind,
+          mac,
+          ip: '10.0.0.5',
+          location_id: a.location_id,
+          bytes_up: 0,
+          bytes_down: e.down ?? 0,
+          login_type: 'Email',
+          at: e.at.toISOString(),
+          ...(e.guest === false ? {} : { guest_id: guest.id }),
+          ...(e.code ? { access_code: e.code } : {}),
+        })),
+      },
+    });
+    expect(res.status, res.text).toBe(200);
+  };
+  /** The device's sessions (start, end, bytes down), the device's and the guest's state. */
+  const state = async () => {
+    const sessions = await prisma().guestSession.findMany({
+      where: { tenantId: a.tenant_id },
+      orderBy: { startTime: 'asc' },
+    });
+    const device = await prisma().guestDevice.findFirstOrThrow({ where: { tenantId: a.tenant_id } });
+    const g = await prisma().guest.findUniqueOrThrow({ where: { id: guest.id } });
+    return {
+      sessions: sessions.map((s) => [
+        s.startTime.toISOString(),
+        s.endTime?.toISOString() ?? null,
+        Number(s.downloadedData),
+      ]),
+      device: {
+        online: device.online,
+        lastSeen: device.lastSeenTime?.toISOString(),
+        down: Number(device.totalDownloadedData),
+      },
+      guest: {
+        online: g.online,
+        visits: g.visitCount,
+        lastVisit: g.lastVisitDate?.toISOString(),
+        lastConnection: g.lastConnectionTime?.toISOString(),
+        down: Number(g.totalDownloadedData),
+      },
+    };
+  };
+  return { a, guest, mac, ingest, send, state };
+}
+
+describe.concurrent('a session event older than its device’s latest session', () => {
+  it('a stop from before the open session’s start closes nothing and moves no time back', async () => {
+    const v = await venue();
+    await v.send({ kind: 'start', at: ago(100) }, { kind: 'interim', at: ago(60), down: 500 });
+    const before = await v.state();
+    expect(before.sessions).toEqual([[ago(100).toISOString(), null, 500]]);
+    await v.send({ kind: 'stop', at: ago(400), down: 9000, guest: false });
+    expect(await v.state()).toEqual(before);
+  });
+
+  it('a start from before the open session neither ends it nor opens another, nor moves the visit back', async () => {
+    const v = await venue();
+    await v.send({ kind: 'start', at: ago(100) });
+    const before = await v.state();
+    await v.send({ kind: 'start', at: ago(200) });
+    expect(await v.state()).toEqual(before);
+    expect(before.guest).toMatchObject({ online: true, visits: 1, lastVisit: ago(100).toISOString() });
+  });
+
+  it('an interim within a closed session counts only its larger bytes there: no second session, visit or online flag', async () => {
+    const v = await venue();
+    await v.send({ kind: 'start', at: ago(100) }, { kind: 'stop', at: ago(50), down: 5000 });
+    const before = await v.state();
+    expect(before.guest).toMatchObject({ online: false, visits: 1, down: 5000 });
+    // Smaller than the session's total: nothing changes (it had counted it).
+    await v.send({ kind: 'interim', at: ago(70), down: 3000 });
+    expect(await v.state()).toEqual(before);
+    // Larger (the stop's count was behind): the session and the totals grow by the difference only.
+    await v.send({ kind: 'interim', at: ago(60), down: 5600 });
+    const after = await v.state();
+    expect(after.sessions).toEqual([[ago(100).toISOString(), ago(50).toISOString(), 5600]]);
+    expect(after.device.down).toBe(5600);
+    expect(after.guest).toEqual({ ...before.guest, down: 5600 });
+    // A stop sent again (a new event id) at the session's end is late too.
+    await v.send({ kind: 'stop', at: ago(50), down: 5600 });
+    expect(await v.state()).toEqual(after);
+  });
+
+  it('a start of another guest is a login all the same: the open session ends no earlier than it began', async () => {
+    const v = await venue();
+    await v.send({ kind: 'start', at: ago(100) });
+    const other = await prisma().guest.create({
+      data: {
+        tenantId: v.a.tenant_id,
+        locationId: v.a.location_id,
+        username: uniqueName('g'),
+        name: 'Other',
+      },
+    });
+    const res = await t.request('POST', '/api/v1/ingest/sessions', {
+      token: v.ingest,
+      body: {
+        events: [
+          {
+            event_id: eid(),
+            kind: 'start',
+            mac: v.mac,
+            ip: '10.0.0.6',
+            location_id: v.a.location_id,
+            guest_id: other.id,
+            bytes_up: 0,
+            bytes_down: 0,
+            login_type: 'Email',
+            at: ago(110).toISOString(),
+          },
+        ],
+      },
+    });
+    expect(res.status, res.text).toBe(200);
+    const sessions = await prisma().guestSession.findMany({
+      where: { tenantId: v.a.tenant_id },
+      orderBy: { createdAt: 'asc' },
+    });
+    expect(
+      sessions.map((s) => [s.guestId, s.startTime.toISOString(), s.endTime?.toISOString() ?? null]),
+    ).toEqual([
+      [v.guest.id, ago(100).toISOString(), ago(100).toISOString()],
+      [other.id, ago(110).toISOString(), null],
+    ]);
+    const device = await prisma().guestDevice.findFirstOrThrow({ where: { tenantId: v.a.tenant_id } });
+    expect(device.guestId).toBe(other.id);
+  });
+
+  it('an event after the latest session ended still opens one at its time, as before', async () => {
+    const v = await venue();
+    await v.send({ kind: 'start', at: ago(100) }, { kind: 'stop', at: ago(50), down: 10 });
+    await v.send({ kind: 'interim', at: ago(40), down: 20 });
+    const s = await v.state();
+    expect(s.sessions).toEqual([
+      [ago(100).toISOString(), ago(50).toISOString(), 10],
+      [ago(40).toISOString(), null, 20],
+    ]);
+    expect(s.guest).toMatchObject({ online: true, visits: 2, down: 30 });
+  });
+});
+
+describe.concurrent('an access code named by accounting', () => {
+  it('counts a use on a start only, not on an interim or stop that opens a session', async () => {
+    const v = await venue();
+    const code = await prisma().accessCode.create({
+      data: {
+        tenantId: v.a.tenant_id,
+        locationId: v.a.location_id,
+        serviceProfileId: v.a.service_profile_id,
+        code: uniqueName('CODE').slice(0, 30),
+        type: 1,
+        maxUses: 5,
+      },
+    });
+    const uses = async () =>
+      (await prisma().accessCode.findUniqueOrThrow({ where: { id: code.id } })).useCount;
+    await v.send({ kind: 'interim', at: ago(100), code: code.code });
+    await v.send({ kind: 'stop', at: ago(90), code: code.code });
+    await v.send({ kind: 'stop', at: ago(80), code: code.code });
+    expect(await uses()).toBe(0);
+    // The session an interim opened records the code all the same.
+    const opened = await prisma().guestSession.findFirstOrThrow({ where: { tenantId: v.a.tenant_id } });
+    expect(opened.accessCodeId).toBe(code.id);
+    await v.send({ kind: 'start', at: ago(70), code: code.code });
+    expect(await uses()).toBe(1);
+  });
+});
