@@ -207,3 +207,93 @@ describe.concurrent('an access code named by accounting', () => {
     expect(await uses()).toBe(1);
   });
 });
+
+/** Sends one batch of accounting events (each names its MAC, guest and time) with the venue's token. */
+async function post(v: Awaited<ReturnType<typeof venue>>, events: Record<string, unknown>[]) {
+  const res = await t.request('POST', '/api/v1/ingest/sessions', {
+    token: v.ingest,
+    body: {
+      events: events.map((e) => ({
+        event_id: eid(),
+        ip: '10.0.0.5',
+        location_id: v.a.location_id,
+        bytes_up: 0,
+        bytes_down: 0,
+        login_type: 'Email',
+        mac: v.mac,
+        ...e,
+        at: (e.at as Date).toISOString(),
+      })),
+    },
+  });
+  expect(res.status, res.text).toBe(200);
+}
+
+describe.concurrent('a login of another guest reported before the open session (probe S)', () => {
+  const otherGuest = (v: Awaited<ReturnType<typeof venue>>, name: string) =>
+    prisma().guest.create({
+      data: { tenantId: v.a.tenant_id, locationId: v.a.location_id, username: uniqueName('g'), name },
+    });
+
+  it('is the current session: its interims keep the largest count once, and its stop closes it', async () => {
+    const v = await venue();
+    const a = await otherGuest(v, 'A');
+    await post(v, [{ kind: 'start', guest_id: v.guest.id, at: ago(10) }]);
+    await post(v, [{ kind: 'start', guest_id: a.id, at: ago(50) }]);
+    await post(v, [
+      { kind: 'interim', at: ago(20), bytes_down: 500, bytes_up: 50 },
+      { kind: 'interim', at: ago(5), bytes_down: 100, bytes_up: 10 },
+    ]);
+    const open = await prisma().guestSession.findFirstOrThrow({ where: { guestId: a.id } });
+    expect([Number(open.downloadedData), Number(open.uploadedData), open.endTime]).toEqual([500, 50, null]);
+    const device = await prisma().guestDevice.findFirstOrThrow({ where: { tenantId: v.a.tenant_id } });
+    expect([Number(device.totalDownloadedData), Number(device.totalUploadedData)]).toEqual([500, 50]);
+    const guestA = await prisma().guest.findUniqueOrThrow({ where: { id: a.id } });
+    expect([Number(guestA.totalDownloadedData), guestA.online]).toEqual([500, true]);
+    // Its stop, in a batch of its own, closes it (as in one batch with the start).
+    await post(v, [{ kind: 'stop', at: ago(2), bytes_down: 600 }]);
+    const closed = await prisma().guestSession.findUniqueOrThrow({ where: { id: open.id } });
+    expect([closed.endTime?.toISOString(), Number(closed.downloadedData)]).toEqual([
+      ago(2).toISOString(),
+      600,
+    ]);
+    expect((await prisma().guest.findUniqueOrThrow({ where: { id: a.id } })).online).toBe(false);
+  });
+
+  it('keeps the latest visit’s login type, as it keeps its time', async () => {
+    const v = await venue();
+    await post(v, [{ kind: 'start', guest_id: v.guest.id, at: ago(30), login_type: 'SMS' }]);
+    await post(v, [
+      { kind: 'start', mac: randomMac(), guest_id: v.guest.id, at: ago(40), login_type: 'Voucher' },
+    ]);
+    const g = await prisma().guest.findUniqueOrThrow({ where: { id: v.guest.id } });
+    expect([g.lastLoginType, g.lastVisitDate?.toISOString(), g.visitCount]).toEqual([
+      'SMS',
+      ago(30).toISOString(),
+      2,
+    ]);
+  });
+
+  it('a redeem after a session the ingest opened a moment ahead ends it no earlier than it began, and moves no time back', async () => {
+    const v = await venue();
+    const ahead = new Date(Math.floor(Date.now() / 1000) * 1000 + 120_000);
+    await post(v, [{ kind: 'start', guest_id: v.guest.id, at: ahead }]);
+    const code = uniqueName('R').slice(0, 30);
+    const created = await t.request('POST', '/api/v1/access-codes', {
+      token: v.a.token,
+      body: { location_id: v.a.location_id, service_profile_id: v.a.service_profile_id, type: 1, code },
+    });
+    expect(created.status, created.text).toBe(201);
+    const redeemed = await t.request('POST', '/api/v1/access-codes/redeem', {
+      token: v.ingest,
+      body: { code, location_id: v.a.location_id, mac: v.mac, start_session: true, ip_address: '10.0.0.9' },
+    });
+    expect(redeemed.status, redeemed.text).toBe(200);
+    const ingested = await prisma().guestSession.findFirstOrThrow({ where: { guestId: v.guest.id } });
+    expect(ingested.endTime?.toISOString()).toBe(ahead.toISOString());
+    const device = await prisma().guestDevice.findFirstOrThrow({ where: { tenantId: v.a.tenant_id } });
+    expect(device.lastSeenTime?.toISOString()).toBe(ahead.toISOString());
+    const g = await prisma().guest.findUniqueOrThrow({ where: { id: v.guest.id } });
+    expect(g.lastVisitDate?.toISOString()).toBe(ahead.toISOString());
+  });
+});

@@ -13,7 +13,12 @@ import { type InputOf, operation } from '../../operations/operation.js';
 import { fill, INVALID_SELECTION } from '../../validation/messages.js';
 import { ValidationError } from '../../validation/validator.js';
 import { deviceListSelect, recordFirstSeen } from '../guest-devices/guest-devices.service.js';
-import { sessionEvent, sessionItemSelect, stillOnline } from '../guest-sessions/guest-sessions.service.js';
+import {
+  recordVisit,
+  sessionEvent,
+  sessionItemSelect,
+  stillOnline,
+} from '../guest-sessions/guest-sessions.service.js';
 import { guestVisibleSelect, recordGuestCreated } from '../guests/guests.service.js';
 import { lockDevices } from '../presence/device-locks.js';
 import { macVariants, normalizeMac } from '../presence/mac.js';
@@ -302,12 +307,11 @@ async function openSession(
   });
   if (open.length > 0) {
     const closed = { id: { in: open.map((o) => o.id) } };
-    await tx.guestSession.updateMany({
-      where: closed,
-      data: { endTime: now, online: false, connectionStatus: 0 },
-    });
+    // No earlier than it began (the ingest may have opened one a moment ahead of this clock).
+    await tx.$executeRaw`UPDATE "GuestSession" SET "endTime" = GREATEST("startTime", ${now}), "online" = false,
+        "connectionStatus" = 0 WHERE "id" = ANY(${open.map((o) => o.id)}::text[])`;
     for (const ended of await tx.guestSession.findMany({ where: closed, select: sessionItemSelect })) {
-      log.record(sessionEvent('guest_session.ended', ended, now));
+      log.record(sessionEvent('guest_session.ended', ended, ended.endTime ?? now));
     }
     for (const guestId of new Set(open.map((o) => o.guestId))) {
       if (guestId === s.guestId) continue;
@@ -333,21 +337,12 @@ async function openSession(
     select: sessionItemSelect,
   });
   log.record(sessionEvent('guest_session.started', session, now));
-  await tx.guestDevice.update({
-    where: { id: s.deviceId },
-    data: { ip: s.ip, lastSeenTime: now, online: true, connectionStatus: 1 },
-  });
-  await tx.guest.update({
-    where: { id: s.guestId },
-    data: {
-      online: true,
-      connectionStatus: 1,
-      lastVisitDate: now,
-      lastAttemptTime: now,
-      lastConnectionTime: now,
-      lastLoginType: REDEEM_LOGIN_TYPE,
-      visitCount: { increment: 1 },
-    },
-  });
+  // Last seen moves forward only (the ingest may have seen the device a moment ahead of this clock).
+  await tx.$executeRaw`UPDATE "GuestDevice" SET "ip" = ${s.ip},
+      "lastSeenTime" = GREATEST(coalesce("lastSeenTime", ${now}), ${now}), "online" = true,
+      "connectionStatus" = 1, "updatedAt" = now()
+    WHERE "id" = ${s.deviceId}`;
+  await tx.guest.update({ where: { id: s.guestId }, data: { online: true, connectionStatus: 1 } });
+  await recordVisit(tx, s.guestId, now, REDEEM_LOGIN_TYPE);
   return session.id;
 }

@@ -204,3 +204,24 @@ export async function stillOnline(
   await lockRow(tx, 'Guest', guestId);
   return (await tx.guestSession.count({ where: { tenantId, guestId, endTime: null } })) > 0;
 }
+
+/**
+ * A visit of the guest begun at `at` by `loginType` (a session opened: the ingest's, a redeem's):
+ * its visit count grows, and its last-visit fields move forward only (another device of the guest may
+ * have begun a later visit; the login type is the latest visit's, read from the row as it was).
+ */
+export async function recordVisit(
+  tx: PrismaNS.TransactionClient,
+  guestId: string,
+  at: Date,
+  loginType: string,
+): Promise<void> {
+  await tx.$executeRaw`UPDATE "Guest" SET "visitCount" = "visitCount" + 1,
+      "lastLoginType" = CASE WHEN "lastVisitDate" IS NULL OR "lastVisitDate" <= ${at}
+        THEN ${loginType} ELSE "lastLoginType" END,
+      "lastVisitDate" = GREATEST(coalesce("lastVisitDate", ${at}), ${at}),
+      "lastAttemptTime" = GREATEST(coalesce("lastAttemptTime", ${at}), ${at}),
+      "lastConnectionTime" = GREATEST(coalesce("lastConnectionTime", ${at}), ${at}),
+      "updatedAt" = now()
+    WHERE "id" = ${guestId}`;
+}

@@ -9,7 +9,12 @@ import { actorOf, type EventLog } from '../../events/outbox.js';
 import { AVAILABLE, USED } from '../access-codes/access-codes.labels.js';
 import { accessCodeChange, accessCodeListInclude } from '../access-codes/access-codes.service.js';
 import { deviceListSelect, recordFirstSeen } from '../guest-devices/guest-devices.service.js';
-import { sessionEvent, sessionItemSelect, stillOnline } from '../guest-sessions/guest-sessions.service.js';
+import {
+  recordVisit,
+  sessionEvent,
+  sessionItemSelect,
+  stillOnline,
+} from '../guest-sessions/guest-sessions.service.js';
 import { lockDevices } from '../presence/device-locks.js';
 import { macVariants, normalizeMac } from '../presence/mac.js';
 import {
@@ -285,10 +290,12 @@ async function loadSessionBook(
     orderBy: [{ startTime: 'asc' }, { id: 'asc' }],
     select: OPEN_SESSION,
   });
+  // The open session is the device's current one, though a later one may have closed (a login
+  // reported late); else the last one begun.
   const latest = await tx.$queryRaw<{ deviceId: string; startTime: Date; endTime: Date | null }[]>`
     SELECT DISTINCT ON (s."deviceId") s."deviceId", s."startTime", s."endTime" FROM "GuestSession" s
     WHERE s."tenantId" = ${tenantId} AND s."deviceId" = ANY(${deviceIds}::text[])
-    ORDER BY s."deviceId", s."startTime" DESC, s."id" DESC`;
+    ORDER BY s."deviceId", (s."endTime" IS NULL) DESC, s."startTime" DESC, s."id" DESC`;
   return {
     tx,
     log,
@@ -446,17 +453,9 @@ async function account(
       connectionStatus: online ? 1 : 0,
       totalDownloadedData: { increment: dDown },
       totalUploadedData: { increment: dUp },
-      ...(opened ? { lastLoginType: e.loginType, visitCount: { increment: 1 } } : {}),
     },
   });
-  if (opened) {
-    // A visit's times move forward only (another device of the guest may have a later one).
-    await tx.$executeRaw`UPDATE "Guest" SET
-        "lastVisitDate" = GREATEST(coalesce("lastVisitDate", ${e.at}), ${e.at}),
-        "lastAttemptTime" = GREATEST(coalesce("lastAttemptTime", ${e.at}), ${e.at}),
-        "lastConnectionTime" = GREATEST(coalesce("lastConnectionTime", ${e.at}), ${e.at})
-      WHERE "id" = ${guestId}`;
-  }
+  if (opened) await recordVisit(tx, guestId, e.at, e.loginType);
 }
 
 /**
@@ -464,7 +463,11 @@ async function account(
  * keeping the largest value seen and the device's and that session's guest's totals growing by the
  * difference; nothing else changes. Outside every session of the device, it changes nothing.
  */
-async function accountLate({ tx, tenantId }: SessionBook, e: SessionEvent, device: Device): Promise<void> {
+async function accountLate(
+  { tx, tenantId, openByDevice }: SessionBook,
+  e: SessionEvent,
+  device: Device,
+): Promise<void> {
   const [s] = await tx.$queryRaw<
     { id: string; guestId: string; downloadedData: bigint; uploadedData: bigint }[]
   >`SELECT s."id", s."guestId", s."downloadedData", s."uploadedData" FROM "GuestSession" s
@@ -478,6 +481,9 @@ async function accountLate({ tx, tenantId }: SessionBook, e: SessionEvent, devic
   const dUp = up - s.uploadedData;
   if (dDown === 0n && dUp === 0n) return;
   await tx.guestSession.update({ where: { id: s.id }, data: { downloadedData: down, uploadedData: up } });
+  // The open session (an older one than the latest, which the late event may fall in) keeps them too.
+  const open = openByDevice.get(device.id);
+  if (open?.id === s.id) openByDevice.set(device.id, { ...open, downloadedData: down, uploadedData: up });
   const grown = { totalDownloadedData: { increment: dDown }, totalUploadedData: { increment: dUp } };
   await tx.guestDevice.update({ where: { id: device.id }, data: grown });
   await tx.guest.update({ where: { id: s.guestId }, data: grown });
