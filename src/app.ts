@@ -20,7 +20,7 @@ import { startWebhookDelivery, type WebhookDeliveryService } from './events/webh
 import { DELIVERY_THREAD_POOL, startWebhookDeliveryThread } from './events/webhook-delivery-thread.js';
 import { createFieldGuard } from './graphql/field-rate-limit.js';
 import { createGraphqlHandler } from './graphql/yoga.js';
-import { registerCors } from './http/cors.js';
+import { isPreflight, registerCors } from './http/cors.js';
 import { graphqlErrorBody, restErrorBody } from './http/error-bodies.js';
 import { mountHealth } from './http/health.js';
 import { acceptMultipart, unreadableForm } from './http/multipart.js';
@@ -268,9 +268,11 @@ export async function buildApp(deps: {
   // Unknown routes (404/405) spend the budget too (probing for routes is throttled; a spent budget
   // answers 429 there as well), and answer 404/405 with or without a token, as Laravel's router does.
   fastify.addHook('preParsing', async (request, reply) => {
-    // CORS preflights carry no credentials by design.
-    if (request.method === 'OPTIONS') return;
+    // CORS preflights carry no credentials by design (the API's are answered before this, in
+    // src/http/cors.ts; GraphQL's by Yoga). A plain OPTIONS of the API spends the budget as any
+    // request of an unknown route does: it names a route's methods (`Allow`).
     const url = request.url;
+    if (request.method === 'OPTIONS' && (isPreflight(request) || !url.startsWith(`${API_PREFIX}/`))) return;
     const api = url.startsWith(`${API_PREFIX}/`) || (isGraphql(request) && !wantsGraphiql(request));
     // Unknown routes and the public docs (openapi.json, /docs) let an unauthenticated caller through.
     const known = request.routeOptions.url;

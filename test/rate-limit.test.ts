@@ -59,6 +59,42 @@ describe('one instance, RATE_LIMIT_PER_MINUTE=3', () => {
   });
 });
 
+describe('one instance, RATE_LIMIT_PER_MINUTE=3: OPTIONS', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startApp({ RATE_LIMIT_PER_MINUTE: '3' });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('a plain OPTIONS spends the budget (it names a route’s methods); a CORS preflight does not', async () => {
+    const a = await newTenant(t.db.prisma);
+    // OPTIONS is no operation of the OpenAPI document: sent past the contract check.
+    const options = async (url: string, headers: Record<string, string> = {}) => {
+      const res = await t.app.fastify.inject({
+        method: 'OPTIONS',
+        url,
+        headers: { authorization: `Bearer ${a.token}`, ...headers },
+      });
+      return { status: res.statusCode, text: res.body, headers: res.headers } as TestResponse;
+    };
+    const remaining: unknown[] = [];
+    for (const path of ['/api/v1/locations', '/api/v1/nope', '/api/v1/webhooks/x/replay']) {
+      const res = await options(path);
+      expect(res.status, path).toBe(path === '/api/v1/nope' ? 404 : 200);
+      remaining.push(res.headers['x-ratelimit-remaining']);
+    }
+    expect(remaining).toEqual(['2', '1', '0']);
+    expectThrottled(await options('/api/v1/locations'));
+    const preflight = await options('/api/v1/locations', {
+      origin: 'https://partner.example',
+      'access-control-request-method': 'GET',
+    });
+    expect(preflight.status).toBe(204);
+  });
+});
+
 describe.skipIf(!hasRedis)('two instances sharing Redis', () => {
   let a: TestApp | undefined;
   let b: TestApp | undefined;

@@ -9,7 +9,7 @@ const API_PATHS = '/api/';
 const isApi = (request: FastifyRequest): boolean => request.url.startsWith(API_PATHS);
 
 /** A preflight: OPTIONS carrying Access-Control-Request-Method (php-cors' isPreflightRequest). */
-const isPreflight = (request: FastifyRequest): boolean =>
+export const isPreflight = (request: FastifyRequest): boolean =>
   request.method === 'OPTIONS' && request.headers['access-control-request-method'] !== undefined;
 
 /** php-cors' varyHeader: adds `name` to Vary unless already listed. */
