@@ -82,6 +82,16 @@ async function shape(id: string, withToken: boolean): Promise<string> {
 
 // -------------------------------------------------------------------------------------------------
 describe.concurrent('GET /users and /users/count', () => {
+  it('shows the bootstrap API user with its email as its username, as every user has it', async () => {
+    const a = await newTenant(t.db.prisma);
+    const res = await t.request('GET', '/api/v1/users', { token: a.token });
+    expect(res.status, res.text).toBe(200);
+    const [api] = res.json.data;
+    expect(res.json.data).toHaveLength(1);
+    expect(api.username).toBe(api.email);
+    expect(api.email).toMatch(/^api-[0-9a-f]{8}@t[a-z0-9]+\.invalid$/);
+  });
+
   it('lists the users whose current tenant is the caller’s, oldest first, in the exact envelope', async () => {
     const a = await tenant();
     const b = await tenant();

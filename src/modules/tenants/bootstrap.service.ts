@@ -151,13 +151,15 @@ async function createApiUser(
 ): Promise<{ id: string }> {
   const { tenantId, role } = opts;
   const suffix = randomBytes(4).toString('hex');
+  // Tenant ids may hold `_` and `-`, which a domain label may not start or end with.
+  const email = opts.email ?? `api-${suffix}@t${tenantId.toLowerCase().replace(/[^a-z0-9]/g, 'x')}.invalid`;
   const user = await tx.user.create({
     data: {
       tenantId,
       name: `API user ${suffix}`,
-      username: `api-${suffix}`,
-      // Tenant ids may hold `_` and `-`, which a domain label may not start or end with.
-      email: opts.email ?? `api-${suffix}@t${tenantId.toLowerCase().replace(/[^a-z0-9]/g, 'x')}.invalid`,
+      // A user's username is its email, as the API sets it (README, "Tenants and users").
+      username: email,
+      email,
       role,
       status: 1,
       locationId: role === 'venue' || role === 'front-desk' ? opts.locationId : null,
