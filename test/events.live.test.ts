@@ -2,6 +2,7 @@
 // subscription (GraphQL over SSE) resumes after an id (the argument, or the `Last-Event-ID` a
 // reconnecting client resends) with exactly what was missed, then live events, with no gap and no
 // duplicate, on one instance and across two sharing Redis. Real HTTP, bounded in time.
+import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -251,6 +252,47 @@ describe('the events subscription, one instance', () => {
       } finally {
         sub.close();
       }
+    }
+  });
+
+  it('frees the place of streams their clients left at once, many together (three rounds of MAX_SUBSCRIPTIONS_PER_TOKEN)', async () => {
+    const a = await newTenant(t.db.prisma);
+    const body = JSON.stringify({ query: EVENTS, variables: {} });
+    const { hostname, port } = new URL(base);
+    /** A stream opened and its connection closed `afterMs` later, whatever it has read by then. */
+    const openAndLeave = (afterMs: number) =>
+      new Promise<void>((resolve) => {
+        const req = httpRequest({
+          host: hostname,
+          port,
+          path: '/graphql',
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${a.token}`,
+            'content-type': 'application/json',
+            accept: 'text/event-stream',
+          },
+        });
+        req.on('error', () => {});
+        req.once('close', () => resolve());
+        req.end(body);
+        setTimeout(() => req.destroy(), afterMs);
+      });
+    for (let round = 0; round < 3; round++) {
+      await Promise.all(
+        Array.from({ length: MAX_SUBSCRIPTIONS_PER_TOKEN }, (_, i) => openAndLeave(40 + (i % 5) * 20)),
+      );
+      await sleep(300);
+    }
+    // Every place is free again (the server sees each close a moment later): a full allowance opens.
+    await sleep(1000);
+    const open: Subscriber[] = [];
+    try {
+      for (let i = 0; i < MAX_SUBSCRIPTIONS_PER_TOKEN; i++)
+        open.push(await subscribeTo(base, a.token, EVENTS, {}));
+      expect(open.map((s) => s.status)).toEqual(open.map(() => 200));
+    } finally {
+      for (const s of open) s.close();
     }
   });
 

@@ -2,6 +2,8 @@
 // its buffered events; without a cap one token could hold thousands (a probe held 1 000) and starve
 // the instance's other tenants. The cap is per instance: a fleet behind a load balancer lets a token
 // hold at most this many on each instance.
+
+import type { FastifyReply } from 'fastify';
 import { GraphQLError } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import type { AppContext } from '../context.js';
@@ -71,13 +73,20 @@ export function subscriptionLimit(max = MAX_SUBSCRIPTIONS_PER_TOKEN): Plugin {
         return;
       }
       open.set(tokenId, held + 1);
-      setResult(
-        counted(result, () => {
-          const left = (open.get(tokenId) ?? 1) - 1;
-          if (left === 0) open.delete(tokenId);
-          else open.set(tokenId, left);
-        }),
-      );
+      const stream = counted(result, () => {
+        const left = (open.get(tokenId) ?? 1) - 1;
+        if (left === 0) open.delete(tokenId);
+        else open.set(tokenId, left);
+      });
+      // A client that leaves before its stream's first read: Yoga's cancel then fails before it
+      // reaches return() (its SSE reader starts on that read), which left the place taken and the
+      // log reader running. The response's close ends the stream here too, or at once if it came
+      // while the operation ran (a second return() is a no-op).
+      const response = (context as { reply?: FastifyReply }).reply?.raw;
+      const end = () => void stream.return?.().catch(() => {});
+      if (response?.closed || response?.destroyed) end();
+      else response?.once('close', end);
+      setResult(stream);
     },
   };
 }
