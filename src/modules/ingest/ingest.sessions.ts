@@ -208,13 +208,16 @@ interface OpenSession {
   uploadedData: bigint;
 }
 
-/** A device's latest session: when it started, and ended (null: open). */
-interface Latest {
+/** When a device's last session began and ended. */
+interface Ended {
   start: Date;
-  end: Date | null;
+  end: Date;
 }
 
-/** The batch's devices by MAC, their open sessions and latest sessions by device id; all move with the events. */
+/**
+ * The batch's devices by MAC, their open sessions by device id, and the last session of each device
+ * with none open; all move with the events.
+ */
 interface SessionBook {
   tx: Tx;
   /** `device.first_seen`, `guest_session.started` / `.ended`, in the events' time order. */
@@ -222,23 +225,24 @@ interface SessionBook {
   tenantId: string;
   deviceByMac: Map<string, Device>;
   openByDevice: Map<string, OpenSession>;
-  latestByDevice: Map<string, Latest>;
+  endedByDevice: Map<string, Ended>;
 }
 
 /**
- * Whether the event is older than the device's latest session (a controller replaying its buffer
- * late, or batches crossing): before its start, or, the session closed, not after its end (a `start`
- * at its very end begins the next one). A `start` naming another guest than the device's is a login
- * all the same (a redeem's session may have begun a moment after the controller's own start): it
- * applies, the session it ends closing no earlier than it began.
+ * Whether the event is older than the device's latest session (its open one, though a later one may
+ * have closed: a login reported late; else its last one): before its start, or, that session closed,
+ * not after its end (a `start` at its very end begins the next one). A `start` naming another guest
+ * than the device's is a login all the same (a redeem's session may have begun a moment after the
+ * controller's own start): it applies, the session it ends closing no earlier than it began.
  */
 function isLate(book: SessionBook, device: Device, e: SessionEvent): boolean {
-  const latest = book.latestByDevice.get(device.id);
-  if (!latest) return false;
   if (e.kind === 'start' && e.guestId !== null && e.guestId !== device.guestId) return false;
-  if (e.at < latest.start) return true;
-  if (latest.end === null) return false;
-  return e.kind === 'start' ? e.at < latest.end : e.at <= latest.end;
+  const open = book.openByDevice.get(device.id);
+  if (open) return e.at < open.startTime;
+  const ended = book.endedByDevice.get(device.id);
+  if (!ended) return false;
+  if (e.at < ended.start) return true;
+  return e.kind === 'start' ? e.at < ended.end : e.at <= ended.end;
 }
 
 /**
@@ -284,25 +288,27 @@ async function loadSessionBook(
     where: { tenantId, mac: { in: macs.flatMap(macVariants) } },
     select: DEVICE,
   });
-  const deviceIds = devices.map((d) => d.id);
-  const openRows = await tx.guestSession.findMany({
-    where: { tenantId, deviceId: { in: deviceIds }, endTime: null },
-    orderBy: [{ startTime: 'asc' }, { id: 'asc' }],
-    select: OPEN_SESSION,
-  });
-  // The open session is the device's current one, though a later one may have closed (a login
-  // reported late); else the last one begun.
-  const latest = await tx.$queryRaw<{ deviceId: string; startTime: Date; endTime: Date | null }[]>`
-    SELECT DISTINCT ON (s."deviceId") s."deviceId", s."startTime", s."endTime" FROM "GuestSession" s
-    WHERE s."tenantId" = ${tenantId} AND s."deviceId" = ANY(${deviceIds}::text[])
+  // Each device's current session: its open one (the latest begun, should there be several), though
+  // a later one may have closed (a login reported late); else the last one begun.
+  const current = await tx.$queryRaw<(OpenSession & { endTime: Date | null })[]>`
+    SELECT DISTINCT ON (s."deviceId") s."id", s."deviceId", s."guestId", s."startTime", s."endTime",
+      s."downloadedData", s."uploadedData"
+    FROM "GuestSession" s
+    WHERE s."tenantId" = ${tenantId} AND s."deviceId" = ANY(${devices.map((d) => d.id)}::text[])
     ORDER BY s."deviceId", (s."endTime" IS NULL) DESC, s."startTime" DESC, s."id" DESC`;
+  const openByDevice = new Map<string, OpenSession>();
+  const endedByDevice = new Map<string, Ended>();
+  for (const { endTime, ...s } of current) {
+    if (endTime === null) openByDevice.set(s.deviceId, s);
+    else endedByDevice.set(s.deviceId, { start: s.startTime, end: endTime });
+  }
   return {
     tx,
     log,
     tenantId,
     deviceByMac: new Map(devices.map((d) => [normalizeMac(d.mac), d])),
-    openByDevice: new Map(openRows.map((s) => [s.deviceId, s])),
-    latestByDevice: new Map(latest.map((s) => [s.deviceId, { start: s.startTime, end: s.endTime }])),
+    openByDevice,
+    endedByDevice,
   };
 }
 
@@ -341,7 +347,7 @@ async function deviceOf(
  * its device goes offline, and its guest too unless another session is open.
  */
 async function closeSession(
-  { tx, log, tenantId, openByDevice, latestByDevice }: SessionBook,
+  { tx, log, tenantId, openByDevice, endedByDevice }: SessionBook,
   s: { id: string; guestId: string; deviceId: string; startTime: Date },
   when: Date,
 ): Promise<void> {
@@ -353,7 +359,7 @@ async function closeSession(
   });
   log.record(sessionEvent('guest_session.ended', ended, at));
   openByDevice.delete(s.deviceId);
-  latestByDevice.set(s.deviceId, { start: ended.startTime, end: at });
+  endedByDevice.set(s.deviceId, { start: ended.startTime, end: at });
   await tx.guestDevice.update({ where: { id: s.deviceId }, data: { online: false, connectionStatus: 0 } });
   if (!(await stillOnline(tx, tenantId, s.guestId))) {
     await tx.guest.update({ where: { id: s.guestId }, data: { online: false, connectionStatus: 0 } });
@@ -362,7 +368,7 @@ async function closeSession(
 
 /** Opens a session of the device's guest at the event's time; a `start`'s access code counts a use. */
 async function openSession(
-  { tx, log, tenantId, openByDevice, latestByDevice }: SessionBook,
+  { tx, log, tenantId, openByDevice }: SessionBook,
   e: SessionEvent,
   device: Device,
 ): Promise<OpenSession> {
@@ -384,7 +390,6 @@ async function openSession(
   });
   log.record(sessionEvent('guest_session.started', session, e.at));
   openByDevice.set(device.id, session);
-  latestByDevice.set(device.id, { start: e.at, end: null });
   // A login uses the code; an `interim` or `stop` that opens the session reports one already made.
   if (e.accessCodeId && e.kind === 'start') {
     // Accounting reports what happened: the use counts whatever the code's state, and an available
@@ -412,7 +417,7 @@ async function openSession(
  * device's and the guest's totals, and their online flags and last-visit fields.
  */
 async function account(
-  { tx, log, tenantId, openByDevice, latestByDevice }: SessionBook,
+  { tx, log, tenantId, openByDevice, endedByDevice }: SessionBook,
   e: SessionEvent,
   device: Device,
   session: OpenSession,
@@ -432,7 +437,7 @@ async function account(
       select: sessionItemSelect,
     });
     openByDevice.delete(device.id);
-    latestByDevice.set(device.id, { start: ended.startTime, end: e.at });
+    endedByDevice.set(device.id, { start: ended.startTime, end: e.at });
     log.record(sessionEvent('guest_session.ended', ended, e.at));
   } else {
     const updated = await tx.guestSession.update({ where: { id: session.id }, data, select: OPEN_SESSION });
@@ -463,11 +468,7 @@ async function account(
  * keeping the largest value seen and the device's and that session's guest's totals growing by the
  * difference; nothing else changes. Outside every session of the device, it changes nothing.
  */
-async function accountLate(
-  { tx, tenantId, openByDevice }: SessionBook,
-  e: SessionEvent,
-  device: Device,
-): Promise<void> {
+async function accountLate({ tx, tenantId }: SessionBook, e: SessionEvent, device: Device): Promise<void> {
   const [s] = await tx.$queryRaw<
     { id: string; guestId: string; downloadedData: bigint; uploadedData: bigint }[]
   >`SELECT s."id", s."guestId", s."downloadedData", s."uploadedData" FROM "GuestSession" s
@@ -480,10 +481,8 @@ async function accountLate(
   const dDown = down - s.downloadedData;
   const dUp = up - s.uploadedData;
   if (dDown === 0n && dUp === 0n) return;
+  // Never the open session: a late event is older than its start (isLate).
   await tx.guestSession.update({ where: { id: s.id }, data: { downloadedData: down, uploadedData: up } });
-  // The open session (an older one than the latest, which the late event may fall in) keeps them too.
-  const open = openByDevice.get(device.id);
-  if (open?.id === s.id) openByDevice.set(device.id, { ...open, downloadedData: down, uploadedData: up });
   const grown = { totalDownloadedData: { increment: dDown }, totalUploadedData: { increment: dUp } };
   await tx.guestDevice.update({ where: { id: device.id }, data: grown });
   await tx.guest.update({ where: { id: s.guestId }, data: grown });
