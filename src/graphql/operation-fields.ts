@@ -59,31 +59,37 @@ export function restInputOf(
   return out;
 }
 
-/** Each root field's list queries, by its arguments object (the one graphql-js hands its resolvers). */
-const listQueries = new WeakMap<object, Map<object, Promise<unknown>>>();
+/** What a field's resolvers read once, by its arguments object (the one graphql-js hands them), then by key. */
+const perField = new WeakMap<object, Map<object, Promise<unknown>>>();
 
 /**
- * The list operation's query (authorized, its filters validated) for a root field's arguments: once
- * per field, so the arguments' check (checkedRootConnections), the rows and the count share it.
+ * `read()` once per field and `key`: the arguments' check (checkedRootConnections), the rows and
+ * the count share its answer. Each key is read by one caller alone, so its answer is of its type.
  */
+export function oncePerField<T>(args: object, key: object, read: () => Promise<T>): Promise<T> {
+  let byKey = perField.get(args);
+  if (!byKey) {
+    byKey = new Map();
+    perField.set(args, byKey);
+  }
+  let answer = byKey.get(key);
+  if (!answer) {
+    answer = read();
+    byKey.set(key, answer);
+  }
+  return answer as Promise<T>;
+}
+
+/** The list operation's query (authorized, its filters validated) for a root field's arguments, once per field. */
 export function listQueryOf<F extends Filters<W>, W, O>(
   op: ListOperation<F, W, O>,
   ctx: AppContext,
   args: object,
 ): Promise<ListQuery<FilterValues<F>, W, O>> {
-  let byOperation = listQueries.get(args);
-  if (!byOperation) {
-    byOperation = new Map();
-    listQueries.set(args, byOperation);
-  }
-  let query = byOperation.get(op);
-  if (!query) {
-    // A field's arguments are a plain object of its argument names (typed per field by Pothos).
-    query = op.query(ctx, restInputOf(op.filters, args as Readonly<Record<string, unknown>>));
-    byOperation.set(op, query);
-  }
-  // Stored under `op` by this function alone, so it is that operation's query.
-  return query as Promise<ListQuery<FilterValues<F>, W, O>>;
+  // A field's arguments are a plain object of its argument names (typed per field by Pothos).
+  return oncePerField(args, op, () =>
+    op.query(ctx, restInputOf(op.filters, args as Readonly<Record<string, unknown>>)),
+  );
 }
 
 /**

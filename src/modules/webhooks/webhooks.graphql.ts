@@ -11,6 +11,7 @@ import {
   inputTypeOf,
   listConnection,
   listQueryOf,
+  oncePerField,
   restInputOf,
 } from '../../graphql/operation-fields.js';
 import { planAnswerFirst } from '../../graphql/plan-answer-first.js';
@@ -132,18 +133,13 @@ const UpdateWebhookInput = inputTypeOf(
 );
 
 /** `webhookDeliveries`' endpoint, once per field (its check, rows and count share it). */
-const endpoints = new WeakMap<object, ReturnType<typeof webhookInScope>>();
-function endpointOf(
+const endpointOf = (
   ctx: AppContext,
   args: { readonly webhookId?: unknown },
-): ReturnType<typeof webhookInScope> {
-  let found = endpoints.get(args);
-  if (!found) {
-    found = webhookInScope(ctx, authorize(ctx.principal, attemptsQuery.action), String(args.webhookId));
-    endpoints.set(args, found);
-  }
-  return found;
-}
+): ReturnType<typeof webhookInScope> =>
+  oncePerField(args, endpointOf, () =>
+    webhookInScope(ctx, authorize(ctx.principal, attemptsQuery.action), String(args.webhookId)),
+  );
 
 builder.queryFields((t) => ({
   webhooks: t.prismaConnection({
