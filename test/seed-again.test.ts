@@ -4,8 +4,8 @@
 // created, nor to an erased one), and the counts printed are what this run added. The seeders are
 // called as `admin seed` calls them (src/cli/admin.ts), in one transaction, or one by one as the
 // parity test and the OpenAPI examples do.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newSeedRun, seeders } from '../src/cli/seeders.js';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { newSeedRun, type SeedOptions, seeders, seedTurn } from '../src/cli/seeders.js';
 import { seededRandom } from '../src/modules/locations/locations.seed.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { addDevice, newTenant } from './helpers/fixtures.js';
@@ -25,10 +25,10 @@ const SEED_EMAIL = /^guest(\d+)@guests\.seed\.invalid$/i;
 async function seed(
   tenantId: string,
   guests: number,
-  opts: { seed: number; transaction?: boolean },
+  opts: { seed: number; transaction?: boolean; progress?: (message: string) => void },
 ): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
-  const o = { tenantId, rand: seededRandom(opts.seed), guests, progress: () => {} };
+  const o = { tenantId, rand: seededRandom(opts.seed), guests, progress: opts.progress ?? (() => {}) };
   const made = newSeedRun();
   if (opts.transaction === false) {
     for (const seeder of seeders) Object.assign(counts, await seeder.run(prisma(), o, made));
@@ -36,6 +36,7 @@ async function seed(
   }
   await prisma().$transaction(
     async (tx) => {
+      await seedTurn(tx, o);
       for (const seeder of seeders) Object.assign(counts, await seeder.run(tx, o, made));
     },
     { maxWait: 30_000, timeout: 120_000 },
@@ -225,6 +226,58 @@ describe.concurrent('admin seed, run again', () => {
       location_logs: added.location_logs,
     });
   });
+});
+
+describe.concurrent('admin seed, two runs on one tenant at once', () => {
+  it('both land, the later numbered past the earlier (no unique-email failure)', async () => {
+    const a = await newTenant(prisma());
+    const [one, two] = await Promise.all([
+      seed(a.tenant_id, 6, { seed: 1 }),
+      seed(a.tenant_id, 6, { seed: 2 }),
+    ]);
+    expect([one.guests, two.guests]).toEqual([6, 6]);
+    const numbers = [...(await seededNumbers(a.tenant_id)).values()].sort((x, y) => x - y);
+    expect(numbers).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+  });
+
+  // On the embedded database its one connection serves one transaction at a time anyway.
+  it.skipIf(!process.env.TEST_DATABASE_URL)(
+    'the later one says it waits, and goes on when the turn ends',
+    async () => {
+      const a = await newTenant(prisma());
+      let release = () => {};
+      const released = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      let turnTaken = () => {};
+      const taken = new Promise<void>((resolve) => {
+        turnTaken = resolve;
+      });
+      const holder: Pick<SeedOptions, 'tenantId' | 'progress'> = {
+        tenantId: a.tenant_id,
+        progress: () => {},
+      };
+      const holding = prisma().$transaction(
+        async (tx) => {
+          await seedTurn(tx, { ...holder, rand: seededRandom(1), guests: 1 });
+          turnTaken();
+          await released;
+        },
+        { timeout: 60_000 },
+      );
+      await taken;
+      const messages: string[] = [];
+      const seeding = seed(a.tenant_id, 3, { seed: 1, progress: (m) => messages.push(m) });
+      await vi.waitFor(() =>
+        expect(messages).toEqual(['another seed of this tenant is running: waiting for it to end…']),
+      );
+      expect((await seededNumbers(a.tenant_id)).size).toBe(0);
+      release();
+      await holding;
+      expect((await seeding).guests).toBe(3);
+      expect((await seededNumbers(a.tenant_id)).size).toBe(3);
+    },
+  );
 });
 
 describe.concurrent('admin seed, the same --seed on two tenants (decisions.md: deterministic)', () => {

@@ -481,7 +481,7 @@ async function run(
     }
     case 'seed': {
       const { seededRandom } = await import('../modules/locations/locations.seed.js');
-      const { newSeedRun, seeders } = await import('./seeders.js');
+      const { newSeedRun, seedTurn, seeders } = await import('./seeders.js');
       const database = opened(db);
       const tenantId = required(values, 'tenant');
       const guests = boundedInt(values.guests, 'guests', 200, MAX_SEED_GUESTS);
@@ -495,11 +495,13 @@ async function run(
           stopping.check(NOTHING_SEEDED);
           progress(s);
         },
+        waiting: () => stopping.check(NOTHING_SEEDED),
       };
       const counts: Record<string, number | string> = { tenant_id: tenantId };
       // One transaction: a seed that fails or is interrupted leaves nothing half-written.
       await database.prisma.$transaction(
         async (tx) => {
+          await seedTurn(tx, opts);
           const made = newSeedRun();
           for (const seeder of seeders) {
             // A turn of the event loop, so a signal is heard: PGlite answers without one.

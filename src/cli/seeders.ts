@@ -1,6 +1,7 @@
 // What `admin seed` adds to a tenant, resource by resource, in order (later seeders may read what
 // earlier ones created). Each seeder is deterministic for the same random source. The command runs
 // them all in one transaction: a seed that fails or is interrupted stores nothing.
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Prisma as PrismaNS } from '../generated/prisma/client.js';
 import { seedAdvertisementsAndAccessCodes } from '../modules/advertisements/advertisements.seed.js';
 import { seedPresence } from '../modules/analytics/analytics.seed.js';
@@ -15,6 +16,28 @@ export interface SeedOptions {
   /** `--guests N` (default 200). */
   guests: number;
   progress(message: string): void;
+  /** Called while another seed of the tenant holds its turn (seedTurn): throws to give up (Ctrl-C). */
+  waiting?(): void;
+}
+
+/**
+ * Waits, inside the seed's transaction, until no other seed of the tenant runs: two at once would
+ * number the same guests (the unique email refuses the later one at its end, rolling it all back).
+ * The turn is a transaction-scoped advisory lock, so it ends with the commit or the rollback; the
+ * later run then numbers past what the earlier one committed.
+ */
+export async function seedTurn(tx: PrismaNS.TransactionClient, opts: SeedOptions): Promise<void> {
+  const key = `seed:${opts.tenantId}`;
+  const take = async () =>
+    (
+      await tx.$queryRaw<{ ok: boolean }[]>`SELECT pg_try_advisory_xact_lock(hashtext(${key})::bigint) AS ok`
+    )[0]?.ok === true;
+  if (await take()) return;
+  opts.progress('another seed of this tenant is running: waiting for it to end…');
+  do {
+    opts.waiting?.();
+    await sleep(250);
+  } while (!(await take()));
 }
 
 /**
