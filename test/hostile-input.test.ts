@@ -12,16 +12,21 @@ import {
 } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { schema } from '../src/graphql/schema.js';
+import { issueToken } from '../src/modules/tenants/bootstrap.service.js';
 import { routeTable } from '../src/rest/route-table.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { addHierarchy, newTenant } from './helpers/fixtures.js';
 
 let t: TestApp;
 let token: string;
+let userId: string;
+let locationId: string;
 beforeAll(async () => {
   t = await startApp();
   const a = await newTenant(t.db.prisma);
   token = a.token;
+  userId = a.user_id;
+  locationId = a.location_id;
   await addHierarchy(t.db.prisma, a.tenant_id, { buildings: 1, floors: 1, zones: 1 });
 });
 afterAll(() => t.close());
@@ -149,6 +154,43 @@ describe('text PostgreSQL cannot store', () => {
     const gql = await t.graphql(token, 'query($id: ID!) { guest(id: $id) { id } }', { id: 'a\u0000b' });
     expect(gql.json.errors[0].message).toBe('Text may not contain NUL characters.');
     expect(gql.json.errors[0].extensions.code).toBe('BAD_USER_INPUT');
+  });
+
+  it('names the element holding a NUL character in a list (a batch of a thousand events, a tag)', async () => {
+    const ingest = (await issueToken(t.db.prisma, userId, ['ingest'])).token;
+    const event = (i: number, mac: string) => ({
+      event_id: `nul-${i}`,
+      mac,
+      data_type: 1,
+      seen_at: new Date().toISOString(),
+    });
+    const events = Array.from({ length: 1000 }, (_, i) => event(i, 'aa:bb:cc:00:00:01'));
+    events[737] = event(737, 'aa:bb:cc:00:00:0\u00002');
+    const batch = await t.request('POST', '/api/v1/ingest/presence', { token: ingest, body: { events } });
+    expect(batch.status).toBe(422);
+    expect(batch.json).toEqual({
+      message: 'The events.737.mac field must not contain NUL characters.',
+      errors: { 'events.737.mac': ['The events.737.mac field must not contain NUL characters.'] },
+    });
+    const tags = await t.request('POST', '/api/v1/guests', {
+      token,
+      body: {
+        name: 'Nul Tag',
+        email: 'nul-tag@example.com',
+        location_id: locationId,
+        tags: ['vip', 'l\u0000ate'],
+      },
+    });
+    expect(tags.status).toBe(422);
+    expect(tags.json.errors).toEqual({ 'tags.1': ['The tags.1 field must not contain NUL characters.'] });
+    // A key holding one cannot be named: its list is.
+    const keyed = await t.request('POST', '/api/v1/ingest/presence', {
+      token: ingest,
+      body: { events: [{ ...event(1, 'aa:bb:cc:00:00:01'), 'x\u0000': 1 }] },
+    });
+    expect(keyed.json.errors).toEqual({
+      'events.0': ['The events.0 field must not contain NUL characters.'],
+    });
   });
 });
 

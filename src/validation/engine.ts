@@ -206,12 +206,15 @@ export async function validate<R extends Rules>(
   const { attributes, element } = options;
   const attributeOf = (field: string): string =>
     attributes?.[field] ?? (element === undefined ? displayName(field) : elementAttribute(element, field));
+  // Laravel shows a nested key (`events.3.mac`) raw, underscores kept: the field's name unspaced.
+  const rawAttributeOf = (field: string): string =>
+    attributes?.[field] ?? (element === undefined ? field : elementAttribute(element, field));
   const checked: Promise<[string, FieldResult]>[] = [];
   for (const field in rules) {
     const list = rules[field] as readonly Rule[];
     // An absent field meets only implicit rules (required…): a list's thirty filters mostly skip here.
     if ((!Object.hasOwn(data, field) || data[field] === undefined) && !hasImplicit(list)) continue;
-    checked.push(validateField(field, list, data, attributeOf));
+    checked.push(validateField(field, list, data, attributeOf, rawAttributeOf));
   }
   const results = await Promise.all(checked);
 
@@ -264,6 +267,7 @@ async function validateField(
   list: readonly Rule[],
   data: Readonly<Record<string, unknown>>,
   attributeOf: (field: string) => string,
+  rawAttributeOf: (field: string) => string,
 ): Promise<[string, FieldResult]> {
   const raw = Object.hasOwn(data, field) ? data[field] : undefined;
   const present = raw !== undefined;
@@ -289,12 +293,15 @@ async function validateField(
     } else if (!messages.includes(answer)) messages.push(answer);
   };
 
-  // PostgreSQL cannot store U+0000 (Laravel on MySQL would): named here, before any rule or lookup.
-  if (validatable && hasNul(raw)) {
-    const message = fill('The :attribute field must not contain NUL characters.', {
-      attribute: ctx.attribute,
-    });
-    return [field, { messages: [message], elements, present, value: raw }];
+  // PostgreSQL cannot store U+0000 (Laravel on MySQL would): named here, before any rule or lookup,
+  // at the innermost element holding it (`events.3.mac`), so a batch's sender finds it.
+  const nulAt = validatable ? nulPath(raw) : null;
+  if (nulAt !== null) {
+    const key = nulAt.join('.');
+    const attribute = key === '' ? ctx.attribute : elementAttribute(rawAttributeOf(field), key);
+    const message = fill('The :attribute field must not contain NUL characters.', { attribute });
+    if (key === '') return [field, { messages: [message], elements, present, value: raw }];
+    return [field, { messages, elements: new Map([[key, [message]]]), present, value: raw }];
   }
 
   let value = raw;
@@ -325,10 +332,22 @@ async function validateField(
   return [field, { messages, elements, present, value }];
 }
 
-/** A NUL character anywhere in the value, array keys included. */
-function hasNul(value: unknown): boolean {
-  if (typeof value === 'string') return value.includes('\0');
-  if (Array.isArray(value)) return value.some(hasNul);
-  if (isPhpArray(value)) return Object.entries(value).some(([k, v]) => k.includes('\0') || hasNul(v));
-  return false;
+/**
+ * Where the value holds a NUL character: `[]` for itself (or a key of it), `['3', 'mac']` for an
+ * element's; null for nowhere.
+ */
+function nulPath(value: unknown): string[] | null {
+  if (typeof value === 'string') return value.includes('\0') ? [] : null;
+  const entries = Array.isArray(value)
+    ? value.map((v, i) => [String(i), v] as const)
+    : isPhpArray(value)
+      ? Object.entries(value)
+      : [];
+  // A key with one cannot be named: the list itself is.
+  if (entries.some(([k]) => k.includes('\0'))) return [];
+  for (const [k, v] of entries) {
+    const inner = nulPath(v);
+    if (inner !== null) return [k, ...inner];
+  }
+  return null;
 }
