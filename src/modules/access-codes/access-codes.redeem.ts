@@ -14,10 +14,11 @@ import { fill, INVALID_SELECTION } from '../../validation/messages.js';
 import { ValidationError } from '../../validation/validator.js';
 import { deviceListSelect, recordFirstSeen } from '../guest-devices/guest-devices.service.js';
 import {
+  endSession,
+  lastSeenForward,
   recordVisit,
   sessionEvent,
   sessionItemSelect,
-  stillOnline,
 } from '../guest-sessions/guest-sessions.service.js';
 import { guestVisibleSelect, recordGuestCreated } from '../guests/guests.service.js';
 import { lockDevices } from '../presence/device-locks.js';
@@ -303,23 +304,10 @@ async function openSession(
   const { now } = s;
   const open = await tx.guestSession.findMany({
     where: { tenantId, deviceId: s.deviceId, endTime: null },
-    select: { id: true, guestId: true },
+    select: { id: true, guestId: true, startTime: true },
+    orderBy: [{ startTime: 'asc' }, { id: 'asc' }],
   });
-  if (open.length > 0) {
-    const closed = { id: { in: open.map((o) => o.id) } };
-    // No earlier than it began (the ingest may have opened one a moment ahead of this clock).
-    await tx.$executeRaw`UPDATE "GuestSession" SET "endTime" = GREATEST("startTime", ${now}), "online" = false,
-        "connectionStatus" = 0 WHERE "id" = ANY(${open.map((o) => o.id)}::text[])`;
-    for (const ended of await tx.guestSession.findMany({ where: closed, select: sessionItemSelect })) {
-      log.record(sessionEvent('guest_session.ended', ended, ended.endTime ?? now));
-    }
-    for (const guestId of new Set(open.map((o) => o.guestId))) {
-      if (guestId === s.guestId) continue;
-      if (!(await stillOnline(tx, tenantId, guestId))) {
-        await tx.guest.update({ where: { id: guestId }, data: { online: false, connectionStatus: 0 } });
-      }
-    }
-  }
+  for (const session of open) await endSession(tx, log, tenantId, session, now, s.guestId);
   const session = await tx.guestSession.create({
     data: {
       tenantId,
@@ -337,9 +325,7 @@ async function openSession(
     select: sessionItemSelect,
   });
   log.record(sessionEvent('guest_session.started', session, now));
-  // Last seen moves forward only (the ingest may have seen the device a moment ahead of this clock).
-  await tx.$executeRaw`UPDATE "GuestDevice" SET "ip" = ${s.ip},
-      "lastSeenTime" = GREATEST(coalesce("lastSeenTime", ${now}), ${now}), "online" = true,
+  await tx.$executeRaw`UPDATE "GuestDevice" SET "ip" = ${s.ip}, ${lastSeenForward(now)}, "online" = true,
       "connectionStatus" = 1, "updatedAt" = now()
     WHERE "id" = ${s.deviceId}`;
   await tx.guest.update({ where: { id: s.guestId }, data: { online: true, connectionStatus: 1 } });

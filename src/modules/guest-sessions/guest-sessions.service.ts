@@ -7,8 +7,8 @@ import type { AppContext } from '../../context.js';
 import { countRows, findManyRows } from '../../db/raw-rows.js';
 import { lockRow } from '../../db/row-lock.js';
 import { scoped } from '../../db/scope.js';
-import type { NewEvent } from '../../events/outbox.js';
-import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
+import type { EventLog, NewEvent } from '../../events/outbox.js';
+import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { type ListWhere, listOperation } from '../../operations/operation.js';
 import { guestVisibleSelect } from '../guests/guests.service.js';
 import { checkIpAddresses, sessionFilters } from './guest-sessions.inputs.js';
@@ -204,6 +204,40 @@ export async function stillOnline(
   await lockRow(tx, 'Guest', guestId);
   return (await tx.guestSession.count({ where: { tenantId, guestId, endTime: null } })) > 0;
 }
+
+/**
+ * Ends an open session at `when`, no earlier than it began (a clock a moment behind the one that
+ * opened it: a redeem beside the controller's start), records its `guest_session.ended`, and takes
+ * its guest offline unless it has another open session or is `stayingOnline` (about to open one).
+ * The device is the caller's to update. Returns the ended session's times.
+ */
+export async function endSession(
+  tx: PrismaNS.TransactionClient,
+  log: EventLog,
+  tenantId: string,
+  s: { id: string; guestId: string; startTime: Date },
+  when: Date,
+  stayingOnline?: string,
+): Promise<{ start: Date; end: Date }> {
+  const end = when < s.startTime ? s.startTime : when;
+  const ended = await tx.guestSession.update({
+    where: { id: s.id },
+    data: { endTime: end, online: false, connectionStatus: 0 },
+    select: sessionItemSelect,
+  });
+  log.record(sessionEvent('guest_session.ended', ended, end));
+  if (s.guestId !== stayingOnline && !(await stillOnline(tx, tenantId, s.guestId))) {
+    await tx.guest.update({ where: { id: s.guestId }, data: { online: false, connectionStatus: 0 } });
+  }
+  return { start: ended.startTime, end };
+}
+
+/**
+ * Moves a device's last-seen time forward to `at` (never back: another writer may have seen it
+ * later), as a SET clause of an UPDATE of "GuestDevice".
+ */
+export const lastSeenForward = (at: Date): PrismaNS.Sql =>
+  PrismaNS.sql`"lastSeenTime" = GREATEST(coalesce("lastSeenTime", ${at}), ${at})`;
 
 /**
  * A visit of the guest begun at `at` by `loginType` (a session opened: the ingest's, a redeem's):

@@ -10,6 +10,8 @@ import { AVAILABLE, USED } from '../access-codes/access-codes.labels.js';
 import { accessCodeChange, accessCodeListInclude } from '../access-codes/access-codes.service.js';
 import { deviceListSelect, recordFirstSeen } from '../guest-devices/guest-devices.service.js';
 import {
+  endSession,
+  lastSeenForward,
   recordVisit,
   sessionEvent,
   sessionItemSelect,
@@ -351,19 +353,9 @@ async function closeSession(
   s: { id: string; guestId: string; deviceId: string; startTime: Date },
   when: Date,
 ): Promise<void> {
-  const at = when < s.startTime ? s.startTime : when;
-  const ended = await tx.guestSession.update({
-    where: { id: s.id },
-    data: { endTime: at, online: false, connectionStatus: 0 },
-    select: sessionItemSelect,
-  });
-  log.record(sessionEvent('guest_session.ended', ended, at));
   openByDevice.delete(s.deviceId);
-  endedByDevice.set(s.deviceId, { start: ended.startTime, end: at });
+  endedByDevice.set(s.deviceId, await endSession(tx, log, tenantId, s, when));
   await tx.guestDevice.update({ where: { id: s.deviceId }, data: { online: false, connectionStatus: 0 } });
-  if (!(await stillOnline(tx, tenantId, s.guestId))) {
-    await tx.guest.update({ where: { id: s.guestId }, data: { online: false, connectionStatus: 0 } });
-  }
 }
 
 /** Opens a session of the device's guest at the event's time; a `start`'s access code counts a use. */
@@ -443,9 +435,7 @@ async function account(
     const updated = await tx.guestSession.update({ where: { id: session.id }, data, select: OPEN_SESSION });
     openByDevice.set(device.id, updated);
   }
-  // Last seen moves forward only: the presence ingest may have seen the device later.
-  await tx.$executeRaw`UPDATE "GuestDevice" SET "ip" = ${e.ip},
-      "lastSeenTime" = GREATEST(coalesce("lastSeenTime", ${e.at}), ${e.at}),
+  await tx.$executeRaw`UPDATE "GuestDevice" SET "ip" = ${e.ip}, ${lastSeenForward(e.at)},
       "online" = ${!stop}, "connectionStatus" = ${stop ? 0 : 1},
       "totalDownloadedData" = "totalDownloadedData" + ${dDown},
       "totalUploadedData" = "totalUploadedData" + ${dUp}, "updatedAt" = now()
