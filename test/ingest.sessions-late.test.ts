@@ -4,6 +4,7 @@
 // closing sessions before they began, a late interim opening a second session and counting its bytes
 // twice). And a code counts a use on `start` only.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_CLOCK_SKEW_MINUTES } from '../src/modules/ingest/ingest.inputs.js';
 import { issueToken } from '../src/modules/tenants/bootstrap.service.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { newTenant, randomMac, uniqueName } from './helpers/fixtures.js';
@@ -166,6 +167,52 @@ describe.concurrent('a session event older than its device’s latest session', 
     ]);
     const device = await prisma().guestDevice.findFirstOrThrow({ where: { tenantId: v.a.tenant_id } });
     expect(device.guestId).toBe(other.id);
+  });
+
+  it('a start of another guest older than the open session by more than the clocks may differ is history only', async () => {
+    const v = await venue();
+    await v.send({ kind: 'start', at: ago(100) });
+    const before = await v.state();
+    const other = await prisma().guest.create({
+      data: {
+        tenantId: v.a.tenant_id,
+        locationId: v.a.location_id,
+        username: uniqueName('g'),
+        name: 'Other',
+      },
+    });
+    const loginAt = async (at: Date) => {
+      const res = await t.request('POST', '/api/v1/ingest/sessions', {
+        token: v.ingest,
+        body: {
+          events: [
+            {
+              event_id: eid(),
+              kind: 'start',
+              mac: v.mac,
+              ip: '10.0.0.6',
+              location_id: v.a.location_id,
+              guest_id: other.id,
+              bytes_up: 0,
+              bytes_down: 0,
+              login_type: 'Email',
+              at: at.toISOString(),
+            },
+          ],
+        },
+      });
+      expect(res.status, res.text).toBe(200);
+    };
+    await loginAt(ago(100 + MAX_CLOCK_SKEW_MINUTES * 60 + 1));
+    expect(await v.state()).toEqual(before);
+    const device = await prisma().guestDevice.findFirstOrThrow({ where: { tenantId: v.a.tenant_id } });
+    expect(device.guestId).toBe(v.guest.id);
+    const untouched = await prisma().guest.findUniqueOrThrow({ where: { id: other.id } });
+    expect([untouched.online, untouched.visitCount]).toEqual([false, 0]);
+    // At the edge of the clocks' difference it is a login.
+    await loginAt(ago(100 + MAX_CLOCK_SKEW_MINUTES * 60));
+    const moved = await prisma().guestDevice.findFirstOrThrow({ where: { tenantId: v.a.tenant_id } });
+    expect(moved.guestId).toBe(other.id);
   });
 
   it('an event after the latest session ended still opens one at its time, as before', async () => {

@@ -32,7 +32,13 @@ import {
   validateEvents,
 } from './ingest.batch.js';
 import { inTransactionWithEvents } from './ingest.events.js';
-import { readSessionEvent, type SessionInput, type SessionKind, sessionEventRules } from './ingest.inputs.js';
+import {
+  MAX_CLOCK_SKEW_MINUTES,
+  readSessionEvent,
+  type SessionInput,
+  type SessionKind,
+  sessionEventRules,
+} from './ingest.inputs.js';
 
 /** The batch's permission action, also its audit entries' (a code's use). */
 const INGEST_ACTION = 'ingest.write';
@@ -235,13 +241,18 @@ interface SessionBook {
  * have closed: a login reported late; else its last one): before its start, or, that session closed,
  * not after its end (a `start` at its very end begins the next one). A `start` naming another guest
  * than the device's is a login all the same (a redeem's session may have begun a moment after the
- * controller's own start): it applies, the session it ends closing no earlier than it began.
+ * controller's own start): it applies, the session it ends closing no earlier than it began, unless
+ * it is older than that session's start by more than the clocks may differ (MAX_CLOCK_SKEW_MINUTES):
+ * a login replayed long after, which would end the current guest's session and take its device.
  */
 function isLate(book: SessionBook, device: Device, e: SessionEvent): boolean {
-  if (e.kind === 'start' && e.guestId !== null && e.guestId !== device.guestId) return false;
   const open = book.openByDevice.get(device.id);
-  if (open) return e.at < open.startTime;
   const ended = book.endedByDevice.get(device.id);
+  if (e.kind === 'start' && e.guestId !== null && e.guestId !== device.guestId) {
+    const start = open?.startTime ?? ended?.start;
+    return start !== undefined && e.at.getTime() < start.getTime() - MAX_CLOCK_SKEW_MINUTES * 60_000;
+  }
+  if (open) return e.at < open.startTime;
   if (!ended) return false;
   if (e.at < ended.start) return true;
   return e.kind === 'start' ? e.at < ended.end : e.at <= ended.end;
