@@ -34,7 +34,7 @@ import { endpointHealth } from './modules/webhooks/webhooks.service.js';
 import { createRateLimiter, type RateLimiter } from './rate-limit/rate-limiter.js';
 import { type AppPubSub, createAppPubSub } from './redis/pubsub.js';
 import { connectRedis } from './redis/redis.js';
-import { API_PREFIX, methodNotAllowedMessage, mountRest, pathMethods, sendJson } from './rest/adapter.js';
+import { API_PREFIX, answerUnrouted, mountRest, sendJson } from './rest/adapter.js';
 import { mountDocs, PUBLIC_API_PATHS } from './rest/docs.js';
 import { routeTable } from './rest/route-table.js';
 import { undecodable } from './shared/json-decode.js';
@@ -276,7 +276,12 @@ export async function buildApp(deps: {
     const api = url.startsWith(`${API_PREFIX}/`) || (isGraphql(request) && !wantsGraphiql(request));
     // Unknown routes and the public docs (openapi.json, /docs) let an unauthenticated caller through.
     const known = request.routeOptions.url;
-    if (api) await gate(request, reply, { requireAuth: known !== undefined && !PUBLIC_API_PATHS.has(known) });
+    // A POST of a path without one is routed by its body (src/rest/method-override.ts), read first.
+    const requireAuth =
+      known !== undefined &&
+      !PUBLIC_API_PATHS.has(known) &&
+      request.routeOptions.config.methodOverrideOnly !== true;
+    if (api) await gate(request, reply, { requireAuth });
   });
 
   fastify.setErrorHandler((err: FastifyError, request, reply) => {
@@ -289,19 +294,9 @@ export async function buildApp(deps: {
     return sendJson(reply, known.status, restErrorBody(known));
   });
 
-  fastify.setNotFoundHandler((request, reply) => {
-    const methods = pathMethods(routeTable, request.url);
-    // Laravel's router answers OPTIONS on a known path itself: 200, empty, the methods in `Allow`.
-    if (methods && request.method === 'OPTIONS') {
-      return reply.status(200).header('Allow', methods.join(',')).type('text/html; charset=UTF-8').send('');
-    }
-    // Symfony's MethodNotAllowedHttpException (which Laravel's router throws) names them in `Allow`.
-    if (methods) {
-      reply.header('Allow', methods.join(', '));
-      return sendJson(reply, 405, { message: methodNotAllowedMessage(methods, request.method, request.url) });
-    }
-    return sendJson(reply, 404, { message: 'Not Found.' });
-  });
+  fastify.setNotFoundHandler((request, reply) =>
+    answerUnrouted(reply, routeTable, request.method, request.url),
+  );
 
   const live = createAppPubSub(redis);
   // First step of close(): an open subscription would keep its connection (and the server) open forever.

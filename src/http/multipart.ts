@@ -27,6 +27,11 @@ declare module 'fastify' {
      * parts). A file part in any other field is an UploadedFile, which text rules refuse.
      */
     fileFields?: ReadonlySet<string>;
+    /**
+     * A POST of a path without a POST route, routed by the method its body asks (Laravel's
+     * `_method`, src/rest/method-override.ts): its token is checked once that is known.
+     */
+    methodOverrideOnly?: boolean;
   }
 }
 

@@ -10,6 +10,7 @@ import type { AppPubSub } from '../redis/pubsub.js';
 import { type FieldErrors, ValidationError, validate } from '../validation/validator.js';
 import type { Route } from './endpoint.js';
 import { StreamAnswer } from './export.js';
+import { overriddenMethod } from './method-override.js';
 import type { EnvelopeSource } from './pagination.js';
 import { phpJsonEncode } from './php-json.js';
 
@@ -82,62 +83,137 @@ export function mountRest(
     closing?: AbortSignal;
   },
 ): void {
+  const answer = restAnswer(deps);
+  const byPath = new Map<string, Map<string, Route>>();
   for (const r of deps.routes) {
+    const methods = byPath.get(r.path) ?? new Map<string, Route>();
+    methods.set(r.method, r);
+    byPath.set(r.path, methods);
+  }
+  /** A POST of the path: routed as the method it asks (method-override.ts), else as its own route. */
+  const overridable =
+    (methods: ReadonlyMap<string, Route>) =>
+    async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
+      const method = overriddenMethod(request);
+      if (method === null) return sendJson(reply, 404, { message: 'Bad hostname provided.' });
+      const r = methods.get(method === 'HEAD' ? 'GET' : method);
+      if (!r) return answerUnrouted(reply, deps.routes, method, request.url);
+      // Routed by its asked method; its token was not required before the body was read (below).
+      if (!request.principal) throw new AppError('UNAUTHENTICATED');
+      return answer(r, request, reply, method);
+    };
+  for (const r of deps.routes) {
+    const methods = byPath.get(r.path) ?? new Map<string, Route>();
     app.route({
       method: r.method,
       url: `${API_PREFIX}${r.path}`,
       ...(r.endpoint.bodyLimit ? { bodyLimit: r.endpoint.bodyLimit } : {}),
       ...multipartOptions(r.endpoint, deps.config),
-      handler: async (request, reply) => {
-        const ctx = requestContext(deps, request);
-        const deprecated = r.endpoint.deprecated;
-        if (deprecated) {
-          const sunset = deprecated.sunset(deps.config);
-          reply.header('Deprecation', `@${Math.floor(deprecated.since.getTime() / 1000)}`);
-          reply.header('Sunset', sunset.toUTCString());
-          reply.header(
-            'Link',
-            `<${deps.config.appUrl}${API_PREFIX}${deprecated.successor}>; rel="successor-version"`,
-          );
-          if (Date.now() >= sunset.getTime()) {
-            throw new AppError('GONE', { message: deprecated.goneMessage(sunset) });
-          }
-        }
-        const params = request.params as Record<string, string>;
-        // No record has an id with a NUL character (PostgreSQL cannot even compare one): absent.
-        if (Object.values(params).some((v) => v.includes('\0'))) throw new AppError('NOT_FOUND');
-        const query = (request.query ?? {}) as Record<string, unknown>;
-        const validQuery = r.endpoint.query ? await validQueryOf(r, query) : {};
-        const result = await r.endpoint.handle({
-          ctx,
-          params,
-          query: { ...query, ...validQuery },
-          body: bodyObject(request.body),
-          rawBody: request.body,
-          form: request.isMultipart(),
-          envelope: envelopeSource(deps.config, request),
-        });
-        if (result === undefined) return reply.status(r.endpoint.status ?? 204).send();
-        if (result instanceof StreamAnswer) {
-          reply.status(200).headers(result.headers);
-          // HEAD: the headers only. Not the export's stream (Fastify would read it to its end and
-          // drop it) and not nothing (Fastify would then say Content-Length: 0, a length the GET's
-          // chunked body does not have): an empty stream, which Fastify's HEAD handling sends without one.
-          if (request.method === 'HEAD') return reply.send(Readable.from([]));
-          const acquire = request.acquireTurn;
-          if (!acquire) throw new AppError('UNAUTHENTICATED');
-          const stream = result.open({
-            turn: acquire,
-            closing: deps.closing ?? new AbortController().signal,
-            abort: () => reply.raw.destroy(),
-            log: request.log,
-          });
-          return reply.send(stream);
-        }
-        return sendJson(reply, r.endpoint.status ?? 200, result);
-      },
+      handler: r.method === 'POST' ? overridable(methods) : (request, reply) => answer(r, request, reply),
     });
   }
+  // A path without a POST route takes a POST all the same, read as its update (or deletion) would
+  // be: one asking no other method answers 405, as before. Until its body says which route it is,
+  // such a POST needs no token (Laravel routes it before its middleware asks for one).
+  for (const [path, methods] of byPath) {
+    if (methods.has('POST')) continue;
+    const reads = methods.get('PUT') ?? methods.get('PATCH') ?? methods.get('DELETE');
+    const options = reads ? multipartOptions(reads.endpoint, deps.config) : {};
+    app.route({
+      method: 'POST',
+      url: `${API_PREFIX}${path}`,
+      ...(reads?.endpoint.bodyLimit ? { bodyLimit: reads.endpoint.bodyLimit } : {}),
+      ...options,
+      config: { ...options.config, methodOverrideOnly: true },
+      handler: overridable(methods),
+    });
+  }
+}
+
+/** Answers a request on its route, `method` being the one it is routed as (HEAD: headers only). */
+function restAnswer(deps: { config: Config; prisma: Prisma; pubsub?: AppPubSub; closing?: AbortSignal }) {
+  return async (
+    r: Route,
+    request: FastifyRequest,
+    reply: FastifyReply,
+    method = request.method,
+  ): Promise<FastifyReply> => {
+    const ctx = requestContext(deps, request);
+    const deprecated = r.endpoint.deprecated;
+    if (deprecated) {
+      const sunset = deprecated.sunset(deps.config);
+      reply.header('Deprecation', `@${Math.floor(deprecated.since.getTime() / 1000)}`);
+      reply.header('Sunset', sunset.toUTCString());
+      reply.header(
+        'Link',
+        `<${deps.config.appUrl}${API_PREFIX}${deprecated.successor}>; rel="successor-version"`,
+      );
+      if (Date.now() >= sunset.getTime()) {
+        throw new AppError('GONE', { message: deprecated.goneMessage(sunset) });
+      }
+    }
+    const params = request.params as Record<string, string>;
+    // No record has an id with a NUL character (PostgreSQL cannot even compare one): absent.
+    if (Object.values(params).some((v) => v.includes('\0'))) throw new AppError('NOT_FOUND');
+    const query = (request.query ?? {}) as Record<string, unknown>;
+    const validQuery = r.endpoint.query ? await validQueryOf(r, query) : {};
+    const result = await r.endpoint.handle({
+      ctx,
+      params,
+      query: { ...query, ...validQuery },
+      body: bodyObject(request.body),
+      rawBody: request.body,
+      form: request.isMultipart(),
+      envelope: envelopeSource(deps.config, request),
+    });
+    if (result === undefined) return reply.status(r.endpoint.status ?? 204).send();
+    if (result instanceof StreamAnswer) {
+      reply.status(200).headers(result.headers);
+      // HEAD: the headers only. Not the export's stream (Fastify would read it to its end and
+      // drop it) and not nothing (Fastify would then say Content-Length: 0, a length the GET's
+      // chunked body does not have): an empty stream, which Fastify's HEAD handling sends without one.
+      if (method === 'HEAD') return reply.send(Readable.from([]));
+      const acquire = request.acquireTurn;
+      if (!acquire) throw new AppError('UNAUTHENTICATED');
+      const stream = result.open({
+        turn: acquire,
+        closing: deps.closing ?? new AbortController().signal,
+        abort: () => reply.raw.destroy(),
+        log: request.log,
+      });
+      return reply.send(stream);
+    }
+    // A POST routed as HEAD (Fastify strips only a real HEAD's body).
+    if (method === 'HEAD' && request.method !== 'HEAD') {
+      return reply
+        .status(r.endpoint.status ?? 200)
+        .header('Content-Type', 'application/json')
+        .send('');
+    }
+    return sendJson(reply, r.endpoint.status ?? 200, result);
+  };
+}
+
+/**
+ * A known /api/v1 path asked with a method it has no route for, as Laravel's router answers: OPTIONS
+ * 200 with the methods in `Allow`, any other 405 naming them (Symfony's MethodNotAllowedHttpException);
+ * an unknown path 404.
+ */
+export function answerUnrouted(
+  reply: FastifyReply,
+  routes: readonly Route[],
+  method: string,
+  url: string,
+): FastifyReply {
+  const methods = pathMethods(routes, url);
+  if (methods && method === 'OPTIONS') {
+    return reply.status(200).header('Allow', methods.join(',')).type('text/html; charset=UTF-8').send('');
+  }
+  if (methods) {
+    reply.header('Allow', methods.join(', '));
+    return sendJson(reply, 405, { message: methodNotAllowedMessage(methods, method, url) });
+  }
+  return sendJson(reply, 404, { message: 'Not Found.' });
 }
 
 /**

@@ -444,7 +444,10 @@ export function buildOpenApi(routes: readonly Route[], examples: OpenApiExamples
         "Laravel's envelopes and messages). The same operations are served by GraphQL at " +
         '[`/graphql`](/graphql) (GraphiQL in a browser); each operation names its GraphQL field.\n\n' +
         "Lists answer Laravel's simple-pagination envelope (`page` from 1, `per_page` 1–100). " +
-        'Every answer carries `X-Request-Id`, `X-RateLimit-Limit` and `X-RateLimit-Remaining`.',
+        'Every answer carries `X-Request-Id`, `X-RateLimit-Limit` and `X-RateLimit-Remaining`.\n\n' +
+        "Laravel's method override: a `POST` with `X-HTTP-Method-Override` or a `_method` field (body, " +
+        'else query string) is routed as that method, e.g. `POST /guests/{id}` with `_method=PUT` in a ' +
+        'multipart body to update a guest with an avatar.',
       license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [{ url: API_PREFIX, description: 'This server' }],
