@@ -709,4 +709,61 @@ describe('admin CLI and server on one embedded database', { timeout: 120_000 }, 
       await server.stop();
     }
   });
+
+  it('tenant activate --user-status brings back users a deactivation with user_status made passive', async () => {
+    const made = await admin('bootstrap', '--tenant', 'Passive Co', '--group', 'G4', '--json');
+    expect(made.code, made.stderr).toBe(0);
+    const passive = onlyJson(made);
+    const id = passive.tenant_id as string;
+    const operand = id.startsWith('-') ? ['--', id] : [id];
+    const headers = { authorization: `Bearer ${passive.token}`, 'content-type': 'application/json' };
+    let server = await serve();
+    try {
+      const off = await fetch(`${server.base}/api/v1/tenants/${id}/deactivate`, {
+        method: 'PUT',
+        headers,
+        body: JSON.stringify({ user_status: 0 }),
+      });
+      expect(off.status).toBe(200);
+    } finally {
+      await server.stop();
+    }
+
+    const bad = await admin('tenant', 'activate', '--user-status', 'active', '--json', ...operand);
+    expect(bad.code).toBe(2);
+    expect(onlyJson(bad)).toEqual({
+      error: '--user-status must be 0 (Passive), 1 (Active) or 2 (Banned); got "active".',
+    });
+    const on = await admin('tenant', 'activate', '--user-status', '1', ...operand);
+    expect(on.code, on.stderr).toBe(0);
+    expect(on.stdout).toBe(
+      `Activated the tenant "Passive Co" (${id}); 1 user (support users excepted) set to Active: its active users' tokens work again from their next request.\n`,
+    );
+    // On an active tenant it sets the statuses all the same, as the API's activate does.
+    const again = await admin('tenant', 'activate', '--user-status', '1', ...operand);
+    expect(again.stdout).toBe(
+      `The tenant "Passive Co" (${id}) is already active; 0 users (support users excepted) set to Active.\n`,
+    );
+    server = await serve();
+    try {
+      const res = await fetch(`${server.base}/api/v1/users/count`, { headers });
+      expect(res.status).toBe(200);
+    } finally {
+      await server.stop();
+    }
+    const db = await openDatabase({ dataDir });
+    try {
+      const audit = await db.prisma.auditLog.findMany({
+        where: { tenantId: id, resourceType: 'user' },
+        orderBy: { createdAt: 'asc' },
+      });
+      expect(audit.map((e) => [e.action, e.actorUserId, e.changes])).toEqual([
+        ['users.create', null, expect.anything()],
+        ['tenants.deactivate', passive.user_id, { status: { old: 1, new: 0 } }],
+        ['tenants.activate', null, { status: { old: 0, new: 1 } }],
+      ]);
+    } finally {
+      await db.close();
+    }
+  });
 });

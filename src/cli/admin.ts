@@ -36,10 +36,13 @@ Commands:
       Revoke a token: it answers 401 from its next request (a revoked token stays revoked; its
       first revocation time is kept). An id starting with "-" goes after "--":
       token revoke -- -Ab3xYz.
-  tenant activate TENANT_ID [--json]
-      Reactivate a deactivated tenant (PUT /api/v1/tenants/:id/activate without user_status: its
-      users' statuses stay as they are): its active users' tokens work again from their next
-      request. An active tenant stays as it is. An id starting with "-" goes after "--".
+  tenant activate TENANT_ID [--user-status 0|1|2] [--json]
+      Reactivate a deactivated tenant (PUT /api/v1/tenants/:id/activate): its active users'
+      tokens work again from their next request. Without --user-status its users' statuses stay
+      as they are; with it, every user of the tenant but support users takes that status
+      (0 Passive, 1 Active, 2 Banned), the tenant active or not: --user-status 1 brings back
+      users a deactivation with user_status made passive. An active tenant without --user-status
+      stays as it is. An id starting with "-" goes after "--".
   seed --tenant TENANT_ID [--guests N] [--seed S] [--json]
       Add demo data to a tenant (see src/cli/seeders.ts); --guests N sets how many guests (1 to
       10000, default 200).
@@ -162,6 +165,7 @@ const options = {
   mode: { type: 'string' },
   'upsert-by': { type: 'string' },
   format: { type: 'string' },
+  'user-status': { type: 'string' },
   'dry-run': { type: 'boolean', default: false },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
@@ -180,7 +184,7 @@ const COMMAND_OPTIONS: Readonly<Record<string, readonly OptionName[]>> = {
   'token issue': ['user', 'scope'],
   'token list': ['tenant'],
   'token revoke': [],
-  'tenant activate': [],
+  'tenant activate': ['user-status'],
   seed: ['tenant', 'guests', 'seed'],
   simulate: ['tenant', 'url', 'token', 'devices', 'interval-ms', 'seed'],
   'import guests': ['tenant', 'mode', 'upsert-by', 'format'],
@@ -310,6 +314,17 @@ function boundedInt(raw: string | undefined, name: string, fallback: number, max
   return n;
 }
 
+/** The users' statuses (`--user-status`), by number, as `user_status` takes them. */
+const USER_STATUSES: Readonly<Record<string, string>> = { '0': 'Passive', '1': 'Active', '2': 'Banned' };
+
+function userStatusOption(raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  if (!Object.hasOwn(USER_STATUSES, raw)) {
+    throw new UsageError(`--user-status must be 0 (Passive), 1 (Active) or 2 (Banned); got "${raw}".`);
+  }
+  return Number(raw);
+}
+
 /** `simulate --devices`: each is held in memory and reported every tick. */
 const MAX_DEVICES = 100_000;
 /** `seed --guests`: demo data, written in one transaction held in memory until it commits. */
@@ -417,6 +432,7 @@ async function run(
     }
     case 'tenant activate': {
       const id = operands[0] ?? '';
+      const userStatus = userStatusOption(values['user-status']);
       const { prisma } = opened(db);
       const { setTenantTrashed } = await import('../modules/tenants/tenants.service.js');
       const { tenantDetail } = await import('../modules/tenants/tenants.serializer.js');
@@ -424,17 +440,30 @@ async function run(
       const found = await prisma.tenant.findUnique({ where: { id } });
       if (!found) throw new UsageError(`No tenant with id "${id}".`);
       const what = `tenant "${found.name}" (${found.id})`;
-      if (!found.isTrashed) {
+      if (!found.isTrashed && userStatus === undefined) {
         return withText(tenantDetail(found), `The ${what} is already active; nothing changed.`);
       }
-      // The API's activation (its event and audit entry) by the service itself, in the tenant's log;
-      // without user_status, as an operator may have set its users' statuses on purpose.
+      // The users whose status changes (support users never do), counted for the message.
+      const changing =
+        userStatus === undefined
+          ? 0
+          : await prisma.user.count({
+              where: { tenantId: found.id, role: { not: 'support' }, status: { not: userStatus } },
+            });
+      // The API's activation (its events and audit entries) by the service itself, in the tenant's
+      // log; without --user-status the users' statuses stay, as an operator may have set them on purpose.
       const source = { prisma, tenantId: found.id, actor: systemActor };
-      const activated = await setTenantTrashed(source, found.id, false);
+      const activated = await setTenantTrashed(source, found.id, false, userStatus);
       if (!activated) throw new UsageError(`No tenant with id "${id}".`);
+      const users =
+        userStatus === undefined
+          ? ''
+          : `; ${changing} ${changing === 1 ? 'user' : 'users'} (support users excepted) set to ${USER_STATUSES[String(userStatus)]}`;
       return withText(
         tenantDetail(activated),
-        `Activated the ${what}: its active users' tokens work again from their next request.`,
+        found.isTrashed
+          ? `Activated the ${what}${users}: its active users' tokens work again from their next request.`
+          : `The ${what} is already active${users}.`,
       );
     }
     case 'simulate': {
