@@ -217,6 +217,9 @@ export function prepareDataDir(dataDir: string): void {
   }
 }
 
+/** Every connection's time zone (see openPostgres). */
+const SESSION_TIME_ZONE = "SET TimeZone TO 'UTC'";
+
 async function openPglite(dataDir: string, migrate: boolean): Promise<Database> {
   let release: (() => void) | undefined;
   let pglite: PGlite;
@@ -229,6 +232,7 @@ async function openPglite(dataDir: string, migrate: boolean): Promise<Database> 
   }
   try {
     await pglite.waitReady;
+    await pglite.exec(SESSION_TIME_ZONE);
     if (migrate) {
       await applyMigrations(pgliteRunner(pglite));
     }
@@ -321,6 +325,12 @@ async function openPostgres(url: string, migrate: boolean, opts: DatabaseOptions
     log: [{ emit: 'event', level: 'query' }],
   });
   pool.on('error', () => {}); // an idle connection lost: the pool replaces it
+  // Prisma's adapter sends date-times without their offset (`2026-11-28 19:31:46.333`), which the
+  // server reads in the session's time zone: UTC, whatever the server's or the database's default
+  // (initdb copies the machine's). Queued ahead of the connection's first query.
+  pool.on('connect', (client) => {
+    client.query(SESSION_TIME_ZONE).catch(() => {}); // a failure here fails that first query too
+  });
   const stopWatching = watchReadTimeout(pool, readTimeoutOf(statementTimeoutMs));
   const { onQuery, timed } = withQueryEvents(prisma);
   const types: pg.CustomTypesConfig = {

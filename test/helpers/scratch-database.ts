@@ -35,13 +35,22 @@ export interface ScratchDatabase {
 }
 
 /** A new, migrated database: on TEST_DATABASE_URL's server when set, else PGlite in memory. */
-export async function scratchDatabase(prefix: string): Promise<ScratchDatabase> {
+export async function scratchDatabase(
+  prefix: string,
+  /** On PostgreSQL, the database's own defaults (`ALTER DATABASE … SET`), e.g. `{ timezone: 'Pacific/Chatham' }`. */
+  settings: Record<string, string> = {},
+): Promise<ScratchDatabase> {
   if (!PG_URL) {
     const db = await openDatabase({ dataDir: 'memory://' });
     return { db, url: undefined, drop: () => db.close() };
   }
   const name = `${prefix}_${Date.now()}_${randomBytes(3).toString('hex')}`;
-  await onMaintenanceDb((c) => c.query(`CREATE DATABASE "${name}"`));
+  await onMaintenanceDb(async (c) => {
+    await c.query(`CREATE DATABASE "${name}"`);
+    for (const [key, value] of Object.entries(settings)) {
+      await c.query(`ALTER DATABASE "${name}" SET ${key} TO ${c.escapeLiteral(value)}`);
+    }
+  });
   const url = onServer(PG_URL, name);
   const db = await openDatabase({ url, poolSize: 4 });
   return {
