@@ -1,7 +1,7 @@
 // One process per embedded data folder: a lock left by a killed process is taken over at once (and
 // no acknowledged write is lost), a live holder is named by its pid, and of processes starting
 // together on a dead lock exactly one wins. Always the embedded database, whatever TEST_DATABASE_URL says.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -57,6 +57,30 @@ describe('the data folder lock', () => {
     await expect(refused).rejects.toThrow(
       `The embedded database in ${dir} is in use by process ${process.ppid} (is the server running?).`,
     );
+  });
+
+  it('treats a live holder of this host as live however old its heartbeat, unless its pid is reused', async () => {
+    const dir = await tempDir();
+    // A long statement of the embedded database holds its thread, and its heartbeat, past 30 s.
+    await plant(dir, { pid: process.ppid, hostname: hostname() });
+    const old = new Date(Date.now() - 60_000);
+    await utimes(path.join(dir, LOCK_FILE), old, old);
+    await expect(lockDataDir(dir)).rejects.toThrow(`is in use by process ${process.ppid}`);
+
+    // The holder died and its pid names a process started after the lock was taken: dead.
+    const later = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30_000)'], { stdio: 'ignore' });
+    try {
+      await new Promise((resolve) => later.once('spawn', resolve));
+      const since = new Date(Date.now() - 3_600_000).toISOString();
+      await writeFile(
+        path.join(dir, LOCK_FILE),
+        JSON.stringify({ pid: later.pid, hostname: hostname(), since }),
+      );
+      const release = await lockDataDir(dir);
+      release();
+    } finally {
+      later.kill();
+    }
   });
 
   it('treats a lock of another host as live until its heartbeat is stale', async () => {
