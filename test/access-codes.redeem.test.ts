@@ -72,6 +72,59 @@ const limitedProfile = (a: Tenant) =>
   });
 
 // -------------------------------------------------------------------------------------------------
+describe.concurrent('rows a redeem or the session ingest creates and updates in one transaction', () => {
+  // Probe T: `"updatedAt" = now()` (the transaction's start) came before the `createdAt` Prisma had
+  // given the rows a moment later (by 1.2 s on the embedded database).
+  it('are never updated before they were created', async () => {
+    const a = await tenant();
+    const code = await one(a);
+    const mac = randomMac();
+    ok(
+      await redeem(a.token, {
+        code: code.code,
+        location_id: a.location_id,
+        mac,
+        start_session: true,
+        ip_address: '10.5.0.1',
+      }),
+    );
+    const ingest = (await issueToken(prisma(), a.user_id, ['ingest'])).token;
+    const other = randomMac();
+    const guest = await addGuest(prisma(), a.tenant_id, a.location_id);
+    const sent = await t.request('POST', '/api/v1/ingest/sessions', {
+      token: ingest,
+      body: {
+        events: [
+          {
+            event_id: `upd-${other}`,
+            kind: 'start',
+            mac: other,
+            ip: '10.5.0.2',
+            location_id: a.location_id,
+            guest_id: guest.id,
+            bytes_up: 0,
+            bytes_down: 0,
+            login_type: 'Email',
+            at: new Date().toISOString(),
+          },
+        ],
+      },
+    });
+    expect(sent.status, sent.text).toBe(200);
+    const devices = await prisma().guestDevice.findMany({
+      where: { tenantId: a.tenant_id },
+      include: { guest: true },
+    });
+    expect(devices).toHaveLength(2);
+    for (const d of devices) {
+      expect(d.updatedAt.getTime(), `device ${d.mac}`).toBeGreaterThanOrEqual(d.createdAt.getTime());
+      expect(d.guest.updatedAt.getTime(), `guest of ${d.mac}`).toBeGreaterThanOrEqual(
+        d.guest.createdAt.getTime(),
+      );
+    }
+  });
+});
+
 describe.concurrent('POST /access-codes/redeem', () => {
   it('counts one use of a single-use code and answers the exact body with the limits', async () => {
     const a = await tenant();

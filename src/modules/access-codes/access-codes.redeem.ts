@@ -326,7 +326,7 @@ async function openSession(
   });
   log.record(sessionEvent('guest_session.started', session, now));
   await tx.$executeRaw`UPDATE "GuestDevice" SET "ip" = ${s.ip}, ${lastSeenForward(now)}, "online" = true,
-      "connectionStatus" = 1, "updatedAt" = now()
+      "connectionStatus" = 1, "updatedAt" = ${new Date()}
     WHERE "id" = ${s.deviceId}`;
   await tx.guest.update({ where: { id: s.guestId }, data: { online: true, connectionStatus: 1 } });
   await recordVisit(tx, s.guestId, now, REDEEM_LOGIN_TYPE);

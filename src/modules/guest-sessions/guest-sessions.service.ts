@@ -239,6 +239,9 @@ export async function endSession(
 export const lastSeenForward = (at: Date): PrismaNS.Sql =>
   PrismaNS.sql`"lastSeenTime" = GREATEST(coalesce("lastSeenTime", ${at}), ${at})`;
 
+// Raw updates stamp "updatedAt" with the app's clock, as Prisma stamps createdAt: the transaction's
+// now() is its start, earlier than the rows it created since.
+
 /**
  * A visit of the guest begun at `at` by `loginType` (a session opened: the ingest's, a redeem's):
  * its visit count grows, and its last-visit fields move forward only (another device of the guest may
@@ -256,6 +259,6 @@ export async function recordVisit(
       "lastVisitDate" = GREATEST(coalesce("lastVisitDate", ${at}), ${at}),
       "lastAttemptTime" = GREATEST(coalesce("lastAttemptTime", ${at}), ${at}),
       "lastConnectionTime" = GREATEST(coalesce("lastConnectionTime", ${at}), ${at}),
-      "updatedAt" = now()
+      "updatedAt" = ${new Date()}
     WHERE "id" = ${guestId}`;
 }

@@ -449,7 +449,7 @@ async function account(
   await tx.$executeRaw`UPDATE "GuestDevice" SET "ip" = ${e.ip}, ${lastSeenForward(e.at)},
       "online" = ${!stop}, "connectionStatus" = ${stop ? 0 : 1},
       "totalDownloadedData" = "totalDownloadedData" + ${dDown},
-      "totalUploadedData" = "totalUploadedData" + ${dUp}, "updatedAt" = now()
+      "totalUploadedData" = "totalUploadedData" + ${dUp}, "updatedAt" = ${new Date()}
     WHERE "id" = ${device.id}`;
   const online = stop ? await stillOnline(tx, tenantId, guestId) : true;
   await tx.guest.update({
