@@ -121,6 +121,21 @@ describe('raw rows', () => {
     expect(prisma[0]?.tags[0]?.tag.createdAt).toBeInstanceOf(Date);
   });
 
+  it('cut a related row’s microseconds to the millisecond, as Prisma’s top-level read does', async () => {
+    // Written by the database (an import's now() + n µs): probe T saw .864 at the top, .865 nested.
+    const [guestId] = ids as [string];
+    const location = await db.prisma.guest.findUniqueOrThrow({
+      where: { id: guestId },
+      select: { locationId: true },
+    });
+    await db.prisma
+      .$executeRaw`UPDATE "Location" SET "updatedAt" = '2026-11-28 19:30:47.864903+00' WHERE "id" = ${location.locationId}`;
+    const wide = { where: { tenantId, id: guestId }, include: { location: true } } as const;
+    const prisma = await db.prisma.guest.findMany(wide);
+    expect(prisma[0]?.location.updatedAt.toISOString()).toBe('2026-11-28T19:30:47.864Z');
+    expect(await rawFindMany(db.prisma, 'Guest', wide)).toStrictEqual(prisma);
+  });
+
   it("equal Prisma with the session list's to-one relations, present and absent", async () => {
     const [guestId, otherGuestId] = [ids[0] as string, ids[3] as string];
     const guest = await db.prisma.guest.findUniqueOrThrow({ where: { id: guestId } });

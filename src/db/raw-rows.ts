@@ -472,10 +472,11 @@ function objectJson(
       sql = r.sql;
       if (r.decode) decoders.push([f.name, r.decode]);
     } else if (f.type === 'DateTime') {
-      // Milliseconds since the epoch (`date`/`timestamp` read as UTC). date_part is float8 and half
-      // the database's cost of extract (numeric); the columns hold whole milliseconds, so rounding
-      // the float's last-digit error gives them back exactly.
-      sql = `round(date_part('epoch', ${sql}) * 1000)`;
+      // Milliseconds since the epoch (`date`/`timestamp` read as UTC), cut to the millisecond as a
+      // top-level read cuts a column the database wrote with microseconds (probe T: rounding made
+      // one instant .864 at the top and .865 nested). date_part is float8 and half the database's
+      // cost of extract (numeric); rounding the whole milliseconds undoes its last-digit error.
+      sql = `round(date_part('epoch', date_trunc('milliseconds', ${sql})) * 1000)`;
       decoders.push([f.name, (v) => (v === null ? null : new Date(v as number))]);
     } else if (f.type === 'BigInt') {
       sql = `${sql}::text`;
