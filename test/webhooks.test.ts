@@ -665,6 +665,15 @@ describe.concurrent('POST /webhooks/:id/replay: validation', () => {
     expect((await replay({ since: '2026-11-28T10:00:00Z', until: '2026-11-28T09:59:59Z' })).text).toBe(
       unprocessable({ until: ['The until field must be a date after or equal to since.'] }),
     );
+    // Within one second too (probe T: the fraction was dropped, so this passed).
+    expect(
+      (await replay({ since: '2026-11-28T19:30:00.500Z', until: '2026-11-28T19:30:00.200Z' })).text,
+    ).toBe(unprocessable({ until: ['The until field must be a date after or equal to since.'] }));
+    const sameSecond = await replay({
+      since: '2026-11-28T19:30:00.2001Z',
+      until: '2026-11-28T19:30:00.2009Z',
+    });
+    expect(sameSecond.status, sameSecond.text).toBe(200);
     const same = await replay({ since_event_id: 5, until_event_id: 5 });
     expect(same.status, same.text).toBe(200);
     const none = await replay({ since: '2000-01-01T00:00:00Z', until: '2000-01-02' });

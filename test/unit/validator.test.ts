@@ -158,6 +158,24 @@ describe('messages', () => {
     expect(await errorsOf({ ends_at: '2026-03-02 10:00' }, rules)).toBeNull();
   });
 
+  it('after_or_equal compares fractions of a second to the microsecond, as Carbon does', async () => {
+    const rules: Rules = { since: [date()], until: [date(), afterOrEqual('since')] };
+    const refused = { until: ['The until field must be a date after or equal to since.'] };
+    expect(
+      await errorsOf({ since: '2026-11-28T19:30:00.5Z', until: '2026-11-28T19:30:00.2Z' }, rules),
+    ).toEqual(refused);
+    expect(
+      await errorsOf({ since: '2026-11-28T19:30:00.2005Z', until: '2026-11-28T19:30:00.2001Z' }, rules),
+    ).toEqual(refused);
+    expect(
+      await errorsOf({ since: '2026-11-28T19:30:00.2001Z', until: '2026-11-28T19:30:00.2009Z' }, rules),
+    ).toBeNull();
+    // Past the microsecond, digits do not count.
+    expect(
+      await errorsOf({ since: '2026-11-28T19:30:00.2000009Z', until: '2026-11-28T19:30:00.2Z' }, rules),
+    ).toBeNull();
+  });
+
   it('after_or_equal reads dates as PHP does even when their format rule failed', async () => {
     const rules: Rules = {
       starts_at: [dateFormat('Y-m-d')],

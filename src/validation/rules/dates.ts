@@ -86,7 +86,7 @@ export function dateFormat(format: string): Rule<string> {
 }
 
 const DATE_TIME =
-  /^(\d{4})-(\d{1,2})-(\d{1,2})(?:[ T](\d{1,2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+  /^(\d{4})-(\d{1,2})-(\d{1,2})(?:[ T](\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
 const US_DATE = /^(\d{1,2})\/(\d{1,2})\/(\d{4})$/;
 
 /**
@@ -100,12 +100,13 @@ function parseDate(value: unknown): number | null {
   const us = US_DATE.exec(value);
   const m = us ? [value, us[3], us[1], us[2]] : DATE_TIME.exec(value);
   if (!m) return null;
-  const [, y, mo, d, h, mi, s, zone] = m;
+  const [, y, mo, d, h, mi, s, fraction, zone] = m;
   const [month = 0, day = 0, hour = 0, minute = 0, second = 0] = [mo, d, h, mi, s].map((part) =>
     Number(part ?? 0),
   );
   if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 59) return null;
-  let epoch = utcDate(Number(y), month, day, hour, minute, second).getTime();
+  // The fraction to the microsecond, as Carbon keeps it (`.2` and `.5` of one second compare).
+  let epoch = utcDate(Number(y), month, day, hour, minute, second).getTime() + micros(fraction) / 1000;
   if (zone !== undefined && zone !== 'Z') {
     const sign = zone.startsWith('-') ? -1 : 1;
     const digits = zone.replace(/[+:-]/g, '');
@@ -114,6 +115,8 @@ function parseDate(value: unknown): number | null {
   // A moment the database cannot hold (year 0, or past 9999 once its offset is applied) is no date.
   return storableInstant(epoch) ? epoch : null;
 }
+
+const micros = (fraction: string | undefined): number => Number((fraction ?? '').slice(0, 6).padEnd(6, '0'));
 
 /**
  * Laravel's `after_or_equal:other_field`: a value that is no text fails; it passes when the other
@@ -134,7 +137,9 @@ export function afterOrEqual(other: string): Rule<Keep> {
       if (!coerced && typeof value !== 'string' && !isNumeric(value)) return fail(ctx);
       const otherValue = ctx.input[other];
       if (isEmpty(otherValue)) return null;
-      const mine = coerced ? value.getTime() : parseDate(value);
+      // As sent when it was text: `date()` made a Date of it to the millisecond only.
+      const sent = ctx.input[ctx.field];
+      const mine = typeof sent === 'string' ? parseDate(sent) : coerced ? value.getTime() : parseDate(value);
       const theirs = parseDate(otherValue);
       if (mine !== null && theirs !== null && mine >= theirs) return null;
       return fail(ctx);
