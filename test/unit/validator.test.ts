@@ -158,6 +158,15 @@ describe('messages', () => {
     expect(await errorsOf({ ends_at: '2026-03-02 10:00' }, rules)).toBeNull();
   });
 
+  it('date() keeps a fraction to the millisecond, to the last instant a database holds', async () => {
+    const at = async (v: string) => ((await validate({ v }, { v: [date()] })) as { v: Date }).v.toISOString();
+    expect(await at('2026-11-28T19:30:00.5Z')).toBe('2026-11-28T19:30:00.500Z');
+    expect(await at('2026-11-28T19:30:00.2009+01:00')).toBe('2026-11-28T18:30:00.200Z');
+    expect(await at('9999-12-31T23:59:59.999Z')).toBe('9999-12-31T23:59:59.999Z');
+    expect(await at('9999-12-31T23:59:59.9999Z')).toBe('9999-12-31T23:59:59.999Z');
+    expect(await at('1969-12-31T23:59:59.9995Z')).toBe('1969-12-31T23:59:59.999Z');
+  });
+
   it('after_or_equal compares fractions of a second to the microsecond, as Carbon does', async () => {
     const rules: Rules = { since: [date()], until: [date(), afterOrEqual('since')] };
     const refused = { until: ['The until field must be a date after or equal to since.'] };

@@ -113,7 +113,7 @@ function parseDate(value: unknown): number | null {
     epoch -= sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2))) * 60_000;
   }
   // A moment the database cannot hold (year 0, or past 9999 once its offset is applied) is no date.
-  return storableInstant(epoch) ? epoch : null;
+  return storableInstant(Math.floor(epoch)) ? epoch : null;
 }
 
 const micros = (fraction: string | undefined): number => Number((fraction ?? '').slice(0, 6).padEnd(6, '0'));
@@ -163,9 +163,8 @@ export function date(): Rule<Date> {
     const m = us ? [value, us[3], us[1], us[2]] : DATE_TIME.exec(value);
     const [year, month, day] = [m?.[1], m?.[2], m?.[3]].map(Number) as [number, number, number];
     if (day > daysIn(year, month)) return null;
-    // parseDate reads whole seconds; the milliseconds of a fraction count here (Carbon keeps them).
-    const fraction = us ? null : /:\d{2}\.(\d+)/.exec(value);
-    return epoch + (fraction ? Number(`${fraction[1]}00`.slice(0, 3)) : 0);
+    // To the millisecond a Date holds (parseDate keeps the microseconds, as Carbon does).
+    return Math.floor(epoch);
   };
   return {
     name: 'date',
