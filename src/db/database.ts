@@ -309,13 +309,33 @@ function timeouts(statementTimeoutMs: number, connectTimeoutMs: number): pg.Pool
   };
 }
 
+/**
+ * pg's connection to `url`, each session in UTC: Prisma's adapter sends date-times without their
+ * offset (`2026-11-28 19:31:46.333`), which the server reads in the session's time zone, whatever
+ * the server's or the database's default (initdb copies the machine's). A startup option, so no
+ * statement is spent; the URL's own `options` are kept (pg lets them override the config's).
+ */
+function inUtc(url: string): pg.ClientConfig {
+  const utc = '-c TimeZone=UTC';
+  let own: string | null = null;
+  try {
+    own = new URL(url).searchParams.get('options');
+  } catch {
+    // Not a URL pg reads either: it names the problem when it connects.
+  }
+  if (!own) return { connectionString: url, options: utc };
+  const withUtc = new URL(url);
+  withUtc.searchParams.set('options', `${own} ${utc}`);
+  return { connectionString: withUtc.toString() };
+}
+
 async function openPostgres(url: string, migrate: boolean, opts: DatabaseOptions): Promise<Database> {
   const statementTimeoutMs = opts.statementTimeoutMs ?? DEFAULT_POOL.statementTimeoutMs;
   const connectTimeoutMs = opts.connectTimeoutMs ?? DEFAULT_POOL.connectTimeoutMs;
   if (migrate) await migrateDatabaseUrl(url, connectTimeoutMs);
   // One pool for Prisma and the raw reads, so both share its size and timeouts.
   const pool = new pg.Pool({
-    connectionString: url,
+    ...inUtc(url),
     max: opts.poolSize ?? DEFAULT_POOL.poolSize,
     ...timeouts(statementTimeoutMs, connectTimeoutMs),
     ...(opts.applicationName ? { application_name: opts.applicationName } : {}),
@@ -325,12 +345,6 @@ async function openPostgres(url: string, migrate: boolean, opts: DatabaseOptions
     log: [{ emit: 'event', level: 'query' }],
   });
   pool.on('error', () => {}); // an idle connection lost: the pool replaces it
-  // Prisma's adapter sends date-times without their offset (`2026-11-28 19:31:46.333`), which the
-  // server reads in the session's time zone: UTC, whatever the server's or the database's default
-  // (initdb copies the machine's). Queued ahead of the connection's first query.
-  pool.on('connect', (client) => {
-    client.query(SESSION_TIME_ZONE).catch(() => {}); // a failure here fails that first query too
-  });
   const stopWatching = watchReadTimeout(pool, readTimeoutOf(statementTimeoutMs));
   const { onQuery, timed } = withQueryEvents(prisma);
   const types: pg.CustomTypesConfig = {
