@@ -25,6 +25,14 @@ const { DatabaseLockedError, openDatabase, openFailure, prepareDataDir } = await
 const { listenMetrics } = await import('./metrics/endpoint.js');
 const { redisDatabaseRefusal, redisWhere } = await import('./redis/redis.js');
 
+/**
+ * Lets the signals that came while the thread was held (PGlite opens and migrates without yielding
+ * to the event loop) reach their handler before a check of stopBeforeListening: a signal is read
+ * in the loop's poll phase, which two turns of setImmediate are sure to pass through.
+ */
+const signalsHeard = (): Promise<void> =>
+  new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
+
 /** A start that cannot go on, said in one line naming what to change (no stack trace). */
 class StartError extends Error {}
 
@@ -48,6 +56,7 @@ async function main(): Promise<void> {
     if (err instanceof DatabaseLockedError) throw err;
     throw new StartError(openFailure(config, err));
   });
+  await signalsHeard();
   if (stopBeforeListening) {
     await db.close();
     console.error('stopped before serving');
@@ -98,6 +107,7 @@ async function main(): Promise<void> {
   };
   onSignal = (signal) => void stop(signal);
   // A signal taken while the app was being built: the shutdown runs now, and nothing listens.
+  await signalsHeard();
   if (stopBeforeListening) {
     void stop(stopBeforeListening);
     return;

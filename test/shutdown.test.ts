@@ -459,6 +459,28 @@ describe('start-up: plain failures, and a signal before serving', { timeout: 120
     },
   );
 
+  it('SIGTERM while the embedded database opens and migrates: heard before serving (probe N)', async () => {
+    const port = await freePort();
+    const folder = await mkdtemp(path.join(tmpdir(), 'start-signal-'));
+    try {
+      const env = childEnv({ PORT: String(port), HOST: '127.0.0.1', DATA_DIR: folder });
+      delete env.DATABASE_URL;
+      const server = spawnServer(env);
+      // A new folder's database takes seconds to make and migrate, its thread held all along: the
+      // signal waited until the server listened (then a normal shutdown served a moment).
+      await new Promise((r) => setTimeout(r, 2_000));
+      signal(server, 'SIGTERM');
+      const run = await server.exited(60_000);
+      expect(run.code, run.stdout + run.stderr).toBe(0);
+      expect(run.stderr).toBe(
+        'SIGTERM received while starting; stopping once the database is open\nstopped before serving\n',
+      );
+      expect(run.stdout).not.toContain('Server listening');
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
+  });
+
   it('SIGTERM while starting: the start ends once the database is open, exit 0, nothing served', async () => {
     const port = await freePort();
     // On PostgreSQL the start is quick (well under a second when the machine is idle): its
