@@ -12,7 +12,7 @@ import Fastify, {
 import { createTokenUsage, type TokenUsage } from './auth/token-usage.js';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
-import { AppError, logFailure, serviceUnavailable, toAppError } from './errors.js';
+import { AppError, failureFields, logFailure, serviceUnavailable, toAppError } from './errors.js';
 import { publishCommitted } from './events/feed.js';
 import { onEventsCommitted } from './events/outbox.js';
 import { type EventSweeper, startEventSweeper } from './events/sweeper.js';
@@ -250,7 +250,10 @@ export async function buildApp(deps: {
   const tokenUsage = createTokenUsage(prisma, {
     intervalMs: config.tokenLastUsedFlushSeconds * 1000,
     onError: (err) =>
-      fastify.log.warn({ err }, 'could not write the API tokens’ last use (kept for the next try)'),
+      fastify.log.warn(
+        failureFields(err),
+        'could not write the API tokens’ last use (kept for the next try)',
+      ),
   });
   const gate = requestGate(
     prisma,

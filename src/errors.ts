@@ -88,6 +88,15 @@ export function logFailure(log: FailureLog, err: unknown, app: AppError | null):
   }
 }
 
+/**
+ * What a background pass (delivery, sweeps, the token-use flush) logs of its failure: the plain
+ * reason of an outage (the database down, unreachable or timed out: expected, no stack, as a
+ * request's 503 is logged), the whole error of anything else.
+ */
+export function failureFields(err: unknown): { reason: string } | { err: unknown } {
+  return databaseUnavailable(err) ? { reason: plainReason(err) } : { err };
+}
+
 /** The AppError an error stands for (a failed validation is a VALIDATION error), or null. */
 export function toAppError(err: unknown): AppError | null {
   if (err instanceof AppError) return err;

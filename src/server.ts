@@ -30,8 +30,7 @@ const { redisDatabaseRefusal, redisWhere } = await import('./redis/redis.js');
  * to the event loop) reach their handler before a check of stopBeforeListening: a signal is read
  * in the loop's poll phase, which two turns of setImmediate are sure to pass through.
  */
-const signalsHeard = (): Promise<void> =>
-  new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
+const signalsHeard = (): Promise<void> => new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
 
 /** A start that cannot go on, said in one line naming what to change (no stack trace). */
 class StartError extends Error {}

@@ -9,6 +9,7 @@
 
 import type { Config } from '../config.js';
 import type { Database } from '../db/database.js';
+import { failureFields } from '../errors.js';
 import { closeTimedOutVisits } from '../modules/ingest/ingest.timeouts.js';
 import { periodicPass } from '../shared/periodic-pass.js';
 
@@ -153,7 +154,10 @@ export function startEventSweeper(deps: {
           if (auditCutoff) auditDeleted += await pruneAuditLog(db, id, auditCutoff, signal);
         } catch (err) {
           failures++;
-          log.warn({ err, tenantId: id }, 'events: the sweep failed for a tenant (the next pass retries)');
+          log.warn(
+            { ...failureFields(err), tenantId: id },
+            'events: the sweep failed for a tenant (the next pass retries)',
+          );
         }
       }
       return { visitsClosed, eventsDeleted, auditDeleted, failures };

@@ -7,6 +7,7 @@
 import type { WebhookSettings } from '../config.js';
 import type { Prisma } from '../db/database.js';
 import { plainReason } from '../db/plain-reason.js';
+import { failureFields } from '../errors.js';
 import { onEventsCommitted, type RecordedEvent } from './outbox.js';
 import { webhookConnections } from './webhook-sender.js';
 import {
@@ -172,7 +173,8 @@ export function startWebhookDelivery(deps: {
   let failing: string | null = null;
   const failed = (what: string, err: unknown) => {
     const why = plainReason(err);
-    if (failing === null) log.warn({ err }, `Webhook delivery: could not ${what} (${why}); trying again`);
+    if (failing === null)
+      log.warn(failureFields(err), `Webhook delivery: could not ${what} (${why}); trying again`);
     failing = what;
   };
   const succeeded = () => {

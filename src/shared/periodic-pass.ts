@@ -1,6 +1,7 @@
 // A background pass run every `intervalMs` (the event sweeper, the retention sweeper): one at a
 // time in this process, a failed pass logged and retried at the next tick, and a clean stop. The
 // pass itself decides what "once across the fleet" means (an advisory lock).
+import { failureFields } from '../errors.js';
 
 export interface PeriodicPass<Arg, R> {
   /** One pass now (`arg`: what a test hands it, e.g. the time); while one runs, waits for it and answers `busy`. */
@@ -37,7 +38,9 @@ export function periodicPass<Arg, R>(opts: {
     if (opts.intervalMs <= 0 || stop.signal.aborted) return;
     timer = setTimeout(() => {
       run()
-        .catch((err: unknown) => opts.log.warn({ err }, `${opts.name}: sweep failed (the next one retries)`))
+        .catch((err: unknown) =>
+          opts.log.warn(failureFields(err), `${opts.name}: sweep failed (the next one retries)`),
+        )
         .finally(() => schedule(opts.intervalMs));
     }, ms);
     // The timer alone never keeps the process alive.

@@ -7,6 +7,7 @@
 
 import type { Config } from '../../config.js';
 import type { Database } from '../../db/database.js';
+import { failureFields } from '../../errors.js';
 import { periodicPass } from '../../shared/periodic-pass.js';
 import { anySettingOn, type RetentionSettingsView, settingsSelect } from './retention.service.js';
 import {
@@ -93,7 +94,10 @@ export function startRetentionSweeper(deps: {
         } catch (err) {
           // One tenant's failure (the database away) does not stop the others; the next pass retries.
           failures++;
-          log.warn({ err, tenantId: row.tenantId }, 'retention: the pass failed for a tenant');
+          log.warn(
+            { ...failureFields(err), tenantId: row.tenantId },
+            'retention: the pass failed for a tenant',
+          );
         }
       }
       return { tenants, counts, failures };
