@@ -118,6 +118,18 @@ function tooLarge(file: string, maxBytes: number, size: string): ImportFailed {
  * and refused as soon as more than `maxBytes` arrive (a file growing while it is read): at most
  * `maxBytes + 1` bytes are ever read.
  */
+/** Why a file cannot be read, said plainly for the errors an operator meets (Node's own wording else). */
+const FILE_REASONS: Readonly<Record<string, string>> = {
+  ENOENT: 'there is no such file.',
+  ENOTDIR: 'a part of its path is not a folder.',
+  EACCES: 'this process may not read it.',
+  EPERM: 'this process may not read it.',
+  ELOOP: 'its symbolic links go round in a loop.',
+  ENAMETOOLONG: 'its name is too long.',
+};
+const fileReason = (err: unknown): string =>
+  FILE_REASONS[(err as NodeJS.ErrnoException).code ?? ''] ?? (err as Error).message;
+
 export async function readBoundedFile(file: string, maxBytes: number): Promise<Buffer> {
   const cannot = (reason: string) => new ImportFailed(`Cannot read ${file}: ${reason}`, {});
   const judge = (stats: Stats): void => {
@@ -130,14 +142,14 @@ export async function readBoundedFile(file: string, maxBytes: number): Promise<B
     judge(await stat(file));
   } catch (err) {
     if (err instanceof ImportFailed) throw err;
-    throw cannot((err as Error).message);
+    throw cannot(fileReason(err));
   }
   let handle: Awaited<ReturnType<typeof open>>;
   try {
     // O_NONBLOCK: should the path have become a FIFO since, the open does not wait for a writer.
     handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (err) {
-    throw cannot((err as Error).message);
+    throw cannot(fileReason(err));
   }
   try {
     // What was opened (the path may have been replaced since it was judged).
@@ -160,7 +172,7 @@ export async function readBoundedFile(file: string, maxBytes: number): Promise<B
     return buffer.subarray(0, length);
   } catch (err) {
     if (err instanceof ImportFailed) throw err;
-    throw cannot((err as Error).message);
+    throw cannot(fileReason(err));
   } finally {
     await handle.close();
   }

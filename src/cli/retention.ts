@@ -133,10 +133,11 @@ export async function runRetention(
   const settings = await retentionSettingsOf(db.prisma, tenantId);
   const cutoffs = cutoffsOf(settings, opts.now ?? new Date());
   if (!anySettingOn(settings)) {
+    // Said alone: a table of what was applied, every line `(off)`, would say the opposite first.
     const off = summary(tenantId, dryRun, settings, cutoffs, noCounts());
     return {
       result: off.result,
-      text: `${off.text}\nEvery retention setting of the tenant is off: nothing to do.`,
+      text: `Every retention setting of tenant ${tenantId} is off: nothing to do.`,
     };
   }
   stderr.write('Counting what goes…\n');
