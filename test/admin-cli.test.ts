@@ -651,7 +651,7 @@ describe('admin CLI and server on one embedded database', { timeout: 120_000 }, 
     const foreign = await admin('tenant', 'activate', '--tenant', id, '--json');
     expect(foreign.code).toBe(2);
     expect(onlyJson(foreign)).toEqual({
-      error: '--tenant does not apply to "tenant activate" (it takes --json).',
+      error: '--tenant does not apply to "tenant activate" (it takes --user-status, --json).',
     });
 
     // After `--`, an id starting with "-" is still an id.

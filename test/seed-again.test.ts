@@ -268,12 +268,17 @@ describe.concurrent('admin seed, two runs on one tenant at once', () => {
       await taken;
       const messages: string[] = [];
       const seeding = seed(a.tenant_id, 3, { seed: 1, progress: (m) => messages.push(m) });
-      await vi.waitFor(() =>
-        expect(messages).toEqual(['another seed of this tenant is running: waiting for it to end…']),
-      );
-      expect((await seededNumbers(a.tenant_id)).size).toBe(0);
-      release();
-      await holding;
+      try {
+        // Its transaction opens, then finds the turn taken (seconds on a busy machine).
+        await vi.waitFor(
+          () => expect(messages).toEqual(['another seed of this tenant is running: waiting for it to end…']),
+          { timeout: 20_000, interval: 50 },
+        );
+        expect((await seededNumbers(a.tenant_id)).size).toBe(0);
+      } finally {
+        release();
+        await holding;
+      }
       expect((await seeding).guests).toBe(3);
       expect((await seededNumbers(a.tenant_id)).size).toBe(3);
     },
