@@ -8,6 +8,7 @@ import { tokenScopeNames } from '../auth/permissions.js';
 import { ConfigError, databaseOptions, loadConfig } from '../config.js';
 import type { Database } from '../db/database.js';
 import { DatabaseLockedError } from '../db/pglite-lock.js';
+import { plainReason } from '../db/plain-reason.js';
 import type { apiTokenItem } from '../modules/api-tokens/api-tokens.serializer.js';
 
 // Each command imports what it needs when it runs (a command never loads another's modules, nor the
@@ -639,6 +640,9 @@ function valuesJoined(args: readonly string[]): string[] {
   return [...out, ...args.slice(flags.length)];
 }
 
+/** Set by an unexpected failure: the process exits without closing the database (see main). */
+let abandoned = false;
+
 async function main(): Promise<number> {
   const args = process.argv.slice(2);
   // --json as asked, even when the command line does not parse: its one JSON object still comes.
@@ -732,11 +736,16 @@ async function main(): Promise<number> {
     if (err instanceof Interrupted) return fail(err.message, SIGNAL_EXIT_CODES[err.by], err.details);
     if (err instanceof CommandFailed) return fail(err.message, 1, err.details);
     if (err instanceof ConfigError || err instanceof DatabaseLockedError) return fail(err.message, 1);
-    // Not one of the failures above: its message; the stack only when LOG_LEVEL=debug asks for it.
+    // Not one of the failures above: its reason; the stack only when LOG_LEVEL=debug asks for it.
     if (process.env.LOG_LEVEL === 'debug') console.error((err as Error).stack);
-    return fail(`unexpected failure: ${(err as Error)?.message ?? String(err)}`, 1);
+    abandoned = true;
+    return fail(`unexpected failure: ${plainReason(err)}`, 1);
   } finally {
-    await db?.close();
+    // After an unexpected failure the database is left as a killed process leaves it (the next open
+    // of an embedded one recovers from its log): a clean close of PGlite writes a shutdown
+    // checkpoint, even after a write of its log failed (probe P: a full disk mid-seed, then no start
+    // could open the folder). The process then exits at once.
+    if (!abandoned) await db?.close();
     await live?.close();
     stopping.dispose();
   }
@@ -749,4 +758,12 @@ function formatHuman(result: Result): string {
     .join('\n');
 }
 
+// A failure nothing awaited (PGlite's rollback after a write it could not make): one plain line, as
+// for any unexpected failure, and out without closing the database.
+process.on('unhandledRejection', (err) => {
+  if (process.env.LOG_LEVEL === 'debug') console.error((err as Error)?.stack);
+  if (!abandoned) console.error(`error: unexpected failure: ${plainReason(err)}`);
+  process.exit(1);
+});
 process.exitCode = await main();
+if (abandoned) process.exit(process.exitCode);
