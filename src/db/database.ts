@@ -1,6 +1,6 @@
 // One Prisma client over one of two drivers: embedded PGlite under DATA_DIR (the default, nothing
 // to install) or a PostgreSQL server (DATABASE_URL). Both are migrated before the client is used.
-import { accessSync, constants, mkdirSync, statSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
 import { PrismaPg } from '@prisma/adapter-pg';
@@ -10,7 +10,7 @@ import { PrismaClient } from '../generated/prisma/client.js';
 import { applyMigrations, migrateDatabaseUrl, pgliteRunner } from './migrate.js';
 import { parseDate, parseTimestamp, parseTimestampTz } from './pg-dates.js';
 import { newPglite } from './pglite.js';
-import { DatabaseLockedError, lockDataDir } from './pglite-lock.js';
+import { DatabaseLockedError, LOCK_FILE, lockDataDir } from './pglite-lock.js';
 import { watchReadTimeout } from './read-timeout.js';
 
 export type Prisma = PrismaClient;
@@ -217,6 +217,29 @@ export function prepareDataDir(dataDir: string): void {
   }
 }
 
+/**
+ * Every file and folder of the embedded database must be this process's to write: PGlite would
+ * otherwise abort with nothing but `Aborted()` (probe P: files left by a command run as root).
+ * Its avatars (MEDIA_STORAGE=local) are checked as they are written.
+ */
+function checkDatabaseFilesWritable(dataDir: string): void {
+  const walk = (dir: string): void => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      if (dir === dataDir && (entry.name === 'avatars' || entry.name.startsWith(LOCK_FILE))) continue;
+      const file = path.join(dir, entry.name);
+      try {
+        accessSync(file, constants.W_OK);
+      } catch (err) {
+        throw new Error(
+          `this process may not write ${path.relative(dataDir, file)} (${fsReason(err)}): every file of the folder must be its own`,
+        );
+      }
+      if (entry.isDirectory()) walk(file);
+    }
+  };
+  walk(dataDir);
+}
+
 /** Every connection's time zone (see openPostgres). */
 const SESSION_TIME_ZONE = "SET TimeZone TO 'UTC'";
 
@@ -228,16 +251,31 @@ async function openPglite(dataDir: string, migrate: boolean): Promise<Database> 
   } else {
     prepareDataDir(dataDir);
     release = await lockDataDir(dataDir);
+    try {
+      checkDatabaseFilesWritable(dataDir);
+    } catch (err) {
+      release();
+      throw err;
+    }
     pglite = newPglite(dataDir);
   }
   try {
-    await pglite.waitReady;
+    await pglite.waitReady.catch((err: unknown) => {
+      // PGlite's only word for a folder it cannot start from (damaged, or written by another version).
+      if (err instanceof Error && /^Aborted\(\)/.test(err.message)) {
+        throw new Error(
+          'the embedded database cannot start from its files (PGlite aborted): they are damaged or were not written by this service; restore the folder from a backup',
+        );
+      }
+      throw err;
+    });
     await pglite.exec(SESSION_TIME_ZONE);
     if (migrate) {
       await applyMigrations(pgliteRunner(pglite));
     }
   } catch (err) {
-    await pglite.close();
+    // An aborted PGlite fails its close too: the reason is the first failure's.
+    await pglite.close().catch(() => {});
     release?.();
     throw err;
   }

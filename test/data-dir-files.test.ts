@@ -1,0 +1,61 @@
+// An embedded database folder the server cannot start from says why in one line (probe P: both
+// answered only PGlite's `Aborted(). Build with -sASSERTIONS for more info.`): a file of it this
+// process may not write (left by a command run as root), or files that are damaged.
+import { spawnSync } from 'node:child_process';
+import { chown, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { migratedDataDir } from './helpers/pglite-template.js';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const folders: string[] = [];
+afterAll(async () => {
+  for (const dir of folders) await rm(dir, { recursive: true, force: true });
+});
+
+/** The server on `dir` (port 1: it must stop before listening), as `user` when given. */
+function start(dir: string, user?: string) {
+  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dir, PORT: '1' };
+  delete env.DATABASE_URL;
+  delete env.REDIS_URL;
+  const node = [process.execPath, path.join(ROOT, 'dist/server.js')];
+  const [command, args] = user ? ['runuser', ['-u', user, '--', ...node]] : [node[0] ?? '', node.slice(1)];
+  return spawnSync(command, args, { cwd: ROOT, env, encoding: 'utf8', timeout: 60_000 });
+}
+
+const uid = (name: string): number | undefined => {
+  const run = spawnSync('id', ['-u', name], { encoding: 'utf8' });
+  return run.status === 0 ? Number(run.stdout) : undefined;
+};
+const nobody = uid('nobody');
+const asAnotherUser =
+  process.getuid?.() === 0 && nobody !== undefined && spawnSync('runuser', ['--help']).status === 0;
+
+describe('an embedded database folder the server cannot start from', () => {
+  it.skipIf(!asAnotherUser)('names the first file this process may not write', async () => {
+    const dir = await migratedDataDir('not-writable-');
+    folders.push(dir);
+    const walk = spawnSync('chown', ['-R', `${nobody}`, dir]);
+    expect(walk.status).toBe(0);
+    // Left by an admin command run as root.
+    const stray = path.join(dir, 'global', 'pg_internal.init');
+    await writeFile(stray, 'x');
+    await chown(stray, 0, 0);
+    const run = start(dir, 'nobody');
+    expect(run.status, run.stderr).toBe(1);
+    expect(run.stderr).toBe(
+      `Cannot start: DATA_DIR ${dir}: this process may not write global/pg_internal.init (EACCES: permission denied): every file of the folder must be its own\n`,
+    );
+  });
+
+  it('says the files are damaged when PGlite cannot start from them', async () => {
+    const dir = await migratedDataDir('damaged-');
+    folders.push(dir);
+    await rm(path.join(dir, 'global', 'pg_control'));
+    const run = start(dir);
+    expect(run.status, run.stderr).toBe(1);
+    expect(run.stderr).toBe(
+      `Cannot start: DATA_DIR ${dir}: the embedded database cannot start from its files (PGlite aborted): they are damaged or were not written by this service; restore the folder from a backup\n`,
+    );
+  });
+});
