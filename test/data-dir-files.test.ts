@@ -2,7 +2,8 @@
 // answered only PGlite's `Aborted(). Build with -sASSERTIONS for more info.`): a file of it this
 // process may not write (left by a command run as root), or files that are damaged.
 import { spawnSync } from 'node:child_process';
-import { chown, rm, writeFile } from 'node:fs/promises';
+import { chown, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { migratedDataDir } from './helpers/pglite-template.js';
@@ -46,6 +47,18 @@ describe('an embedded database folder the server cannot start from', () => {
     expect(run.stderr).toBe(
       `Cannot start: DATA_DIR ${dir}: this process may not write global/pg_internal.init (EACCES: permission denied): every file of the folder must be its own\n`,
     );
+  });
+
+  it('refuses a folder holding other files but no database (a mistyped path), and makes nothing there', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'not-a-database-'));
+    folders.push(dir);
+    await writeFile(path.join(dir, 'notes.txt'), 'mine');
+    const run = start(dir);
+    expect(run.status, run.stderr).toBe(1);
+    expect(run.stderr).toBe(
+      `Cannot start: DATA_DIR ${dir}: holds files but no database (notes.txt): point DATA_DIR at the database's folder, or at an empty or new one\n`,
+    );
+    expect(await readdir(dir)).toEqual(['notes.txt']);
   });
 
   it('says the files are damaged when PGlite cannot start from them', async () => {

@@ -1,6 +1,6 @@
 // One Prisma client over one of two drivers: embedded PGlite under DATA_DIR (the default, nothing
 // to install) or a PostgreSQL server (DATABASE_URL). Both are migrated before the client is used.
-import { accessSync, constants, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
 import { PrismaPg } from '@prisma/adapter-pg';
@@ -223,6 +223,15 @@ export function prepareDataDir(dataDir: string): void {
  * Its avatars (MEDIA_STORAGE=local) are checked as they are written.
  */
 function checkDatabaseFilesWritable(dataDir: string): void {
+  // A folder holding other files but no database is a mistyped path, not a place for a new one.
+  if (!existsSync(path.join(dataDir, 'PG_VERSION'))) {
+    const others = readdirSync(dataDir).filter((name) => name !== 'avatars' && !name.startsWith(LOCK_FILE));
+    if (others.length > 0) {
+      throw new Error(
+        `holds files but no database (${others.slice(0, 3).join(', ')}${others.length > 3 ? ', …' : ''}): point DATA_DIR at the database's folder, or at an empty or new one`,
+      );
+    }
+  }
   const walk = (dir: string): void => {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
       if (dir === dataDir && (entry.name === 'avatars' || entry.name.startsWith(LOCK_FILE))) continue;
