@@ -921,6 +921,29 @@ describe.concurrent('POST /locations and PUT /locations/:id', () => {
         );
       });
 
+      it('takes a time zone as PHP names it, exactly (Laravel’s timezone rule), not any name ICU reads', async () => {
+        for (const timezone of [
+          'europe/lisbon',
+          'US/Eastern',
+          'GMT',
+          'EST',
+          'Asia/Calcutta',
+          'Etc/GMT-14',
+          'Mars/Base',
+        ]) {
+          await expect422(
+            method,
+            { name: 'TZ', timezone },
+            { timezone: ['The timezone field must be a valid timezone.'] },
+          );
+        }
+        for (const timezone of ['Asia/Kolkata', 'Europe/Kyiv', 'America/Argentina/Buenos_Aires', 'UTC']) {
+          const ok = await expectOk(method, { name: `TZ ${timezone}`.slice(0, 50), timezone });
+          const row = await t.db.prisma.location.findUniqueOrThrow({ where: { id: ok.json.data.id } });
+          expect(row.timezone).toBe(timezone);
+        }
+      });
+
       it('summarizes several errors as "(and N more errors)", in rule order', async () => {
         const a = await tenant();
         const url = method === 'POST' ? URL : `${URL}/${a.location_id}`;

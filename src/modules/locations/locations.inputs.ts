@@ -3,6 +3,7 @@
 import { CASE_INSENSITIVE_UNIQUE, takenIgnoringCase, textSearch } from '../../db/text-search.js';
 import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { field, filterOf, type InputEnv } from '../../operations/operation.js';
+import { TIME_ZONES } from '../../validation/time-zones.js';
 import {
   between,
   countryCode,
@@ -58,15 +59,6 @@ export const hierarchyFilters = {
 // ---------------------------------------------------------------------------------------------
 // Create and update
 
-function isTimeZone(tz: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: tz });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 const text = () => [nullable(), string(), max(255)] as const;
 
 /**
@@ -101,9 +93,12 @@ export function locationWriteFields(env: InputEnv) {
         string(),
         custom(
           (v) =>
-            typeof v === 'string' && isTimeZone(v) ? null : 'The timezone field must be a valid timezone.',
+            typeof v === 'string' && TIME_ZONES.has(v)
+              ? null
+              : 'The timezone field must be a valid timezone.',
           {
-            description: 'An IANA time zone name (`Europe/Lisbon`); new locations default to UTC.',
+            description:
+              'An IANA time zone name as PHP lists them (`Europe/Lisbon`, `UTC`; exactly, case included: not `europe/lisbon`, `US/Eastern` nor `GMT`); new locations default to UTC.',
           },
         ),
       ],
