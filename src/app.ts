@@ -34,7 +34,13 @@ import { endpointHealth } from './modules/webhooks/webhooks.service.js';
 import { createRateLimiter, type RateLimiter } from './rate-limit/rate-limiter.js';
 import { type AppPubSub, createAppPubSub } from './redis/pubsub.js';
 import { connectRedis } from './redis/redis.js';
-import { API_PREFIX, answerUnrouted, mountRest, sendJson } from './rest/adapter.js';
+import {
+  API_PREFIX,
+  answerUnrouted,
+  mountRest,
+  refuseOverrideWithoutToken,
+  sendJson,
+} from './rest/adapter.js';
 import { mountDocs, PUBLIC_API_PATHS } from './rest/docs.js';
 import { routeTable } from './rest/route-table.js';
 import { undecodable } from './shared/json-decode.js';
@@ -178,6 +184,7 @@ export async function buildApp(deps: {
   fastify.decorateRequest('principal', null);
   fastify.decorateRequest('releaseTurn', null);
   fastify.decorateRequest('acquireTurn', null);
+  fastify.decorateRequest('unrouted', false);
   // One Redis connection (plus a subscriber) for the rate limit, the field limits and live updates.
   const redis = config.redisUrl ? connectRedis(config.redisUrl, fastify.log) : undefined;
   const limiter = deps.limiter ?? createRateLimiter({ perMinute: config.rateLimitPerMinute, redis });
@@ -279,12 +286,15 @@ export async function buildApp(deps: {
     const api = url.startsWith(`${API_PREFIX}/`) || (isGraphql(request) && !wantsGraphiql(request));
     // Unknown routes and the public docs (openapi.json, /docs) let an unauthenticated caller through.
     const known = request.routeOptions.url;
-    // A POST of a path without one is routed by its body (src/rest/method-override.ts), read first.
+    // A POST of a path without a POST route is routed by its method override (src/rest/method-override.ts).
     const requireAuth =
       known !== undefined &&
       !PUBLIC_API_PATHS.has(known) &&
       request.routeOptions.config.methodOverrideOnly !== true;
-    if (api) await gate(request, reply, { requireAuth });
+    if (!api) return;
+    await gate(request, reply, { requireAuth });
+    // Without a token, a POST routed by its body is refused before that body is read.
+    if (!request.principal) refuseOverrideWithoutToken(request, routeTable);
   });
 
   fastify.setErrorHandler((err: FastifyError, request, reply) => {

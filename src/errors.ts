@@ -11,6 +11,8 @@ export const errorCodes = {
   FORBIDDEN: { status: 403, graphql: 'FORBIDDEN', message: 'This action is unauthorized.' },
   NOT_FOUND: { status: 404, graphql: 'NOT_FOUND', message: 'Record not found.' },
   ROUTE_NOT_FOUND: { status: 404, graphql: 'NOT_FOUND', message: 'Not Found.' },
+  /** A known REST path asked with a method it has no route for (its message names them, see rest/adapter.ts). */
+  METHOD_NOT_ALLOWED: { status: 405, graphql: 'METHOD_NOT_ALLOWED', message: 'Method Not Allowed.' },
   GONE: { status: 410, graphql: 'GONE', message: 'This endpoint has been removed.' },
   PAYLOAD_TOO_LARGE: { status: 413, graphql: 'PAYLOAD_TOO_LARGE', message: 'Payload Too Large.' },
   VALIDATION: { status: 422, graphql: 'BAD_USER_INPUT', message: 'The given data was invalid.' },

@@ -154,6 +154,9 @@ describe('series match the requests sent', () => {
       ['GET', '/api/v1/no-such-thing', token, 404],
       ['GET', '/not/a/route/at/all', undefined, 404],
       ['DELETE', '/api/v1/locations', token, 405],
+      // A path without a POST route takes a POST for Laravel's method override: unmatched all the same.
+      ['POST', '/api/v1/locations/no-such-id', token, 405],
+      ['POST', '/api/v1/locations/no-such-id', undefined, 405],
       ['POST', '/api/v1/locations', token, 422],
       ['GET', '/health/live', undefined, 200],
       ['GET', '/health/ready', undefined, 200],
@@ -170,6 +173,7 @@ describe('series match the requests sent', () => {
       // No route matched: one label whatever the path (no raw URL, no unbounded label).
       'method=GET,route=unmatched,status_code=404': 2,
       'method=DELETE,route=unmatched,status_code=405': 1,
+      'method=POST,route=unmatched,status_code=405': 2,
       'method=POST,route=/api/v1/locations,status_code=422': 1,
       'method=GET,route=/health/live,status_code=200': 1,
       'method=GET,route=/health/ready,status_code=200': 1,

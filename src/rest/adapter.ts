@@ -16,6 +16,13 @@ import { phpJsonEncode } from './php-json.js';
 
 export const API_PREFIX = '/api/v1';
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Answered as no route's (404, 405, OPTIONS): counted as `unmatched` by the metrics. */
+    unrouted: boolean;
+  }
+}
+
 export function sendJson(reply: FastifyReply, status: number, body: unknown): FastifyReply {
   return reply.status(status).header('Content-Type', 'application/json').send(phpJsonEncode(body));
 }
@@ -84,32 +91,37 @@ export function mountRest(
   },
 ): void {
   const answer = restAnswer(deps);
+  const routing = routingOf(deps.routes);
+  /**
+   * A POST: routed as the method it asks (method-override.ts) on its URL, as Laravel's router
+   * matches the URL again (`POST /guests/export` asking DELETE is `DELETE /guests/:id`), else as the
+   * path's own POST route.
+   */
+  const overridable = (own?: Route) => async (request: FastifyRequest, reply: FastifyReply) => {
+    const method = overriddenMethod(request);
+    if (method === null) return sendJson(reply, 404, { message: 'Bad hostname provided.' });
+    // Asking none: the route the router matched.
+    if (method === 'POST' && own) return answer(own, request, reply);
+    const target = routing.find(method, request.url);
+    if (!target) return answerUnrouted(reply, deps.routes, method, request.url);
+    // A caller without a token has its body read only on a path with a POST route, which requires
+    // one first (app.ts); here the asked route's does.
+    if (!request.principal) throw new AppError('UNAUTHENTICATED');
+    return answer(target.route, request, reply, method, target.params);
+  };
   const byPath = new Map<string, Map<string, Route>>();
   for (const r of deps.routes) {
     const methods = byPath.get(r.path) ?? new Map<string, Route>();
     methods.set(r.method, r);
     byPath.set(r.path, methods);
   }
-  /** A POST of the path: routed as the method it asks (method-override.ts), else as its own route. */
-  const overridable =
-    (methods: ReadonlyMap<string, Route>) =>
-    async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
-      const method = overriddenMethod(request);
-      if (method === null) return sendJson(reply, 404, { message: 'Bad hostname provided.' });
-      const r = methods.get(method === 'HEAD' ? 'GET' : method);
-      if (!r) return answerUnrouted(reply, deps.routes, method, request.url);
-      // Routed by its asked method; its token was not required before the body was read (below).
-      if (!request.principal) throw new AppError('UNAUTHENTICATED');
-      return answer(r, request, reply, method);
-    };
   for (const r of deps.routes) {
-    const methods = byPath.get(r.path) ?? new Map<string, Route>();
     app.route({
       method: r.method,
       url: `${API_PREFIX}${r.path}`,
       ...(r.endpoint.bodyLimit ? { bodyLimit: r.endpoint.bodyLimit } : {}),
       ...multipartOptions(r.endpoint, deps.config),
-      handler: r.method === 'POST' ? overridable(methods) : (request, reply) => answer(r, request, reply),
+      handler: r.method === 'POST' ? overridable(r) : (request, reply) => answer(r, request, reply),
     });
   }
   // A path without a POST route takes a POST all the same, read as its update (or deletion) would
@@ -125,7 +137,7 @@ export function mountRest(
       ...(reads?.endpoint.bodyLimit ? { bodyLimit: reads.endpoint.bodyLimit } : {}),
       ...options,
       config: { ...options.config, methodOverrideOnly: true },
-      handler: overridable(methods),
+      handler: overridable(),
     });
   }
 }
@@ -137,6 +149,7 @@ function restAnswer(deps: { config: Config; prisma: Prisma; pubsub?: AppPubSub; 
     request: FastifyRequest,
     reply: FastifyReply,
     method = request.method,
+    params = request.params as Record<string, string>,
   ): Promise<FastifyReply> => {
     const ctx = requestContext(deps, request);
     const deprecated = r.endpoint.deprecated;
@@ -152,7 +165,6 @@ function restAnswer(deps: { config: Config; prisma: Prisma; pubsub?: AppPubSub; 
         throw new AppError('GONE', { message: deprecated.goneMessage(sunset) });
       }
     }
-    const params = request.params as Record<string, string>;
     // No record has an id with a NUL character (PostgreSQL cannot even compare one): absent.
     if (Object.values(params).some((v) => v.includes('\0'))) throw new AppError('NOT_FOUND');
     const query = (request.query ?? {}) as Record<string, unknown>;
@@ -194,10 +206,86 @@ function restAnswer(deps: { config: Config; prisma: Prisma; pubsub?: AppPubSub; 
   };
 }
 
+interface Routed {
+  route: Route;
+  params: Record<string, string>;
+}
+
+/** Finds the route of a method and URL as the router would: a path's static segments first. */
+interface Routing {
+  find(method: string, url: string): Routed | null;
+}
+
+const routings = new WeakMap<readonly Route[], Routing>();
+function routingOf(routes: readonly Route[]): Routing {
+  let routing = routings.get(routes);
+  if (routing) return routing;
+  const compiled = routes
+    .map((route) => {
+      const names = [...route.path.matchAll(/:([^/]+)/g)].map((m) => m[1] ?? '');
+      const re = new RegExp(`^${API_PREFIX}${route.path.replace(/:[^/]+/g, '([^/]+)')}$`);
+      return { route, names, re };
+    })
+    // Fewer parameters first: `/guests/export` before `/guests/:id`, as find-my-way prefers.
+    .sort((a, b) => a.names.length - b.names.length);
+  routing = {
+    find(method, url) {
+      const asked = method === 'HEAD' ? 'GET' : method;
+      const path = url.split('?')[0] ?? '';
+      for (const { route, names, re } of compiled) {
+        if (route.method !== asked) continue;
+        const m = re.exec(path);
+        if (!m) continue;
+        const params: Record<string, string> = {};
+        names.forEach((name, i) => {
+          const raw = m[i + 1] ?? '';
+          try {
+            params[name] = decodeURIComponent(raw);
+          } catch {
+            params[name] = raw; // read as written, as the router does
+          }
+        });
+        return { route, params };
+      }
+      return null;
+    },
+  };
+  routings.set(routes, routing);
+  return routing;
+}
+
 /**
- * A known /api/v1 path asked with a method it has no route for, as Laravel's router answers: OPTIONS
- * 200 with the methods in `Allow`, any other 405 naming them (Symfony's MethodNotAllowedHttpException);
- * an unknown path 404.
+ * A POST without a valid token to a path without a POST route, refused before its body is read, by
+ * the method its header or query string asks: 401 when a route takes that, else the answer of no
+ * route. A `_method` in its body is never read without a token: such a caller gets a POST's 405
+ * where Laravel, routing first, would answer the asked route's 401 (and an asked OPTIONS a 405, not
+ * the methods). Called by the gate (app.ts) once it found no principal.
+ */
+export function refuseOverrideWithoutToken(request: FastifyRequest, routes: readonly Route[]): void {
+  if (request.routeOptions.config.methodOverrideOnly !== true) return;
+  const method = overriddenMethod(request, false);
+  if (method === null) throw new AppError('ROUTE_NOT_FOUND', { message: 'Bad hostname provided.' });
+  if (routingOf(routes).find(method, request.url)) throw new AppError('UNAUTHENTICATED');
+  request.unrouted = true;
+  throw unroutedError(routes, method, request.url);
+}
+
+/**
+ * What Laravel's router answers an /api/v1 URL asked with a method no route of it takes: 405 naming
+ * the methods it has (Symfony's MethodNotAllowedHttpException, `Allow` too), 404 for an unknown path.
+ */
+function unroutedError(routes: readonly Route[], method: string, url: string): AppError {
+  const methods = pathMethods(routes, url);
+  if (!methods) return new AppError('ROUTE_NOT_FOUND');
+  return new AppError('METHOD_NOT_ALLOWED', {
+    message: methodNotAllowedMessage(methods, method, url),
+    headers: { Allow: methods.join(', ') },
+  });
+}
+
+/**
+ * The answer of no route (unroutedError), and to OPTIONS on a known path the router's own: 200,
+ * empty, the methods in `Allow`.
  */
 export function answerUnrouted(
   reply: FastifyReply,
@@ -205,15 +293,13 @@ export function answerUnrouted(
   method: string,
   url: string,
 ): FastifyReply {
+  reply.request.unrouted = true;
   const methods = pathMethods(routes, url);
   if (methods && method === 'OPTIONS') {
     return reply.status(200).header('Allow', methods.join(',')).type('text/html; charset=UTF-8').send('');
   }
-  if (methods) {
-    reply.header('Allow', methods.join(', '));
-    return sendJson(reply, 405, { message: methodNotAllowedMessage(methods, method, url) });
-  }
-  return sendJson(reply, 404, { message: 'Not Found.' });
+  const err = unroutedError(routes, method, url);
+  return sendJson(reply.headers(err.headers), err.status, { message: err.message });
 }
 
 /**

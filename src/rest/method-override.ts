@@ -21,13 +21,14 @@ const KNOWN = new Set([
 /**
  * The method a POST asks to be routed as: `POST` when it asks none (or names it with no text),
  * `null` for a name Symfony refuses (SuspiciousOperationException, which Laravel answers 404
- * `Bad hostname provided.`).
+ * `Bad hostname provided.`). `withBody: false` reads the header and the query string only, before
+ * the body is (a caller without a token never has its body read).
  */
-export function overriddenMethod(request: FastifyRequest): string | null {
+export function overriddenMethod(request: FastifyRequest, withBody = true): string | null {
   const header = request.headers['x-http-method-override'];
   let asked: unknown = typeof header === 'string' && header !== '' ? header : undefined;
   if (asked === undefined) {
-    const body = request.body;
+    const body = withBody ? request.body : undefined;
     const query = request.query as Record<string, unknown> | undefined;
     // The body's field wins when present, whatever its value (a non-text one asks nothing).
     if (body !== null && typeof body === 'object' && Object.hasOwn(body, '_method')) {
