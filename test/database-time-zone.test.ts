@@ -3,6 +3,7 @@
 // Pacific/Chatham, times were stored 13 h 45 min early, a token expiring in an hour answered 401 at
 // once, and a token list holding a far expiry answered 500.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../src/db/database.js';
 import { issueToken } from '../src/modules/tenants/bootstrap.service.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { addGuest, newTenant, randomMac } from './helpers/fixtures.js';
@@ -76,6 +77,21 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
       expect(Math.abs((session?.created.getTime() ?? 0) - (session?.now.getTime() ?? 0))).toBeLessThan(
         60_000,
       );
+    });
+
+    it('keeps a URL’s own options beside UTC, an empty one included', async () => {
+      for (const options of ['', '-c statement_timeout=1234', '-c TimeZone=Asia/Tokyo']) {
+        const url = `${scratch.url}?options=${encodeURIComponent(options)}`;
+        const db = await openDatabase({ url, poolSize: 1, migrate: false, statementTimeoutMs: 0 });
+        try {
+          const [row] = await db.prisma.$queryRaw<{ zone: string; timeout: string }[]>`
+            SELECT current_setting('TimeZone') AS zone, current_setting('statement_timeout') AS timeout`;
+          expect(row?.zone, options).toBe('UTC');
+          if (options.includes('statement_timeout')) expect(row?.timeout).toBe('1234ms');
+        } finally {
+          await db.close();
+        }
+      }
     });
   },
 );

@@ -364,15 +364,17 @@ function timeouts(statementTimeoutMs: number, connectTimeoutMs: number): pg.Pool
  */
 function inUtc(url: string): pg.ClientConfig {
   const utc = '-c TimeZone=UTC';
-  let own: string | null = null;
+  let withUtc: URL;
   try {
-    own = new URL(url).searchParams.get('options');
+    withUtc = new URL(url);
   } catch {
     // Not a URL pg reads either: it names the problem when it connects.
+    return { connectionString: url, options: utc };
   }
-  if (!own) return { connectionString: url, options: utc };
-  const withUtc = new URL(url);
-  withUtc.searchParams.set('options', `${own} ${utc}`);
+  // Present, even empty (probe V: `?options=` overrode the config's and left the database's zone).
+  const own = withUtc.searchParams.get('options');
+  if (own === null) return { connectionString: url, options: utc };
+  withUtc.searchParams.set('options', own.trim() === '' ? utc : `${own} ${utc}`);
   return { connectionString: withUtc.toString() };
 }
 
