@@ -165,6 +165,14 @@ describe('messages', () => {
     expect(await at('9999-12-31T23:59:59.999Z')).toBe('9999-12-31T23:59:59.999Z');
     expect(await at('9999-12-31T23:59:59.9999Z')).toBe('9999-12-31T23:59:59.999Z');
     expect(await at('1969-12-31T23:59:59.9995Z')).toBe('1969-12-31T23:59:59.999Z');
+    // The last instants of 9999, to the digit (a float of microseconds rounded them past it).
+    expect(await at('9999-12-31T23:59:59.99999Z')).toBe('9999-12-31T23:59:59.999Z');
+    expect(await at('9999-12-31T23:59:59.999999999Z')).toBe('9999-12-31T23:59:59.999Z');
+    // A microsecond before the first storable instant is no date.
+    const early = await validate({ v: '0001-01-01T00:00:59.9999999+00:01' }, { v: [date()] }).catch(
+      (e: unknown) => e,
+    );
+    expect(early).toBeInstanceOf(ValidationError);
   });
 
   it('after_or_equal compares fractions of a second to the microsecond, as Carbon does', async () => {

@@ -90,12 +90,24 @@ const DATE_TIME =
 const US_DATE = /^(\d{1,2})\/(\d{1,2})\/(\d{4})$/;
 
 /**
+ * An instant to the microsecond, as Carbon keeps one: whole milliseconds since the epoch and the
+ * microseconds past them (0–999). Two numbers, as one float of microseconds loses the last digits in
+ * far years (probe V: `9999-12-31T23:59:59.99999Z` rounded past the last storable instant).
+ */
+interface Instant {
+  ms: number;
+  us: number;
+}
+
+const notBefore = (a: Instant, b: Instant): boolean => a.ms > b.ms || (a.ms === b.ms && a.us >= b.us);
+
+/**
  * A date as Laravel's date comparison reads one (DateTime::createFromFormat, then Carbon::parse), in
  * the shapes clients send: `Y-m-d` with an optional time and zone, digits with or without leading
  * zeros, a day past the month's end rolling over as PHP's does (2026-02-30 is March 2), and `m/d/Y`.
  * Naive values are read as UTC so two naive values compare. Anything else is no date.
  */
-function parseDate(value: unknown): number | null {
+function parseDate(value: unknown): Instant | null {
   if (typeof value !== 'string') return null;
   const us = US_DATE.exec(value);
   const m = us ? [value, us[3], us[1], us[2]] : DATE_TIME.exec(value);
@@ -106,17 +118,16 @@ function parseDate(value: unknown): number | null {
   );
   if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 59) return null;
   // The fraction to the microsecond, as Carbon keeps it (`.2` and `.5` of one second compare).
-  let epoch = utcDate(Number(y), month, day, hour, minute, second).getTime() + micros(fraction) / 1000;
+  const micros = Number((fraction ?? '').slice(0, 6).padEnd(6, '0'));
+  let ms = utcDate(Number(y), month, day, hour, minute, second).getTime() + Math.floor(micros / 1000);
   if (zone !== undefined && zone !== 'Z') {
     const sign = zone.startsWith('-') ? -1 : 1;
     const digits = zone.replace(/[+:-]/g, '');
-    epoch -= sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2))) * 60_000;
+    ms -= sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2))) * 60_000;
   }
   // A moment the database cannot hold (year 0, or past 9999 once its offset is applied) is no date.
-  return storableInstant(Math.floor(epoch)) ? epoch : null;
+  return storableInstant(ms) ? { ms, us: micros % 1000 } : null;
 }
-
-const micros = (fraction: string | undefined): number => Number((fraction ?? '').slice(0, 6).padEnd(6, '0'));
 
 /**
  * Laravel's `after_or_equal:other_field`: a value that is no text fails; it passes when the other
@@ -139,9 +150,14 @@ export function afterOrEqual(other: string): Rule<Keep> {
       if (isEmpty(otherValue)) return null;
       // As sent when it was text: `date()` made a Date of it to the millisecond only.
       const sent = ctx.input[ctx.field];
-      const mine = typeof sent === 'string' ? parseDate(sent) : coerced ? value.getTime() : parseDate(value);
+      const mine =
+        typeof sent === 'string'
+          ? parseDate(sent)
+          : coerced
+            ? { ms: value.getTime(), us: 0 }
+            : parseDate(value);
       const theirs = parseDate(otherValue);
-      if (mine !== null && theirs !== null && mine >= theirs) return null;
+      if (mine !== null && theirs !== null && notBefore(mine, theirs)) return null;
       return fail(ctx);
     },
   };
@@ -157,14 +173,14 @@ export const daysIn = (year: number, month: number): number =>
  */
 export function date(): Rule<Date> {
   const epochOf = (value: unknown): number | null => {
-    const epoch = parseDate(value);
-    if (epoch === null || typeof value !== 'string') return null;
+    const instant = parseDate(value);
+    if (instant === null || typeof value !== 'string') return null;
     const us = US_DATE.exec(value);
     const m = us ? [value, us[3], us[1], us[2]] : DATE_TIME.exec(value);
     const [year, month, day] = [m?.[1], m?.[2], m?.[3]].map(Number) as [number, number, number];
     if (day > daysIn(year, month)) return null;
     // To the millisecond a Date holds (parseDate keeps the microseconds, as Carbon does).
-    return Math.floor(epoch);
+    return instant.ms;
   };
   return {
     name: 'date',
@@ -188,7 +204,7 @@ export function afterNow(): Rule<Keep> {
     name: 'afterNow',
     doc: { description: 'A moment in the future.' },
     check: (value, ctx) => {
-      const epoch = value instanceof Date ? value.getTime() : parseDate(value);
+      const epoch = value instanceof Date ? value.getTime() : (parseDate(value)?.ms ?? null);
       return epoch !== null && !Number.isNaN(epoch) && epoch > Date.now()
         ? null
         : fill('The :attribute field must be a date after :date.', { attribute: ctx.attribute, date: 'now' });
