@@ -62,13 +62,27 @@ describe('an embedded database folder the server cannot start from', () => {
   });
 
   it('says the files are damaged when PGlite cannot start from them', async () => {
-    const dir = await migratedDataDir('damaged-');
+    // PGlite's two words for it: `Aborted()` (no pg_control) and `failed to initialize` (no base/).
+    for (const gone of [['global', 'pg_control'], ['base']]) {
+      const dir = await migratedDataDir('damaged-');
+      folders.push(dir);
+      await rm(path.join(dir, ...gone), { recursive: true });
+      const run = start(dir);
+      expect(run.status, run.stderr).toBe(1);
+      expect(run.stderr).toBe(
+        `Cannot start: DATA_DIR ${dir}: the embedded database cannot start from its files (PGlite aborted): they are damaged or were not written by this service; restore the folder from a backup\n`,
+      );
+    }
+  });
+
+  it('calls a database without PG_VERSION unfinished (a first start stopped), not a mistyped path', async () => {
+    const dir = await migratedDataDir('unfinished-');
     folders.push(dir);
-    await rm(path.join(dir, 'global', 'pg_control'));
+    await rm(path.join(dir, 'PG_VERSION'));
     const run = start(dir);
     expect(run.status, run.stderr).toBe(1);
     expect(run.stderr).toBe(
-      `Cannot start: DATA_DIR ${dir}: the embedded database cannot start from its files (PGlite aborted): they are damaged or were not written by this service; restore the folder from a backup\n`,
+      `Cannot start: DATA_DIR ${dir}: holds an unfinished embedded database (PostgreSQL's folders but no PG_VERSION: was its first start stopped?): empty the folder to start anew, or restore it from a backup\n`,
     );
   });
 });

@@ -222,10 +222,18 @@ export function prepareDataDir(dataDir: string): void {
  * otherwise abort with nothing but `Aborted()` (probe P: files left by a command run as root).
  * Its avatars (MEDIA_STORAGE=local) are checked as they are written.
  */
+const POSTGRES_FOLDERS = new Set(['base', 'global', 'pg_wal', 'pg_xact', 'pg_multixact']);
+
 function checkDatabaseFilesWritable(dataDir: string): void {
   // A folder holding other files but no database is a mistyped path, not a place for a new one.
   if (!existsSync(path.join(dataDir, 'PG_VERSION'))) {
     const others = readdirSync(dataDir).filter((name) => name !== 'avatars' && !name.startsWith(LOCK_FILE));
+    // PostgreSQL's own folders without PG_VERSION: a first start stopped while it made the database.
+    if (others.some((name) => POSTGRES_FOLDERS.has(name))) {
+      throw new Error(
+        "holds an unfinished embedded database (PostgreSQL's folders but no PG_VERSION: was its first start stopped?): empty the folder to start anew, or restore it from a backup",
+      );
+    }
     if (others.length > 0) {
       throw new Error(
         `holds files but no database (${others.slice(0, 3).join(', ')}${others.length > 3 ? ', …' : ''}): point DATA_DIR at the database's folder, or at an empty or new one`,
@@ -271,7 +279,7 @@ async function openPglite(dataDir: string, migrate: boolean): Promise<Database> 
   try {
     await pglite.waitReady.catch((err: unknown) => {
       // PGlite's only word for a folder it cannot start from (damaged, or written by another version).
-      if (err instanceof Error && /^Aborted\(\)/.test(err.message)) {
+      if (err instanceof Error && /^Aborted\(\)|^PGlite failed to initialize properly/.test(err.message)) {
         throw new Error(
           'the embedded database cannot start from its files (PGlite aborted): they are damaged or were not written by this service; restore the folder from a backup',
         );
