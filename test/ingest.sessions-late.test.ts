@@ -336,7 +336,10 @@ describe.concurrent('a login of another guest reported before the open session (
       body: { code, location_id: v.a.location_id, mac: v.mac, start_session: true, ip_address: '10.0.0.9' },
     });
     expect(redeemed.status, redeemed.text).toBe(200);
-    const ingested = await prisma().guestSession.findFirstOrThrow({ where: { guestId: v.guest.id } });
+    // The ingest's (the redeem opened another of the guest's: picked by its start, not by row order).
+    const ingested = await prisma().guestSession.findFirstOrThrow({
+      where: { guestId: v.guest.id, startTime: ahead },
+    });
     expect(ingested.endTime?.toISOString()).toBe(ahead.toISOString());
     const device = await prisma().guestDevice.findFirstOrThrow({ where: { tenantId: v.a.tenant_id } });
     expect(device.lastSeenTime?.toISOString()).toBe(ahead.toISOString());
