@@ -80,8 +80,12 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
     });
 
     it('keeps a URL’s own options beside UTC, an empty one included', async () => {
-      for (const options of ['', '-c statement_timeout=1234', '-c TimeZone=Asia/Tokyo']) {
-        const url = `${scratch.url}?options=${encodeURIComponent(options)}`;
+      const name = new URL(scratch.url ?? '').pathname.slice(1);
+      // libpq's socket form too, which is no URL to `new URL` (probe W).
+      const socketForm = `postgresql://root@/${name}?host=127.0.0.1&port=5432&options=`;
+      for (const options of ['', '-c statement_timeout=1234', '-c TimeZone=Asia/Tokyo', socketForm]) {
+        const url =
+          options === socketForm ? socketForm : `${scratch.url}?options=${encodeURIComponent(options)}`;
         const db = await openDatabase({ url, poolSize: 1, migrate: false, statementTimeoutMs: 0 });
         try {
           const [row] = await db.prisma.$queryRaw<{ zone: string; timeout: string }[]>`

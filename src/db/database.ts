@@ -368,22 +368,22 @@ function timeouts(statementTimeoutMs: number, connectTimeoutMs: number): pg.Pool
  * pg's connection to `url`, each session in UTC: Prisma's adapter sends date-times without their
  * offset (`2026-11-28 19:31:46.333`), which the server reads in the session's time zone, whatever
  * the server's or the database's default (initdb copies the machine's). A startup option, so no
- * statement is spent; the URL's own `options` are kept (pg lets them override the config's).
+ * statement is spent. pg lets a URL's `options` override the config's (even empty, probe V), so
+ * there the setting goes into each of them, by text: libpq's socket form (`postgresql://u@/db?host=
+ * /run/postgresql`) is no URL to `new URL` (probe W). Without any, PGOPTIONS is kept beside it.
  */
 function inUtc(url: string): pg.ClientConfig {
   const utc = '-c TimeZone=UTC';
-  let withUtc: URL;
-  try {
-    withUtc = new URL(url);
-  } catch {
-    // Not a URL pg reads either: it names the problem when it connects.
-    return { connectionString: url, options: utc };
+  const own = /([?&]options)(=[^&#]*)?(?=[&#]|$)/g;
+  if (!own.test(url)) {
+    return { connectionString: url, options: [process.env.PGOPTIONS, utc].filter(Boolean).join(' ') };
   }
-  // Present, even empty (probe V: `?options=` overrode the config's and left the database's zone).
-  const own = withUtc.searchParams.get('options');
-  if (own === null) return { connectionString: url, options: utc };
-  withUtc.searchParams.set('options', own.trim() === '' ? utc : `${own} ${utc}`);
-  return { connectionString: withUtc.toString() };
+  return {
+    connectionString: url.replace(
+      own,
+      (_m, name: string, value = '=') => `${name}${value}${encodeURIComponent(` ${utc}`)}`,
+    ),
+  };
 }
 
 async function openPostgres(url: string, migrate: boolean, opts: DatabaseOptions): Promise<Database> {
