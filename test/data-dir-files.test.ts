@@ -2,7 +2,7 @@
 // answered only PGlite's `Aborted(). Build with -sASSERTIONS for more info.`): a file of it this
 // process may not write (left by a command run as root), or files that are damaged.
 import { spawnSync } from 'node:child_process';
-import { chown, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { chown, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -73,6 +73,36 @@ describe('an embedded database folder the server cannot start from', () => {
         `Cannot start: DATA_DIR ${dir}: the embedded database cannot start from its files (PGlite aborted): they are damaged or were not written by this service; restore the folder from a backup\n`,
       );
     }
+  });
+
+  it('tells a mistyped path holding a folder named like PostgreSQL’s from an unfinished database; takes lost+found', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'site-'));
+    folders.push(dir);
+    await mkdir(path.join(dir, 'base'));
+    await writeFile(path.join(dir, 'index.html'), '<p>site</p>');
+    const run = start(dir);
+    expect(run.stderr).toBe(
+      `Cannot start: DATA_DIR ${dir}: holds files but no database (base, index.html): point DATA_DIR at the database's folder, or at an empty or new one\n`,
+    );
+    // A fresh volume's root: its lost+found and hidden files are no one's data.
+    const volume = await mkdtemp(path.join(tmpdir(), 'volume-'));
+    folders.push(volume);
+    await mkdir(path.join(volume, 'lost+found'));
+    await writeFile(path.join(volume, '.DS_Store'), '');
+    const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: volume };
+    delete env.DATABASE_URL;
+    delete env.REDIS_URL;
+    const boot = spawnSync(
+      process.execPath,
+      [path.join(ROOT, 'dist/cli/admin.js'), 'bootstrap', '--tenant', 'Volume Co', '--json'],
+      {
+        cwd: ROOT,
+        env,
+        encoding: 'utf8',
+        timeout: 60_000,
+      },
+    );
+    expect(boot.status, boot.stderr).toBe(0);
   });
 
   it('calls a database without PG_VERSION unfinished (a first start stopped), not a mistyped path', async () => {

@@ -227,16 +227,29 @@ const POSTGRES_FOLDERS = new Set(['base', 'global', 'pg_wal', 'pg_xact', 'pg_mul
 function checkDatabaseFilesWritable(dataDir: string): void {
   // A folder holding other files but no database is a mistyped path, not a place for a new one.
   if (!existsSync(path.join(dataDir, 'PG_VERSION'))) {
-    const others = readdirSync(dataDir).filter((name) => name !== 'avatars' && !name.startsWith(LOCK_FILE));
+    // A fresh volume's lost+found and hidden files (.DS_Store, .gitkeep) are no one's data.
+    const others = readdirSync(dataDir, { withFileTypes: true }).filter(
+      (e) =>
+        e.name !== 'avatars' &&
+        e.name !== 'lost+found' &&
+        !e.name.startsWith('.') &&
+        !e.name.startsWith(LOCK_FILE),
+    );
     // PostgreSQL's own folders without PG_VERSION: a first start stopped while it made the database.
-    if (others.some((name) => POSTGRES_FOLDERS.has(name))) {
+    const postgres = others.filter((e) => e.isDirectory() && POSTGRES_FOLDERS.has(e.name));
+    if (postgres.length >= 3) {
       throw new Error(
         "holds an unfinished embedded database (PostgreSQL's folders but no PG_VERSION: was its first start stopped?): empty the folder to start anew, or restore it from a backup",
       );
     }
     if (others.length > 0) {
       throw new Error(
-        `holds files but no database (${others.slice(0, 3).join(', ')}${others.length > 3 ? ', …' : ''}): point DATA_DIR at the database's folder, or at an empty or new one`,
+        `holds files but no database (${others
+          .slice(0, 3)
+          .map((e) => e.name)
+          .join(
+            ', ',
+          )}${others.length > 3 ? ', …' : ''}): point DATA_DIR at the database's folder, or at an empty or new one`,
       );
     }
   }

@@ -162,6 +162,8 @@ describe('messages', () => {
     const at = async (v: string) => ((await validate({ v }, { v: [date()] })) as { v: Date }).v.toISOString();
     expect(await at('2026-11-28T19:30:00.5Z')).toBe('2026-11-28T19:30:00.500Z');
     expect(await at('2026-11-28T19:30:00.2009+01:00')).toBe('2026-11-28T18:30:00.200Z');
+    // An offset of hours alone, as ISO 8601 and PHP take it.
+    expect(await at('2026-01-05T05:07:08+05')).toBe('2026-01-05T00:07:08.000Z');
     expect(await at('9999-12-31T23:59:59.999Z')).toBe('9999-12-31T23:59:59.999Z');
     expect(await at('9999-12-31T23:59:59.9999Z')).toBe('9999-12-31T23:59:59.999Z');
     expect(await at('1969-12-31T23:59:59.9995Z')).toBe('1969-12-31T23:59:59.999Z');
