@@ -185,6 +185,7 @@ export async function buildApp(deps: {
   fastify.decorateRequest('releaseTurn', null);
   fastify.decorateRequest('acquireTurn', null);
   fastify.decorateRequest('unrouted', false);
+  fastify.decorateRequest('routedAs', null);
   // One Redis connection (plus a subscriber) for the rate limit, the field limits and live updates.
   const redis = config.redisUrl ? connectRedis(config.redisUrl, fastify.log) : undefined;
   const limiter = deps.limiter ?? createRateLimiter({ perMinute: config.rateLimitPerMinute, redis });

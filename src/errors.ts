@@ -5,6 +5,8 @@ import { type FieldErrors, ValidationError } from './validation/validator.js';
 
 export const errorCodes = {
   MALFORMED_JSON: { status: 400, graphql: 'BAD_REQUEST', message: 'Malformed JSON body.' },
+  /** What Symfony refuses to read (a `_method` that is a list): Laravel's `Bad request.` */
+  BAD_REQUEST: { status: 400, graphql: 'BAD_REQUEST', message: 'Bad request.' },
   /** Text PostgreSQL cannot hold (U+0000) reached the database outside a validated field (an id). */
   NUL_CHARACTER: { status: 400, graphql: 'BAD_USER_INPUT', message: 'Text may not contain NUL characters.' },
   UNAUTHENTICATED: { status: 401, graphql: 'UNAUTHENTICATED', message: 'Unauthenticated.' },

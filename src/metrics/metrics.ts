@@ -133,7 +133,9 @@ export function createMetrics(deps: { db: Database; redis?: RedisLink }): Metric
     registry,
     instrument(fastify) {
       fastify.addHook('onResponse', async (request, reply) => {
-        const route = (!request.unrouted && request.routeOptions.url) || UNMATCHED_ROUTE;
+        const route = request.unrouted
+          ? UNMATCHED_ROUTE
+          : (request.routedAs ?? request.routeOptions.url ?? UNMATCHED_ROUTE);
         const { method } = request;
         httpRequests.inc({ method, route, status_code: reply.statusCode });
         const type = reply.getHeader('content-type');

@@ -20,6 +20,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Answered as no route's (404, 405, OPTIONS): counted as `unmatched` by the metrics. */
     unrouted: boolean;
+    /** The route template a method override routed it to (counted under it by the metrics). */
+    routedAs: string | null;
   }
 }
 
@@ -99,7 +101,6 @@ export function mountRest(
    */
   const overridable = (own?: Route) => async (request: FastifyRequest, reply: FastifyReply) => {
     const method = overriddenMethod(request);
-    if (method === null) return sendJson(reply, 404, { message: 'Bad hostname provided.' });
     // Asking none: the route the router matched.
     if (method === 'POST' && own) return answer(own, request, reply);
     const target = routing.find(method, request.url);
@@ -107,6 +108,7 @@ export function mountRest(
     // A caller without a token has its body read only on a path with a POST route, which requires
     // one first (app.ts); here the asked route's does.
     if (!request.principal) throw new AppError('UNAUTHENTICATED');
+    request.routedAs = `${API_PREFIX}${target.route.path}`;
     return answer(target.route, request, reply, method, target.params);
   };
   const byPath = new Map<string, Map<string, Route>>();
@@ -217,35 +219,38 @@ interface Routing {
 }
 
 const routings = new WeakMap<readonly Route[], Routing>();
+
+/** A path segment as the router reads it: percent-decoded (as written when it does not decode). */
+function decodedSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
 function routingOf(routes: readonly Route[]): Routing {
   let routing = routings.get(routes);
   if (routing) return routing;
   const compiled = routes
-    .map((route) => {
-      const names = [...route.path.matchAll(/:([^/]+)/g)].map((m) => m[1] ?? '');
-      const re = new RegExp(`^${API_PREFIX}${route.path.replace(/:[^/]+/g, '([^/]+)')}$`);
-      return { route, names, re };
-    })
+    .map((route) => ({ route, segments: `${API_PREFIX}${route.path}`.split('/') }))
     // Fewer parameters first: `/guests/export` before `/guests/:id`, as find-my-way prefers.
-    .sort((a, b) => a.names.length - b.names.length);
+    .sort((a, b) => params(a.segments) - params(b.segments));
   routing = {
     find(method, url) {
       const asked = method === 'HEAD' ? 'GET' : method;
-      const path = url.split('?')[0] ?? '';
-      for (const { route, names, re } of compiled) {
-        if (route.method !== asked) continue;
-        const m = re.exec(path);
-        if (!m) continue;
-        const params: Record<string, string> = {};
-        names.forEach((name, i) => {
-          const raw = m[i + 1] ?? '';
-          try {
-            params[name] = decodeURIComponent(raw);
-          } catch {
-            params[name] = raw; // read as written, as the router does
-          }
+      // Segment by segment, each decoded, as the router (and Laravel) match them: `guest%73` is `guests`.
+      const path = (url.split('?')[0] ?? '').split('/').map(decodedSegment);
+      for (const { route, segments } of compiled) {
+        if (route.method !== asked || segments.length !== path.length) continue;
+        const found: Record<string, string> = {};
+        const matches = segments.every((segment, i) => {
+          const value = path[i] ?? '';
+          if (!segment.startsWith(':')) return segment === value;
+          found[segment.slice(1)] = value;
+          return value !== '';
         });
-        return { route, params };
+        if (matches) return { route, params: found };
       }
       return null;
     },
@@ -253,6 +258,8 @@ function routingOf(routes: readonly Route[]): Routing {
   routings.set(routes, routing);
   return routing;
 }
+
+const params = (segments: readonly string[]): number => segments.filter((s) => s.startsWith(':')).length;
 
 /**
  * A POST without a valid token to a path without a POST route, refused before its body is read, by
@@ -264,7 +271,6 @@ function routingOf(routes: readonly Route[]): Routing {
 export function refuseOverrideWithoutToken(request: FastifyRequest, routes: readonly Route[]): void {
   if (request.routeOptions.config.methodOverrideOnly !== true) return;
   const method = overriddenMethod(request, false);
-  if (method === null) throw new AppError('ROUTE_NOT_FOUND', { message: 'Bad hostname provided.' });
   if (routingOf(routes).find(method, request.url)) throw new AppError('UNAUTHENTICATED');
   request.unrouted = true;
   throw unroutedError(routes, method, request.url);
