@@ -74,6 +74,17 @@ describe.concurrent('PUT /guests/:id as multipart/form-data', () => {
     ]);
     expect(text.status).toBe(422);
     expect(text.json.errors).toEqual({ avatar: ['The avatar field must be an image.'] });
+    // Neither: both, as Laravel's image|max:2048 tells (probe X).
+    const both = await put(a.token, g.id, [
+      { name: 'location_id', value: a.location_id },
+      { name: 'avatar', file: Buffer.alloc(2048 * 1024 + 1, 7), type: 'image/png', filename: 'big.png' },
+    ]);
+    expect(both.json.errors).toEqual({
+      avatar: [
+        'The avatar field must be an image.',
+        'The avatar field must not be greater than 2048 kilobytes.',
+      ],
+    });
   });
 
   it('takes the type the bytes are, not the one the part declares (as Laravel’s image rule)', async () => {

@@ -21,6 +21,7 @@ import {
   inList,
   integer,
   json,
+  type Keep,
   max,
   min,
   nullable,
@@ -184,27 +185,44 @@ export interface Avatar {
   ext: 'png' | 'jpg' | 'gif' | 'webp';
 }
 
-/** A `data:image/(png|jpeg|gif|webp);base64,…` string → its bytes, or the failed rule. */
-export function parseAvatar(value: unknown): Avatar | keyof typeof AVATAR_MESSAGES {
+/** Any base64 data URL (a file part arrives as one), whatever its type: its bytes' length. */
+const ANY_DATA_URL = /^data:[^;,]*;base64,([A-Za-z0-9+/]*={0,2})$/;
+
+/** A `data:image/(png|jpeg|gif|webp);base64,…` string → its bytes (their size is avatarSize's), or `image`. */
+export function parseAvatar(value: unknown): Avatar | 'image' {
   const m = typeof value === 'string' ? DATA_URL.exec(value) : null;
   if (!m || (m[2] ?? '').length % 4 !== 0) return 'image';
   const type = m[1] ?? '';
   const bytes = Buffer.from(m[2] ?? '', 'base64');
   // The bytes must really be the declared format (src/shared/image-type.ts).
   if (bytes.length === 0 || imageTypeOf(bytes) !== type) return 'image';
-  if (bytes.length > AVATAR_MAX_KB * 1024) return 'size';
   return { bytes, ext: type === 'jpeg' ? 'jpg' : (type as Avatar['ext']) };
 }
+
+/**
+ * Laravel's `image|max:2048`, two rules as there, each with its message: a file that is neither an
+ * image nor small enough is told both (probe X). After `avatar`: the image it made, else the text.
+ */
+const avatarSize: Rule<Keep> = {
+  name: 'avatarSize',
+  doc: { description: `At most ${AVATAR_MAX_KB} KB decoded.` },
+  check: (value, ctx) => {
+    let length = 0;
+    if (typeof value === 'string') length = Buffer.byteLength(ANY_DATA_URL.exec(value)?.[1] ?? '', 'base64');
+    else if (value !== null && typeof value === 'object' && 'bytes' in value)
+      length = (value as Avatar).bytes.length;
+    return length > AVATAR_MAX_KB * 1024 ? AVATAR_MESSAGES.size.replace(':attribute', ctx.attribute) : null;
+  },
+};
 
 const avatar: Rule<Avatar> = {
   name: 'avatar',
   doc: {
     description: `A \`data:image/(png|jpeg|gif|webp);base64,…\` string, at most ${AVATAR_MAX_KB} KB decoded.`,
   },
-  check: (value, ctx) => {
-    const parsed = parseAvatar(value);
-    return typeof parsed === 'string' ? AVATAR_MESSAGES[parsed].replace(':attribute', ctx.attribute) : null;
-  },
+  check: (value, ctx) =>
+    parseAvatar(value) === 'image' ? AVATAR_MESSAGES.image.replace(':attribute', ctx.attribute) : null,
+  // The image, its size judged by avatarSize next.
   coerce: (value) => parseAvatar(value),
 };
 
@@ -319,7 +337,7 @@ export function guestWriteFields(o: GuestWriteOptions) {
     tag_type: field([nullable(), integer(), min(0), max(32767)], 'Type of the tags created'),
     marketing_consent: field([integer(), inList([0, 1])], '0 opted-out, 1 opted-in'),
     avatar: field(
-      [nullable(), avatar],
+      [nullable(), avatar, avatarSize],
       '`data:image/(png|jpeg|gif|webp);base64,…`, at most 2048 KB (the 1 MiB GraphQL body limit applies)',
     ),
   };
