@@ -43,7 +43,7 @@ import {
 } from './rest/adapter.js';
 import { mountDocs, PUBLIC_API_PATHS } from './rest/docs.js';
 import { routeTable } from './rest/route-table.js';
-import { undecodable } from './shared/json-decode.js';
+import { hasLoneSurrogate, undecodable } from './shared/json-decode.js';
 import { mountMedia } from './storage/media-route.js';
 
 export const BODY_LIMIT = 1024 * 1024;
@@ -215,8 +215,11 @@ export async function buildApp(deps: {
       return done(new AppError('MALFORMED_JSON'), undefined);
     }
     // What PHP's json_decode refuses (too deep, an unpaired surrogate) is malformed too. GraphQL judges
-    // its variables' nesting itself, in its own error format.
-    if (!isGraphql(req) && undecodable(parsed)) return done(new AppError('MALFORMED_JSON'), undefined);
+    // its variables' nesting itself, in its own error format; a lone surrogate it refuses as REST does
+    // (probe Y: it was stored as U+FFFD).
+    if (isGraphql(req) ? hasLoneSurrogate(parsed) : undecodable(parsed)) {
+      return done(new AppError('MALFORMED_JSON'), undefined);
+    }
     done(null, parsed);
   };
   fastify.addContentTypeParser('application/json', { parseAs: 'buffer' }, jsonBody);

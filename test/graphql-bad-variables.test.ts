@@ -251,6 +251,31 @@ describe('a body that is no JSON object', () => {
   );
 });
 
+describe('a string PHP’s json_decode refuses', () => {
+  it('an unpaired surrogate in the variables, however deep: 400 "Malformed JSON body.", as REST answers (nothing stored)', async () => {
+    const query = 'mutation($i: LocationInput!) { createLocation(input: $i) { id } }';
+    const deep = `${'['.repeat(2000)}"x\\ud800"${']'.repeat(2000)}`;
+    for (const variables of [
+      '{"i":{"name":"Sur\\ud800rogate"}}',
+      '{"i":{"name":"Fine name"},"x\\udc00":1}',
+      `{"i":{"name":"Deep one"},"d":${deep}}`,
+    ]) {
+      const res = await t.request('POST', '/graphql', {
+        token,
+        rawBody: `{"query":${JSON.stringify(query)},"variables":${variables}}`,
+        headers: { 'content-type': 'application/json', accept: 'application/json' },
+      });
+      expect(res.status, variables.slice(0, 60)).toBe(400);
+      expect(res.text).toBe(
+        '{"errors":[{"message":"Malformed JSON body.","extensions":{"code":"BAD_REQUEST"}}]}',
+      );
+    }
+    // A paired one is a character like any other.
+    const paired = await t.graphql(token, query, { i: { name: 'Smile \ud83d\ude00 venue' } });
+    expect(paired.json.errors, paired.text).toBeUndefined();
+  });
+});
+
 describe('a JSON object without a query', () => {
   it('{} answers as {"variables":{}} does: Must provide query string. (it was called malformed)', async () => {
     const answers = [];

@@ -25,3 +25,26 @@ export function undecodable(value: unknown, depth = JSON_DEPTH): boolean {
   }
   return false;
 }
+
+/**
+ * Whether a string or key of `value` holds an unpaired surrogate, however deep (GraphQL judges its
+ * variables' nesting itself; their text is refused as REST's is). A walk with a stack of its own:
+ * JSON.parse builds nestings deeper than a call stack takes.
+ */
+export function hasLoneSurrogate(value: unknown): boolean {
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const item = stack.pop();
+    if (typeof item === 'string') {
+      if (LONE_SURROGATE.test(item)) return true;
+    } else if (Array.isArray(item)) {
+      stack.push(...item);
+    } else if (typeof item === 'object' && item !== null) {
+      for (const [key, inner] of Object.entries(item)) {
+        if (LONE_SURROGATE.test(key)) return true;
+        stack.push(inner);
+      }
+    }
+  }
+  return false;
+}
