@@ -680,6 +680,23 @@ describe.concurrent('POST /webhooks/:id/replay: validation', () => {
     expect(none.status, none.text).toBe(200);
     expect(none.text).toBe('{"count":0}');
   });
+
+  it('since a moment past an event’s millisecond leaves that event out (the log keeps milliseconds)', async () => {
+    const a = await tenant();
+    const hook = await create(a.token, { url: receiver.url, events: ['*'] });
+    const replay = (body: unknown) => t.request('POST', `${URL}/${hook.id}/replay`, { token: a.token, body });
+    const last = await t.db.prisma.event.findFirstOrThrow({
+      where: { tenantId: a.tenant_id },
+      orderBy: { id: 'desc' },
+    });
+    const at = last.occurredAt.toISOString(); // `…18.137Z`
+    const until = `${at.slice(0, 23)}9Z`;
+    const from = await replay({ since: at, until });
+    expect(from.json).toEqual({ count: 1 });
+    // Probe Y: `.137001` was cut to `.137`, and the event of .137 sent again.
+    const past = await replay({ since: `${at.slice(0, 23)}001Z`, until });
+    expect(past.json).toEqual({ count: 0 });
+  });
 });
 
 // -------------------------------------------------------------------------------------------------

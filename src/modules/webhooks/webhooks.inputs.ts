@@ -179,7 +179,8 @@ export const replayFields = {
     'The first event id to send again (inclusive); or `since`',
   ),
   since: field(
-    [requiredWithout('since_event_id'), nullable(), date()],
+    // The event log keeps milliseconds: a moment past one of them starts at the next.
+    [requiredWithout('since_event_id'), nullable(), date({ upTo: 'ceil' })],
     'Send again the events from this moment on (ISO 8601 date-time, inclusive); or `since_event_id`',
   ),
   until_event_id: field(

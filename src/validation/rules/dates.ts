@@ -169,9 +169,11 @@ export const daysIn = (year: number, month: number): number =>
 
 /**
  * Laravel's `date`: a date (and time) in the shapes parseDate reads, on a real calendar day, as PHP's
- * `checkdate` requires (2026-02-30 is refused). The value is output as a Date (naive values in UTC).
+ * `checkdate` requires (2026-02-30 is refused). The value is output as a Date (naive values in UTC),
+ * cut to the millisecond; `upTo: 'ceil'` rounds a fraction of one up instead, for an inclusive lower
+ * bound on a column of milliseconds (`since` .137001 takes no event of .137).
  */
-export function date(): Rule<Date> {
+export function date(opts: { upTo?: 'floor' | 'ceil' } = {}): Rule<Date> {
   const epochOf = (value: unknown): number | null => {
     const instant = parseDate(value);
     if (instant === null || typeof value !== 'string') return null;
@@ -180,7 +182,10 @@ export function date(): Rule<Date> {
     const [year, month, day] = [m?.[1], m?.[2], m?.[3]].map(Number) as [number, number, number];
     if (day > daysIn(year, month)) return null;
     // To the millisecond a Date holds (parseDate keeps the microseconds, as Carbon does).
-    return instant.ms;
+    // Rounded up, still a moment the database holds (past 9999's last one there is nothing anyway).
+    return opts.upTo === 'ceil' && instant.us > 0 && storableInstant(instant.ms + 1)
+      ? instant.ms + 1
+      : instant.ms;
   };
   return {
     name: 'date',
