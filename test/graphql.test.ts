@@ -704,6 +704,21 @@ describe.concurrent('limits', () => {
     expect(costly.json.errors, costly.text).toBeUndefined();
   });
 
+  it('sessionsByIp trims its addresses, as every GraphQL argument is (probe Y)', async () => {
+    const a = await newTenant(t.db.prisma);
+    const g = await addGuest(t.db.prisma, a.tenant_id, a.location_id);
+    const d = await addDevice(t.db.prisma, a.tenant_id, g.id);
+    await addSession(t.db.prisma, a.tenant_id, { guestId: g.id, deviceId: d.id, locationId: a.location_id });
+    const res = await t.graphql(
+      a.token,
+      'query($ips: [String!]!) { sessionsByIp(ipAddresses: $ips) { ipAddress } }',
+      {
+        ips: [' 10.0.0.1 '],
+      },
+    );
+    expect(data(res).sessionsByIp).toEqual([{ ipAddress: '10.0.0.1' }]);
+  });
+
   it('lets the dashboard query through: 100 guests with their devices and latest 5 sessions', async () => {
     const a = await newTenant(t.db.prisma);
     const query = `{ guests(first: 100) { totalCount edges { node { id name

@@ -10,6 +10,7 @@ import { argsOf, listConnection, listQueryOf } from '../../graphql/operation-fie
 import type { CostExtensions } from '../../graphql/query-cost.js';
 import { hms, humanSize, localDisplay } from '../../shared/format.js';
 import { connectionStatusName } from '../../shared/labels.js';
+import { laravelInput } from '../../validation/laravel-input.js';
 import { GuestDeviceType } from '../guest-devices/guest-devices.graphql.js';
 import { deviceVisible } from '../guest-devices/guest-devices.service.js';
 import { GuestType } from '../guests/guests.graphql.js';
@@ -173,6 +174,12 @@ builder.queryFields((t) => ({
     description:
       'For each address (up to 100), the latest session on it with its guest; unknown addresses are left out.',
     args: { ipAddresses: t.arg.stringList({ required: true }) },
-    resolve: (_root, a, ctx) => sessionsByIp(ctx, a.ipAddresses, { field: 'ip_addresses' }),
+    // Trimmed as every GraphQL argument is (TrimStrings; REST's addresses are a path, taken as written).
+    resolve: (_root, a, ctx) =>
+      sessionsByIp(
+        ctx,
+        a.ipAddresses.map((ip) => String(laravelInput({ ip }).ip ?? '')),
+        { field: 'ip_addresses' },
+      ),
   }),
 }));
