@@ -213,8 +213,14 @@ interface Routed {
   params: Record<string, string>;
 }
 
-/** Finds the route of a method and URL as the router would: a path's static segments first. */
+/** The routes of an /api/v1 URL, as the router matches them: a path's static segments first. */
 interface Routing {
+  /**
+   * The routes whose path the URL's is, each with the parameters it reads; `decoded`: each segment
+   * percent-decoded first, as the router (and Laravel) read it (`guest%73` is `guests`).
+   */
+  matching(url: string, decoded: boolean): Routed[];
+  /** The route of `method` (HEAD: GET's) for the URL, decoded. */
   find(method: string, url: string): Routed | null;
 }
 
@@ -229,37 +235,42 @@ function decodedSegment(segment: string): string {
   }
 }
 
+const paramCount = (segments: readonly string[]): number => segments.filter((s) => s.startsWith(':')).length;
+
 function routingOf(routes: readonly Route[]): Routing {
   let routing = routings.get(routes);
   if (routing) return routing;
   const compiled = routes
     .map((route) => ({ route, segments: `${API_PREFIX}${route.path}`.split('/') }))
     // Fewer parameters first: `/guests/export` before `/guests/:id`, as find-my-way prefers.
-    .sort((a, b) => params(a.segments) - params(b.segments));
+    .sort((a, b) => paramCount(a.segments) - paramCount(b.segments));
+  const matching = (url: string, decoded: boolean): Routed[] => {
+    const raw = (url.split('?')[0] ?? '').split('/');
+    const path = decoded ? raw.map(decodedSegment) : raw;
+    const found: Routed[] = [];
+    for (const { route, segments } of compiled) {
+      if (segments.length !== path.length) continue;
+      const params: Record<string, string> = {};
+      const matches = segments.every((segment, i) => {
+        const value = path[i] ?? '';
+        if (!segment.startsWith(':')) return segment === value;
+        params[segment.slice(1)] = value;
+        return value !== '';
+      });
+      if (matches) found.push({ route, params });
+    }
+    return found;
+  };
   routing = {
+    matching,
     find(method, url) {
       const asked = method === 'HEAD' ? 'GET' : method;
-      // Segment by segment, each decoded, as the router (and Laravel) match them: `guest%73` is `guests`.
-      const path = (url.split('?')[0] ?? '').split('/').map(decodedSegment);
-      for (const { route, segments } of compiled) {
-        if (route.method !== asked || segments.length !== path.length) continue;
-        const found: Record<string, string> = {};
-        const matches = segments.every((segment, i) => {
-          const value = path[i] ?? '';
-          if (!segment.startsWith(':')) return segment === value;
-          found[segment.slice(1)] = value;
-          return value !== '';
-        });
-        if (matches) return { route, params: found };
-      }
-      return null;
+      return matching(url, true).find((r) => r.route.method === asked) ?? null;
     },
   };
   routings.set(routes, routing);
   return routing;
 }
-
-const params = (segments: readonly string[]): number => segments.filter((s) => s.startsWith(':')).length;
 
 /**
  * A POST without a valid token to a path without a POST route, refused before its body is read, by
@@ -313,14 +324,12 @@ export function answerUnrouted(
  * null when no route has that path.
  */
 export function pathMethods(routes: readonly Route[], url: string): string[] | null {
-  const path = url.split('?')[0] ?? '';
-  if (!path.startsWith(`${API_PREFIX}/`)) return null;
-  const rel = path.slice(API_PREFIX.length);
-  const methods = new Set<string>();
-  for (const r of routes) {
-    const re = new RegExp(`^${r.path.replace(/:[^/]+/g, '[^/]+')}$`);
-    if (re.test(rel)) methods.add(r.method);
-  }
+  // The URL as written: the router answered it no route, whatever its decoding would match.
+  const methods = new Set<string>(
+    routingOf(routes)
+      .matching(url, false)
+      .map((r) => r.route.method),
+  );
   if (methods.size === 0) return null;
   if (methods.has('GET')) methods.add('HEAD');
   return ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((m) => methods.has(m));
