@@ -10,41 +10,32 @@ const LONE_SURROGATE = /\p{Cs}/u;
 
 /**
  * Whether json_decode would refuse what JSON.parse made `value`: arrays or objects nested deeper than
- * `depth` (a walk of at most that depth), or an unpaired surrogate in a string or key.
+ * `depth`, or an unpaired surrogate in a string or key. A walk with a stack of its own: JSON.parse
+ * builds nestings deeper than a call stack takes.
  */
 export function undecodable(value: unknown, depth = JSON_DEPTH): boolean {
-  if (typeof value === 'string') return LONE_SURROGATE.test(value);
-  if (typeof value !== 'object' || value === null) return false;
-  if (depth === 0) return true;
-  if (Array.isArray(value)) {
-    for (const item of value) if (undecodable(item, depth - 1)) return true;
-    return false;
-  }
-  for (const [key, item] of Object.entries(value)) {
-    if (LONE_SURROGATE.test(key) || undecodable(item, depth - 1)) return true;
+  const stack: [unknown, number][] = [[value, depth]];
+  while (stack.length > 0) {
+    const [item, left] = stack.pop() as [unknown, number];
+    if (typeof item === 'string') {
+      if (LONE_SURROGATE.test(item)) return true;
+    } else if (typeof item === 'object' && item !== null) {
+      if (left === 0) return true;
+      if (Array.isArray(item)) {
+        for (const inner of item) stack.push([inner, left - 1]);
+      } else {
+        for (const [key, inner] of Object.entries(item)) {
+          if (LONE_SURROGATE.test(key)) return true;
+          stack.push([inner, left - 1]);
+        }
+      }
+    }
   }
   return false;
 }
 
 /**
  * Whether a string or key of `value` holds an unpaired surrogate, however deep (GraphQL judges its
- * variables' nesting itself; their text is refused as REST's is). A walk with a stack of its own:
- * JSON.parse builds nestings deeper than a call stack takes.
+ * variables' nesting itself; their text is refused as REST's is).
  */
-export function hasLoneSurrogate(value: unknown): boolean {
-  const stack: unknown[] = [value];
-  while (stack.length > 0) {
-    const item = stack.pop();
-    if (typeof item === 'string') {
-      if (LONE_SURROGATE.test(item)) return true;
-    } else if (Array.isArray(item)) {
-      stack.push(...item);
-    } else if (typeof item === 'object' && item !== null) {
-      for (const [key, inner] of Object.entries(item)) {
-        if (LONE_SURROGATE.test(key)) return true;
-        stack.push(inner);
-      }
-    }
-  }
-  return false;
-}
+export const hasLoneSurrogate = (value: unknown): boolean => undecodable(value, Number.POSITIVE_INFINITY);
