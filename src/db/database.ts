@@ -217,25 +217,24 @@ export function prepareDataDir(dataDir: string): void {
   }
 }
 
-/**
- * Every file and folder of the embedded database must be this process's to write: PGlite would
- * otherwise abort with nothing but `Aborted()` (probe P: files left by a command run as root).
- * Its avatars (MEDIA_STORAGE=local) are checked as they are written.
- */
+/** PostgreSQL's own folders: three of them without PG_VERSION are a first start stopped midway. */
 const POSTGRES_FOLDERS = new Set(['base', 'global', 'pg_wal', 'pg_xact', 'pg_multixact']);
 
-function checkDatabaseFilesWritable(dataDir: string): void {
-  // A folder holding other files but no database is a mistyped path, not a place for a new one.
+/** What DATA_DIR holds beside the database's files: this service's avatars and lock. */
+const besideTheDatabase = (name: string): boolean => name === 'avatars' || name.startsWith(LOCK_FILE);
+
+/**
+ * The embedded database's folder, checked before PGlite opens it (its only word for any of this is
+ * `Aborted()`): a folder holding other files but no database is a mistyped path, not a place for a
+ * new one; one holding PostgreSQL's folders but no PG_VERSION is unfinished; and every file and
+ * folder of it must be this process's to write (probe P: files left by a command run as root).
+ */
+function checkDatabaseFolder(dataDir: string): void {
   if (!existsSync(path.join(dataDir, 'PG_VERSION'))) {
     // A fresh volume's lost+found and hidden files (.DS_Store, .gitkeep) are no one's data.
     const others = readdirSync(dataDir, { withFileTypes: true }).filter(
-      (e) =>
-        e.name !== 'avatars' &&
-        e.name !== 'lost+found' &&
-        !e.name.startsWith('.') &&
-        !e.name.startsWith(LOCK_FILE),
+      (e) => !besideTheDatabase(e.name) && e.name !== 'lost+found' && !e.name.startsWith('.'),
     );
-    // PostgreSQL's own folders without PG_VERSION: a first start stopped while it made the database.
     const postgres = others.filter((e) => e.isDirectory() && POSTGRES_FOLDERS.has(e.name));
     if (postgres.length >= 3) {
       throw new Error(
@@ -243,19 +242,15 @@ function checkDatabaseFilesWritable(dataDir: string): void {
       );
     }
     if (others.length > 0) {
+      const named = others.slice(0, 3).map((e) => e.name);
       throw new Error(
-        `holds files but no database (${others
-          .slice(0, 3)
-          .map((e) => e.name)
-          .join(
-            ', ',
-          )}${others.length > 3 ? ', …' : ''}): point DATA_DIR at the database's folder, or at an empty or new one`,
+        `holds files but no database (${named.join(', ')}${others.length > 3 ? ', …' : ''}): point DATA_DIR at the database's folder, or at an empty or new one`,
       );
     }
   }
   const walk = (dir: string): void => {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      if (dir === dataDir && (entry.name === 'avatars' || entry.name.startsWith(LOCK_FILE))) continue;
+      if (dir === dataDir && besideTheDatabase(entry.name)) continue;
       const file = path.join(dir, entry.name);
       try {
         accessSync(file, constants.W_OK);
@@ -270,7 +265,7 @@ function checkDatabaseFilesWritable(dataDir: string): void {
   walk(dataDir);
 }
 
-/** Every connection's time zone (see openPostgres). */
+/** The embedded database's session time zone (a PostgreSQL server's: inUtc). */
 const SESSION_TIME_ZONE = "SET TimeZone TO 'UTC'";
 
 async function openPglite(dataDir: string, migrate: boolean): Promise<Database> {
@@ -282,7 +277,7 @@ async function openPglite(dataDir: string, migrate: boolean): Promise<Database> 
     prepareDataDir(dataDir);
     release = await lockDataDir(dataDir);
     try {
-      checkDatabaseFilesWritable(dataDir);
+      checkDatabaseFolder(dataDir);
     } catch (err) {
       release();
       throw err;
