@@ -143,19 +143,12 @@ export function afterOrEqual(other: string): Rule<Keep> {
     name: 'afterOrEqual',
     doc: { description: `A date after or equal to ${other}.` },
     check: (value, ctx) => {
-      // A Date: what `date()` made of the value before this rule.
-      const coerced = value instanceof Date;
-      if (!coerced && typeof value !== 'string' && !isNumeric(value)) return fail(ctx);
+      // A Date: what `date()` made of the text before this rule.
+      if (!(value instanceof Date) && typeof value !== 'string' && !isNumeric(value)) return fail(ctx);
       const otherValue = ctx.input[other];
       if (isEmpty(otherValue)) return null;
-      // As sent when it was text: `date()` made a Date of it to the millisecond only.
-      const sent = ctx.input[ctx.field];
-      const mine =
-        typeof sent === 'string'
-          ? parseDate(sent)
-          : coerced
-            ? { ms: value.getTime(), us: 0 }
-            : parseDate(value);
+      // Read as sent, not as that Date: `date()` keeps the millisecond only.
+      const mine = parseDate(ctx.input[ctx.field]);
       const theirs = parseDate(otherValue);
       if (mine !== null && theirs !== null && notBefore(mine, theirs)) return null;
       return fail(ctx);
