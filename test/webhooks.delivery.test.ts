@@ -279,6 +279,7 @@ describe('delivery', () => {
     const a = await newTenant(db.prisma);
     const ep = endpoint((_r, n) => (n < 3 ? 500 : 200));
     const hook = await createHook(a, ep.url, ['guest.created']);
+    const createdRow = await db.prisma.webhook.findUniqueOrThrow({ where: { id: hook.id } });
     const [e] = await record(db.prisma, a.tenant_id, ['guest.created', 'g1']);
     if (!e) throw new Error('no event');
     await receiver.waitFor(() => at(ep.path).length >= 4);
@@ -309,8 +310,11 @@ describe('delivery', () => {
       token: a.token,
     });
     expect(failed.json.data).toHaveLength(3);
-    // The endpoint's run of failures ended with the success.
-    expect((await db.prisma.webhook.findUniqueOrThrow({ where: { id: hook.id } })).failingSince).toBeNull();
+    // The endpoint's run of failures ended with the success; its own fields did not change, nor
+    // did its updated_at (the run of failures is the delivery's state, not an edit).
+    const row = await db.prisma.webhook.findUniqueOrThrow({ where: { id: hook.id } });
+    expect(row.failingSince).toBeNull();
+    expect(row.updatedAt).toEqual(createdRow.updatedAt);
   });
 
   it('after a rotation, first attempts and retries are signed with the new secret and the previous one; with previous_secret_hours 0, with the new one only', async () => {

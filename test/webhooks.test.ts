@@ -696,6 +696,9 @@ describe.concurrent('POST /webhooks/:id/replay: validation', () => {
     // Probe Y: `.137001` was cut to `.137`, and the event of .137 sent again.
     const past = await replay({ since: `${at.slice(0, 23)}001Z`, until });
     expect(past.json).toEqual({ count: 0 });
+    // Past the microsecond, digits are dropped as Carbon drops them: `.1370001` is `.137` exactly.
+    const beyond = await replay({ since: `${at.slice(0, 23)}0001Z`, until });
+    expect(beyond.json).toEqual({ count: 1 });
   });
 });
 

@@ -438,7 +438,11 @@ export async function afterRecorded(deps: WorkerDeps, attempts: readonly MadeAtt
   }
 }
 
-/** The endpoint's run of failures: started by a failure, ended by a success, fatal after days or a 410. */
+/**
+ * The endpoint's run of failures: started by a failure, ended by a success, fatal after days or a
+ * 410. The run is delivery's state, not an edit of the endpoint: raw statements, so that Prisma's
+ * `@updatedAt` leaves `updated_at` alone.
+ */
 async function endpointHealth(
   deps: WorkerDeps,
   claim: ClaimedDelivery,
@@ -447,12 +451,9 @@ async function endpointHealth(
 ): Promise<void> {
   const { prisma } = deps;
   if (result.outcome === 'succeeded') {
-    if (claim.failingSince !== null) {
-      await prisma.webhook.updateMany({
-        where: { id: claim.webhookId, failingSince: { not: null } },
-        data: { failingSince: null },
-      });
-    }
+    if (claim.failingSince !== null)
+      await prisma.$executeRaw`UPDATE "Webhook" SET "failingSince" = NULL
+        WHERE "id" = ${claim.webhookId} AND "failingSince" IS NOT NULL`;
     return;
   }
   if (result.outcome === 'gone') {
@@ -464,10 +465,8 @@ async function endpointHealth(
     return;
   }
   if (claim.failingSince === null) {
-    await prisma.webhook.updateMany({
-      where: { id: claim.webhookId, failingSince: null },
-      data: { failingSince: now },
-    });
+    await prisma.$executeRaw`UPDATE "Webhook" SET "failingSince" = ${now}
+      WHERE "id" = ${claim.webhookId} AND "failingSince" IS NULL`;
     return;
   }
   const days = deps.settings.disableAfterDays;
