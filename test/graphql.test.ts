@@ -266,6 +266,38 @@ describe.concurrent('locations connection', () => {
     expect([object.message, object.extensions]).toEqual(['Invalid cursor.', { code: 'BAD_USER_INPUT' }]);
   });
 
+  it('a page size refused with other bad arguments names them all, filters first, as REST’s one 422 does', async () => {
+    const a = await newTenant(t.db.prisma);
+    const events = onlyError(await t.graphql(a.token, '{ events(after: "abc", types: ["x"], first: 101) { id } }'));
+    expect(events.extensions).toEqual({
+      code: 'BAD_USER_INPUT',
+      fields: {
+        after: ['The after field must be an integer.'],
+        'types.0': ['The selected types.0 (x) is invalid.'],
+        first: ['The first field must not be greater than 100.'],
+      },
+    });
+    expect(Object.keys(events.extensions.fields)).toEqual(['after', 'types.0', 'first']);
+    const rest = await t.request('GET', '/api/v1/events?after=abc&types[]=x&per_page=101', { token: a.token });
+    expect(Object.keys(rest.json.errors)).toEqual(['after', 'types.0', 'per_page']);
+    // A connection alike; alone, the page size is still the one message.
+    const audit = onlyError(
+      await t.graphql(a.token, '{ auditLogs(action: "bogus", first: 101) { totalCount } }'),
+    );
+    expect(audit.extensions).toEqual({
+      code: 'BAD_USER_INPUT',
+      fields: {
+        action: ['The selected action is invalid.'],
+        first: ['The first field must not be greater than 100.'],
+      },
+    });
+    const alone = onlyError(await t.graphql(a.token, '{ auditLogs(first: 101) { totalCount } }'));
+    expect(alone.extensions).toEqual({
+      code: 'BAD_USER_INPUT',
+      fields: { first: ['The first field must not be greater than 100.'] },
+    });
+  });
+
   it('a cursor naming another tenant’s row finds no page, as an unknown id (no telling it exists)', async () => {
     const [a, b] = [await newTenant(t.db.prisma), await newTenant(t.db.prisma)];
     const p = t.db.prisma;

@@ -6,6 +6,7 @@ import { type GraphQLFieldResolver, type GraphQLSchema, getNamedType } from 'gra
 import { type Action, authorize } from '../auth/permissions.js';
 import type { AppContext } from '../context.js';
 import { AppError } from '../errors.js';
+import { ValidationError } from '../validation/validator.js';
 
 // `customField1` → `custom_field_1`, as the spec spells digit-suffixed fields.
 const snake = (s: string): string =>
@@ -30,6 +31,15 @@ export function toGraphqlFieldName(restField: string): string {
  * silently ignore `first`, refused as Laravel's `prohibits` rule words it.
  */
 export function assertPageSize(args: { first?: number | null; last?: number | null }, max: number): void {
+  const fields = pageSizeErrors(args, max);
+  if (fields) throw new AppError('VALIDATION', { fields });
+}
+
+/** assertPageSize's messages, or null. */
+function pageSizeErrors(
+  args: { first?: number | null; last?: number | null },
+  max: number,
+): Record<string, string[]> | null {
   const fields: Record<string, string[]> = {};
   for (const key of ['first', 'last'] as const) {
     const value = args[key];
@@ -38,7 +48,29 @@ export function assertPageSize(args: { first?: number | null; last?: number | nu
   if (args.first != null && args.last != null) {
     fields.first = [...(fields.first ?? []), 'The first field prohibits last from being present.'];
   }
-  if (Object.keys(fields).length > 0) throw new AppError('VALIDATION', { fields });
+  return Object.keys(fields).length > 0 ? fields : null;
+}
+
+/**
+ * A refused page size, with the other arguments' messages before it when they fail too (`check`):
+ * one error naming every bad argument, filters first, as REST's one 422 names them.
+ */
+export async function refusePageSize(
+  pageFields: Record<string, string[]>,
+  check: (() => Promise<unknown>) | undefined,
+): Promise<never> {
+  try {
+    await check?.();
+  } catch (err) {
+    const fields =
+      err instanceof ValidationError
+        ? err.errors
+        : err instanceof AppError && err.code === 'VALIDATION'
+          ? err.fields
+          : undefined;
+    if (fields) throw new AppError('VALIDATION', { fields: { ...fields, ...pageFields } });
+  }
+  throw new AppError('VALIDATION', { fields: pageFields });
 }
 
 /** The paging arguments of a connection, which assertPageSize and plugin-prisma check. */
@@ -108,7 +140,8 @@ export function checkedRootConnections(schema: GraphQLSchema): GraphQLSchema {
         );
       }
       const checked: GraphQLFieldResolver<unknown, AppContext> = (root, args, ctx, info) => {
-        assertPageSize(args, page.maxSize);
+        const pageFields = pageSizeErrors(args, page.maxSize);
+        if (pageFields) return refusePageSize(pageFields, checkArgs && (() => checkArgs(ctx, args)));
         if (action) authorize(ctx.principal, action);
         return checkArgs
           ? checkArgs(ctx, args).then(() => resolve(root, args, ctx, info))

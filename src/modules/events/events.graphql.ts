@@ -3,8 +3,8 @@
 // duplicate. Over SSE each event's frame carries `id: <event id>` (src/graphql/sse-event-ids.ts), so
 // a client reconnecting with `Last-Event-ID` resumes where it stopped.
 import { requires } from '../../auth/permissions.js';
-import { AppError } from '../../errors.js';
 import type { RecordedEvent } from '../../events/outbox.js';
+import { refusePageSize } from '../../graphql/args.js';
 import { builder } from '../../graphql/builder.js';
 import { argsOf, restInputOf } from '../../graphql/operation-fields.js';
 import { eventFilters } from './events.inputs.js';
@@ -61,15 +61,15 @@ builder.queryFields((t) => ({
     },
     resolve: async (_root, args, ctx) => {
       const first = args.first ?? 50;
+      const query = () => eventsQuery.query(ctx, restInputOf(eventFilters, args));
       if (first < 0 || first > MAX_PAGE_SIZE) {
         const message =
           first < 0
             ? 'The first field must be at least 0.'
             : `The first field must not be greater than ${MAX_PAGE_SIZE}.`;
-        throw new AppError('VALIDATION', { fields: { first: [message] } });
+        return refusePageSize({ first: [message] }, query);
       }
-      const q = await eventsQuery.query(ctx, restInputOf(eventFilters, args));
-      return listEvents(ctx, q, { skip: 0, take: first });
+      return listEvents(ctx, await query(), { skip: 0, take: first });
     },
   }),
 }));
