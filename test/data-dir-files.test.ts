@@ -32,7 +32,8 @@ const nobody = uid('nobody');
 const asAnotherUser =
   process.getuid?.() === 0 && nobody !== undefined && spawnSync('runuser', ['--help']).status === 0;
 
-describe('an embedded database folder the server cannot start from', () => {
+// Each test starts the server (and one makes a database) as a process: far longer than a request.
+describe('an embedded database folder the server cannot start from', { timeout: 120_000 }, () => {
   it.skipIf(!asAnotherUser)('names the first file this process may not write', async () => {
     const dir = await migratedDataDir('not-writable-');
     folders.push(dir);
