@@ -19,6 +19,7 @@ import { type EventSweeper, startEventSweeper } from './events/sweeper.js';
 import { startWebhookDelivery, type WebhookDeliveryService } from './events/webhook-delivery.js';
 import { DELIVERY_THREAD_POOL, startWebhookDeliveryThread } from './events/webhook-delivery-thread.js';
 import { createFieldGuard } from './graphql/field-rate-limit.js';
+import { assertJsonParams } from './graphql/url-params.js';
 import { createGraphqlHandler } from './graphql/yoga.js';
 import { isPreflight, registerCors } from './http/cors.js';
 import { graphqlErrorBody, restErrorBody } from './http/error-bodies.js';
@@ -130,6 +131,8 @@ function answerUnreadableRequest(err: NodeJS.ErrnoException, socket: Duplex): vo
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 const isGraphql = (request: FastifyRequest): boolean => request.url.split('?')[0] === '/graphql';
+const isForm = (request: FastifyRequest): boolean =>
+  /^application\/x-www-form-urlencoded\s*(?:;|$)/i.test(request.headers['content-type'] ?? '');
 const wantsGraphiql = (request: FastifyRequest): boolean =>
   request.method === 'GET' && (request.headers.accept ?? '').includes('text/html');
 
@@ -228,7 +231,8 @@ export async function buildApp(deps: {
   fastify.addContentTypeParser(
     'application/x-www-form-urlencoded',
     { parseAs: 'string' },
-    (_req, body, done) => done(null, parsePhpQuery(String(body))),
+    // GraphQL's as text, for graphql-yoga to read as it reads a query string (JSON `variables`).
+    (req, body, done) => done(null, isGraphql(req) ? String(body) : parsePhpQuery(String(body))),
   );
   // A GraphQL query sent as the body itself (`application/graphql`, as graphql-yoga reads it).
   fastify.addContentTypeParser('application/graphql', { parseAs: 'string' }, (req, body, done) =>
@@ -357,6 +361,8 @@ export async function buildApp(deps: {
       // a 500), and no `query`: the PHP-style parse's nested maps (`utm[source]=x`) no URL parameter
       // can hold (a 500 too), so Yoga reads its GET parameters from the query string itself.
       (req.raw as IncomingMessage & { originalUrl?: string }).originalUrl = req.raw.url;
+      if (req.method === 'GET') assertJsonParams(new URLSearchParams(req.url.split('?')[1] ?? ''));
+      else if (typeof req.body === 'string' && isForm(req)) assertJsonParams(new URLSearchParams(req.body));
       // An empty JSON object is a request without a query (`Must provide query string.`, as
       // `{"variables":{}}` is); Yoga takes an empty parsed body for none, reads the stream again
       // (consumed) and calls it malformed.

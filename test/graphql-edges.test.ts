@@ -381,6 +381,56 @@ describe.concurrent('a body sent as application/graphql', () => {
   });
 });
 
+describe.concurrent('a request in URL parameters (GET, or an HTML form’s body)', () => {
+  it('a form’s body carries JSON variables, typed, as graphql-yoga reads them', async () => {
+    const token = await callerOf('tenant');
+    const query =
+      'query($n: Int, $b: Boolean!) { locations(first: $n) { totalCount } viewer { role @include(if: $b) } }';
+    const res = await t.request('POST', '/graphql', {
+      token,
+      rawBody: new URLSearchParams({ query, variables: '{"n":2,"b":true}' }).toString(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expect(res.status, res.text).toBe(200);
+    expect(res.json).toEqual({ data: { locations: { totalCount: 1 }, viewer: { role: 'tenant' } } });
+  });
+
+  it('variables or extensions that are no JSON (or hold an unpaired surrogate) are 400, not an internal error', async () => {
+    const token = await callerOf('tenant');
+    const cases: [string, string][] = [
+      ['variables', '{bad'],
+      ['extensions', '{bad'],
+      ['variables', '{"n":"\\ud800"}'],
+    ];
+    for (const [name, text] of cases) {
+      const params = new URLSearchParams({ query: '{ __typename }', [name]: text });
+      const get = await t.request('GET', `/graphql?${params}`, { token });
+      const form = await t.request('POST', '/graphql', {
+        token,
+        rawBody: params.toString(),
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
+      for (const res of [get, form]) {
+        expect(res.status, `${name}=${text}: ${res.text}`).toBe(400);
+        expect(res.json).toEqual({
+          errors: [
+            { message: `Malformed JSON in the ${name} parameter.`, extensions: { code: 'BAD_REQUEST' } },
+          ],
+        });
+      }
+    }
+    // Empty is none, as Yoga reads it.
+    const empty = await t.request(
+      'GET',
+      `/graphql?${new URLSearchParams({ query: '{ __typename }', variables: '' })}`,
+      {
+        token,
+      },
+    );
+    expect(empty.json).toEqual({ data: { __typename: 'Query' } });
+  });
+});
+
 describe.concurrent('the next page after a row that left the list', () => {
   it('starts after that row, leaving none out (a guest moved to another location between two pages)', async () => {
     const a = await newTenant(t.db.prisma);
