@@ -333,6 +333,7 @@ describe.concurrent('GET /locations-analytics/active-sessions', () => {
     );
     const principal: Principal = {
       tokenId: 't',
+      tokenExpiresAt: null,
       userId: 'u',
       userIntId: 0,
       role: 'tenant',

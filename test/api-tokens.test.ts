@@ -430,6 +430,54 @@ describe.concurrent('expiry', () => {
     expect(gql.status).toBe(401);
     expect(errorCodes(gql)).toEqual(['UNAUTHENTICATED']);
   });
+
+  it('a token that expires creates none that outlives it: expires_at required, at most its own (both transports)', async () => {
+    const a = await tenant();
+    const expiry = new Date(Date.now() + 3_600_000);
+    const short = await create(a.token, {
+      name: 'Short',
+      scopes: ['full'],
+      expires_at: expiry.toISOString(),
+    });
+    const own = isoMicros(expiry);
+    for (const [body, message] of [
+      [{}, 'The expires at field is required.'],
+      [{ expires_at: null }, 'The expires at field is required.'],
+      [
+        { expires_at: new Date(expiry.getTime() + 1).toISOString() },
+        `The expires at field must be a date before or equal to ${own}.`,
+      ],
+      [{ expires_at: new Date(expiry.getTime() + 1).toISOString(), user_id: a.user_id }, null],
+    ] as const) {
+      const res = await t.request('POST', URL, {
+        token: short.token,
+        body: { name: 'Forever', scopes: ['full'], ...body },
+      });
+      expect(res.status, res.text).toBe(422);
+      expect(res.text).toBe(
+        unprocessable({
+          expires_at: [message ?? `The expires at field must be a date before or equal to ${own}.`],
+        }),
+      );
+    }
+    const gql = await t.graphql(
+      short.token,
+      'mutation { createApiToken(input: { name: "Forever", scopes: ["full"] }) { token } }',
+    );
+    expect(gql.json.errors?.[0]?.extensions).toEqual({
+      code: 'BAD_USER_INPUT',
+      fields: { expiresAt: ['The expires at field is required.'] },
+    });
+    // Up to its own expiry, included, it still creates; a token that never expires has no bound.
+    const same = await create(short.token, {
+      name: 'As long',
+      scopes: ['read'],
+      expires_at: expiry.toISOString(),
+    });
+    expect(same.expires_at).toBe(own);
+    await create(a.token, { name: 'Forever', scopes: ['read'] });
+    expect(await t.db.prisma.apiToken.count({ where: { userId: a.user_id, expiresAt: null } })).toBe(2);
+  });
 });
 
 // -------------------------------------------------------------------------------------------------

@@ -10,6 +10,8 @@ export type Role = (typeof roles)[number];
 
 export interface Principal {
   tokenId: string;
+  /** When the token expires (null: never): no token it creates may outlive it. */
+  tokenExpiresAt: Date | null;
   userId: string;
   userIntId: number;
   role: Role;
@@ -79,6 +81,7 @@ export async function authenticate(prisma: Prisma, token: string | null): Promis
   if (user.tenant.isTrashed && role !== 'support') throw new AppError('UNAUTHENTICATED');
   return {
     tokenId: row.id,
+    tokenExpiresAt: row.expiresAt,
     userId: user.id,
     userIntId: user.userId,
     role,

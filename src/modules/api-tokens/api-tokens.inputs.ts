@@ -91,7 +91,7 @@ export function apiTokenCreateFields({ prisma, scope }: InputEnv) {
     ),
     expires_at: field(
       [nullable(), date(), afterNow()],
-      'A date-time in the future (ISO 8601; without a zone: UTC); null or absent: never expires',
+      'A date-time in the future (ISO 8601; without a zone: UTC); null or absent: never expires (required, and at most its own expiry, when the caller’s token expires)',
     ),
     user_id: field(
       [

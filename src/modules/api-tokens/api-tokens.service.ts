@@ -11,6 +11,8 @@ import { type AuditAction, changeEvent } from '../../events/audit.js';
 import { type EventLog, systemActor, type Tx, writeWithEvents } from '../../events/outbox.js';
 import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { type ListWhere, listOperation, operation } from '../../operations/operation.js';
+import { isoMicros } from '../../shared/format.js';
+import { ValidationError } from '../../validation/validator.js';
 import { apiTokenCreateFields, apiTokenFilters } from './api-tokens.inputs.js';
 import { apiTokenItem } from './api-tokens.serializer.js';
 
@@ -140,6 +142,20 @@ async function revokeRecorded(
 }
 
 /**
+ * A token that expires creates none that outlives it, which would leave a token given out for an
+ * hour a permanent one behind (probe K): `expires_at` is then required, and at most the caller's.
+ */
+function assertNotOutliving(callerExpiresAt: Date | null, expiresAt: Date | null | undefined): void {
+  if (callerExpiresAt === null) return;
+  if (expiresAt == null) throw new ValidationError({ expires_at: ['The expires at field is required.'] });
+  if (expiresAt > callerExpiresAt) {
+    throw new ValidationError({
+      expires_at: [`The expires at field must be a date before or equal to ${isoMicros(callerExpiresAt)}.`],
+    });
+  }
+}
+
+/**
  * `POST /api-tokens`, GraphQL `createApiToken`: a token for `user_id` (default the caller) with the
  * scopes asked, stored as asked; the secret is in the answer once and only its hash is stored.
  */
@@ -157,6 +173,7 @@ export const createApiToken = operation({
     // A token acts with its user's rights: one for a user holding a permission the caller lacks
     // (`guests.manage-global`) would hand the caller that permission, under the other's name.
     if (!owner.permissions.every((p) => hasPermission(ctx.principal, p))) throw new AppError('FORBIDDEN');
+    assertNotOutliving(ctx.principal.tokenExpiresAt, input.expires_at);
     const token = newToken();
     const row = await writeWithEvents(ctx, (tx, log) =>
       insertToken(tx, log, action, {

@@ -86,6 +86,7 @@ export async function databaseSink(prisma: Prisma, config: Config, tenantId: str
   });
   const principal: Principal = {
     tokenId: 'simulate',
+    tokenExpiresAt: null,
     userId: 'simulate',
     userIntId: 0,
     role: 'tenant',
