@@ -18,9 +18,10 @@ import {
   type RetentionCounts,
 } from '../src/modules/retention/retention.sweep.js';
 import { RETENTION_LOCK_KEY, type SweepOutcome } from '../src/modules/retention/retention.sweeper.js';
+import { issueToken } from '../src/modules/tenants/bootstrap.service.js';
 import { avatarStorage } from '../src/storage/storage.js';
 import { startApp, type TestApp } from './helpers/app.js';
-import { addDevice, addGuest, addSession, newTenant, randomMac } from './helpers/fixtures.js';
+import { addDevice, addGuest, addHierarchy, addSession, newTenant, randomMac } from './helpers/fixtures.js';
 import { type ScratchDatabase, scratchDatabase } from './helpers/scratch-database.js';
 
 let t: TestApp;
@@ -401,6 +402,47 @@ describe('a retention pass', { timeout: 60_000 }, () => {
     const other = await world();
     expect(await eraseIfInactive(deps, w.tenantId, other.inactive.guest.id, cutoff)).toBe(false);
     expect((await rowsOf(other.tenantId)).erased).toBe(0);
+  });
+
+  it('closes a visit whose device went quiet before the cutoff (timeout) before its current presence goes, else it stayed open for good', async () => {
+    const a = await newTenant(prisma());
+    const locationId = await addHierarchy(prisma(), a.tenant_id, { buildings: 1, floors: 1, zones: 1 });
+    const zone = await prisma().zone.findFirstOrThrow({
+      where: { tenantId: a.tenant_id, floor: { building: { locationId } } },
+    });
+    const ingest = (await issueToken(prisma(), a.user_id, ['ingest'])).token;
+    const mac = randomMac();
+    // A late delivery: a detection 40 days old, ingested now (the event sweeper looks back a day).
+    const seenAt = new Date(Math.floor(ago(40).getTime() / 1000) * 1000);
+    const res = await t.request('POST', '/api/v1/ingest/presence', {
+      token: ingest,
+      body: {
+        events: [
+          {
+            event_id: `late-${mac}`,
+            mac,
+            data_type: 1,
+            connected: false,
+            zone_id: zone.id,
+            seen_at: seenAt.toISOString(),
+          },
+        ],
+      },
+    });
+    expect(res.status, res.text).toBe(200);
+    const visit = () => prisma().locationSession.findFirstOrThrow({ where: { tenantId: a.tenant_id, mac } });
+    expect((await visit()).endedAt).toBeNull();
+    const cutoffs = cutoffsOf({ ...RETENTION_OFF, deletePresenceRecordsAfterDays: 30 }, new Date());
+    await applyRetention({ prisma: prisma(), config: t.config }, a.tenant_id, cutoffs);
+    // Closed at its last detection, by timeout, as the sweeper closes one; then its copy went.
+    expect((await visit()).endedAt).toEqual(seenAt);
+    expect(await prisma().currentPresence.count({ where: { tenantId: a.tenant_id, mac } })).toBe(0);
+    const left = await prisma().event.findMany({
+      where: { tenantId: a.tenant_id, type: 'presence.location_left' },
+    });
+    expect(left.map((e) => [e.actorType, (e.payload as { reason?: string }).reason])).toEqual([
+      ['system', 'timeout'],
+    ]);
   });
 
   it('deletes in statements of at most 1000 rows (a batch size of its own here: 2)', async () => {

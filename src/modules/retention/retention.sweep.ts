@@ -10,6 +10,7 @@ import type { EventType } from '../../events/event-types.js';
 import { systemActor } from '../../events/outbox.js';
 import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { type ErasureDeps, eraseGuestData, type Tx } from '../guests/guests.privacy.js';
+import { closeTimedOutVisits } from '../ingest/ingest.timeouts.js';
 
 /** What a retention pass needs: the erasure's, less who acts (the service itself, see below). */
 export type RetentionDeps = Pick<ErasureDeps, 'prisma' | 'config'>;
@@ -224,6 +225,10 @@ async function countOlder(
   return { rows: row?.rows ?? 0, events: row?.events ?? 0 };
 }
 
+/** The later of two cutoffs (either may be off). */
+const latest = (a: Date | undefined, b: Date | undefined): Date | undefined =>
+  a && b ? (a > b ? a : b) : (a ?? b);
+
 /**
  * Deletes at most `limit` current-presence rows (the active-sessions read model: each device's latest
  * detection) older than the presence cutoff: once a device's latest detection is that old, every
@@ -232,7 +237,10 @@ async function countOlder(
 function deleteCurrentPresenceBatch(prisma: Prisma, tenantId: string, cutoff: Date, limit: number) {
   return prisma.$executeRaw(PrismaNS.sql`
     DELETE FROM "CurrentPresence" WHERE "tenantId" = ${tenantId} AND "mac" IN (
-      SELECT "mac" FROM "CurrentPresence" WHERE "tenantId" = ${tenantId} AND "seenAt" < ${cutoff} LIMIT ${limit})`);
+      SELECT cp."mac" FROM "CurrentPresence" cp WHERE cp."tenantId" = ${tenantId} AND cp."seenAt" < ${cutoff}
+        AND NOT EXISTS (SELECT 1 FROM "LocationSession" s
+          WHERE s."tenantId" = ${tenantId} AND s."mac" = cp."mac" AND s."endedAt" IS NULL)
+      LIMIT ${limit})`);
 }
 
 /**
@@ -295,7 +303,8 @@ export interface ApplyOptions {
 }
 
 /**
- * Applies the cutoffs to one tenant: inactive guests anonymised by the erasure itself (eraseGuestData,
+ * Applies the cutoffs to one tenant: open visits of devices quiet since before a cutoff closed by
+ * timeout, inactive guests anonymised by the erasure itself (eraseGuestData,
  * after checking again under the row's lock that the guest is still inactive), then presence records
  * (and the current-presence rows as old), location logs and ended guest sessions deleted, at most
  * `batchSize` rows a statement (with the events copying them), until none is left. Resolves to how
@@ -315,6 +324,15 @@ export async function applyRetention(
     if (opts.signal) await setImmediate();
     return opts.signal?.aborted === true;
   };
+  // Visits whose device went quiet before a cutoff are closed first (leave by timeout), as the event
+  // sweeper would have: it looks back a day only, and the current-presence rows it finds them by go
+  // below, with the presence records. Left open, such a visit stayed open for good, and kept its
+  // guest from ever being inactive (probe G).
+  const quietBefore = latest(cutoffs.presence_records, cutoffs.inactive_guests);
+  if (quietBefore) {
+    if (await stopped()) return counts;
+    await closeTimedOutVisits(deps.prisma, tenantId, new Date(0), quietBefore, opts.signal);
+  }
   const guestCutoff = cutoffs.inactive_guests;
   if (guestCutoff) {
     let after: GuestCursor | null = null;
