@@ -19,6 +19,7 @@ import { type EventSweeper, startEventSweeper } from './events/sweeper.js';
 import { startWebhookDelivery, type WebhookDeliveryService } from './events/webhook-delivery.js';
 import { DELIVERY_THREAD_POOL, startWebhookDeliveryThread } from './events/webhook-delivery-thread.js';
 import { createFieldGuard } from './graphql/field-rate-limit.js';
+import { sendGraphiql } from './graphql/graphiql-page.js';
 import { assertJsonParams } from './graphql/url-params.js';
 import { createGraphqlHandler } from './graphql/yoga.js';
 import { isPreflight, registerCors } from './http/cors.js';
@@ -291,13 +292,15 @@ export async function buildApp(deps: {
     // request of an unknown route does: it names a route's methods (`Allow`).
     const url = request.url;
     if (request.method === 'OPTIONS' && (isPreflight(request) || !url.startsWith(`${API_PREFIX}/`))) return;
-    const api = url.startsWith(`${API_PREFIX}/`) || (isGraphql(request) && !wantsGraphiql(request));
+    // GraphiQL's page spends the budget too (per address without a token): it is 2 MB a load.
+    const api = url.startsWith(`${API_PREFIX}/`) || isGraphql(request);
     // Unknown routes and the public docs (openapi.json, /docs) let an unauthenticated caller through.
     const known = request.routeOptions.url;
     // A POST of a path without a POST route is routed by its method override (src/rest/method-override.ts).
     const requireAuth =
       known !== undefined &&
       !PUBLIC_API_PATHS.has(known) &&
+      !wantsGraphiql(request) &&
       request.routeOptions.config.methodOverrideOnly !== true;
     if (!api) return;
     await gate(request, reply, { requireAuth });
@@ -360,6 +363,7 @@ export async function buildApp(deps: {
       // target it gets is the one routed (the absolute form's origin made it `http://hosthttp://…`,
       // a 500), and no `query`: the PHP-style parse's nested maps (`utm[source]=x`) no URL parameter
       // can hold (a 500 too), so Yoga reads its GET parameters from the query string itself.
+      if (wantsGraphiql(req)) return sendGraphiql(req, reply);
       (req.raw as IncomingMessage & { originalUrl?: string }).originalUrl = req.raw.url;
       if (req.method === 'GET') assertJsonParams(new URLSearchParams(req.url.split('?')[1] ?? ''));
       else if (typeof req.body === 'string' && isForm(req)) assertJsonParams(new URLSearchParams(req.body));

@@ -1,6 +1,7 @@
 // GraphQL at /graphql: the locations connection against REST paging, the nested hierarchy in a
 // fixed number of statements, mutations with REST's validation messages, auth, the shared rate
 // limit, the graphql-armor limits, error masking and GraphiQL.
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GRAPHQL_LIMITS } from '../src/graphql/yoga.js';
 import { recordStatements, startApp, type TestApp, type TestResponse } from './helpers/app.js';
@@ -268,7 +269,9 @@ describe.concurrent('locations connection', () => {
 
   it('a page size refused with other bad arguments names them all, filters first, as REST’s one 422 does', async () => {
     const a = await newTenant(t.db.prisma);
-    const events = onlyError(await t.graphql(a.token, '{ events(after: "abc", types: ["x"], first: 101) { id } }'));
+    const events = onlyError(
+      await t.graphql(a.token, '{ events(after: "abc", types: ["x"], first: 101) { id } }'),
+    );
     expect(events.extensions).toEqual({
       code: 'BAD_USER_INPUT',
       fields: {
@@ -278,7 +281,9 @@ describe.concurrent('locations connection', () => {
       },
     });
     expect(Object.keys(events.extensions.fields)).toEqual(['after', 'types.0', 'first']);
-    const rest = await t.request('GET', '/api/v1/events?after=abc&types[]=x&per_page=101', { token: a.token });
+    const rest = await t.request('GET', '/api/v1/events?after=abc&types[]=x&per_page=101', {
+      token: a.token,
+    });
     expect(Object.keys(rest.json.errors)).toEqual(['after', 'types.0', 'per_page']);
     // A connection alike; alone, the page size is still the one message.
     const audit = onlyError(
@@ -635,6 +640,21 @@ describe('rate limit', () => {
     expect(res.headers['x-ratelimit-remaining']).toBe('0');
   };
 
+  it('GraphiQL’s page spends the address’s budget (it is megabytes a load): the third load is 429', async () => {
+    const load = () =>
+      limited.app.fastify.inject({
+        method: 'GET',
+        url: '/graphql',
+        headers: { accept: 'text/html' },
+        remoteAddress: '203.0.113.77',
+      });
+    const [first, second, third] = [await load(), await load(), await load()];
+    expect([first.statusCode, first.headers['x-ratelimit-remaining']]).toEqual([200, '1']);
+    expect(second.statusCode).toBe(200);
+    expect(third.statusCode).toBe(429);
+    expect(third.headers['x-ratelimit-remaining']).toBe('0');
+  });
+
   it('answers the third GraphQL request 429 RATE_LIMITED with Retry-After', async () => {
     const a = await newTenant(t.db.prisma);
     const q = '{ locations { totalCount } }';
@@ -804,5 +824,23 @@ describe.concurrent('errors and GraphiQL', () => {
     expect(res.headers['content-type']).toMatch(/^text\/html/);
     expect(res.text).toContain('Venue Wi-Fi Gateway');
     for (const cdn of ['unpkg.com', 'jsdelivr', 'cdn.']) expect(res.text.includes(cdn), cdn).toBe(false);
+    // Compressed as the browser takes it (the page is about 9 MB as is), and revalidated for a 304.
+    const page = (headers: Record<string, string>) =>
+      t.app.fastify.inject({ method: 'GET', url: '/graphql', headers: { accept: 'text/html', ...headers } });
+    const br = await page({ 'accept-encoding': 'gzip, deflate, br' });
+    expect([br.statusCode, br.headers['content-encoding'], br.headers.vary]).toEqual([
+      200,
+      'br',
+      'Accept-Encoding',
+    ]);
+    expect(brotliDecompressSync(br.rawPayload).toString()).toBe(res.text);
+    const gz = await page({ 'accept-encoding': 'gzip, br;q=0' });
+    expect(gz.headers['content-encoding']).toBe('gzip');
+    expect(gunzipSync(gz.rawPayload).toString()).toBe(res.text);
+    expect(br.rawPayload.length).toBeLessThan(res.text.length / 3);
+    const etag = String(res.headers.etag);
+    expect(etag).toMatch(/^"[\w-]+"$/);
+    const held = await page({ 'if-none-match': etag });
+    expect([held.statusCode, held.body]).toEqual([304, '']);
   });
 });

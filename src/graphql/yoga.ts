@@ -3,7 +3,6 @@
 import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
-import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import { GraphQLError, type GraphQLErrorOptions, Kind, type ValidationContext } from 'graphql';
 import { createYoga, type Plugin } from 'graphql-yoga';
@@ -179,11 +178,8 @@ export function createGraphqlHandler(deps: {
     logging: false,
     batching: false,
     landingPage: false,
-    graphiql: {
-      title: 'Venue Wi-Fi Gateway — GraphiQL',
-      headers: '{\n  "Authorization": "Bearer <token>"\n}',
-    },
-    renderGraphiQL,
+    // Served by the route before Yoga (src/graphql/graphiql-page.ts): rendered and compressed once.
+    graphiql: false,
     context: ({ req, request }) => ({ ...requestContext(deps, req), stream: streamPositionOf(request) }),
     maskedErrors: {
       maskError(error) {
