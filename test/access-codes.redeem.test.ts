@@ -270,6 +270,12 @@ describe.concurrent('POST /access-codes/redeem', () => {
     expect422(await redeem(a.token, { ...base, start_session: 'yes' }), {
       start_session: ['The start session field must be true or false.'],
     });
+    // The word `"true"` too, as Laravel's `boolean` reads a body (it was taken as true);
+    // `required_if` reads it as `true`, as Laravel's does.
+    expect422(await redeem(a.token, { ...base, start_session: 'true' }), {
+      start_session: ['The start session field must be true or false.'],
+      ip_address: ['The ip address field is required when start session is true.'],
+    });
     expect422(await redeem(a.token, { ...base, start_session: true }), {
       ip_address: ['The ip address field is required when start session is true.'],
     });

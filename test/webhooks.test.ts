@@ -340,7 +340,11 @@ describe.concurrent('PUT /webhooks/:id and DELETE /webhooks/:id', () => {
     const off = await t.request('PUT', `${URL}/${hook.id}`, { token: a.token, body: { is_active: false } });
     expect(off.json.data).toMatchObject({ is_active: false, disabled_reason: 'manual' });
     expect(off.json.data.disabled_at).toMatch(/Z$/);
-    const on = await t.request('PUT', `${URL}/${hook.id}`, { token: a.token, body: { is_active: 'true' } });
+    // Laravel's `boolean` in a body: `"1"` is true, the word `"true"` is no boolean (probe Z).
+    const word = await t.request('PUT', `${URL}/${hook.id}`, { token: a.token, body: { is_active: 'true' } });
+    expect(word.status).toBe(422);
+    expect(word.json.errors).toEqual({ is_active: ['The is active field must be true or false.'] });
+    const on = await t.request('PUT', `${URL}/${hook.id}`, { token: a.token, body: { is_active: '1' } });
     expect(on.json.data).toMatchObject({ is_active: true, disabled_reason: null, disabled_at: null });
     const same = await t.request('PUT', `${URL}/${hook.id}`, {
       token: a.token,

@@ -22,7 +22,7 @@ import {
   rulesOf,
 } from '../operations/operation.js';
 import { neutraliseFormula } from '../shared/csv-formula.js';
-import { boolean, inList, nullable, string, ValidationError, validate } from '../validation/validator.js';
+import { inList, nullable, queryBoolean, string, ValidationError, validate } from '../validation/validator.js';
 import type { Endpoint } from './endpoint.js';
 import { phpJsonEncode } from './php-json.js';
 
@@ -35,7 +35,7 @@ export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 /** The export's own query parameters, beside the list's filters (paging is not taken). */
 export const exportRules = {
   format: [nullable(), string(), inList(EXPORT_FORMATS)],
-  bom: [nullable(), boolean()],
+  bom: [nullable(), queryBoolean()],
 } as const;
 
 export const EXPORT_DESCRIPTIONS = {

@@ -5,11 +5,11 @@ import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { filterOf } from '../../operations/operation.js';
 import { dayStart } from '../../shared/dates.js';
 import {
-  boolean,
   custom,
   dateFormat,
   type Keep,
   nullable,
+  queryBoolean,
   type Rule,
   textFilter,
 } from '../../validation/validator.js';
@@ -49,7 +49,7 @@ export const deviceFilters = {
     description: '`AA:BB:CC:DD:EE:FF`, `aa-bb-cc-dd-ee-ff` or `aabb.ccdd.eeff`',
     where: (v) => ({ mac: { equals: normaliseMac(v) ?? '', mode: 'insensitive' } }),
   }),
-  online: deviceFilter([nullable(), boolean()], { where: (v) => ({ online: v }) }),
+  online: deviceFilter([nullable(), queryBoolean()], { where: (v) => ({ online: v }) }),
   created_at: deviceFilter([nullable(), dateFormat('Y-m-d')], {
     description: 'Created on or after this day (UTC), `yyyy-mm-dd`',
     where: (v) => ({ createdAt: { gte: dayStart(v) } }),
@@ -64,5 +64,5 @@ export const deviceFilters = {
 /** The list also takes the order switch (the count ignores it, as spec 4.3 says). */
 export const deviceListFilters = {
   ...deviceFilters,
-  last_guest_device_first: deviceFilter([nullable(), boolean()], { description: 'Newest first' }),
+  last_guest_device_first: deviceFilter([nullable(), queryBoolean()], { description: 'Newest first' }),
 };

@@ -6,10 +6,10 @@ import { filterOf } from '../../operations/operation.js';
 import { dayStart, nextDayStart } from '../../shared/dates.js';
 import { isPhpIp } from '../../validation/rules/formats.js';
 import {
-  boolean,
   dateFormat,
   type FieldErrors,
   nullable,
+  queryBoolean,
   textFilter,
   ValidationError,
 } from '../../validation/validator.js';
@@ -53,9 +53,9 @@ export const sessionFilters = {
     description: "The guest's partner id",
     where: (v, scope) => ({ guest: { partnerId: v, ...atCallersLocation(scope) } }),
   }),
-  online: sessionFilter([nullable(), boolean()], { where: (v) => ({ online: v }) }),
+  online: sessionFilter([nullable(), queryBoolean()], { where: (v) => ({ online: v }) }),
   // Accepted by the list and the count (decisions); it only orders the list.
-  last_session_first: sessionFilter([nullable(), boolean()], { description: 'Newest first' }),
+  last_session_first: sessionFilter([nullable(), queryBoolean()], { description: 'Newest first' }),
 };
 
 export const MAX_IP_ADDRESSES = 100;

@@ -12,7 +12,6 @@ import { parseYmd, utcDate } from '../../validation/rules/dates.js';
 import {
   array,
   between,
-  boolean,
   countryCode,
   dateFormat,
   elementErrors,
@@ -25,6 +24,7 @@ import {
   max,
   min,
   nullable,
+  queryBoolean,
   type Rule,
   required,
   size,
@@ -135,7 +135,7 @@ export const guestFilters = {
   custom_field_1: guestFilter(textFilter(), { description: EXACT, where: (v) => ({ customField1: v }) }),
   custom_field_2: guestFilter(textFilter(), { description: EXACT, where: (v) => ({ customField2: v }) }),
   custom_field_3: guestFilter(textFilter(), { description: EXACT, where: (v) => ({ customField3: v }) }),
-  online: guestFilter([nullable(), boolean()], { where: (v) => ({ online: v }) }),
+  online: guestFilter([nullable(), queryBoolean()], { where: (v) => ({ online: v }) }),
   last_visit_date: guestFilter([nullable(), lastVisitDate], {
     description: LAST_VISIT_DATE,
     where: (v) => ({ lastVisitDate: { gte: v.from, lt: v.to } }),
@@ -152,7 +152,7 @@ export const guestFilters = {
     description: 'Updated on or after this day, `yyyy-mm-dd`',
     where: (v) => ({ updatedAt: { gte: dayStart(v) } }),
   }),
-  last_guest_first: guestFilter([nullable(), boolean()], { description: 'Newest first' }),
+  last_guest_first: guestFilter([nullable(), queryBoolean()], { description: 'Newest first' }),
   type: guestFilter([nullable(), integer(), inList([1, 2])], {
     description: '1 guest, 2 employee; null or omitted: all',
     where: (v) => ({ type: v }),
@@ -166,7 +166,7 @@ export const guestFilters = {
 /** The REST list also takes `withBeacon` (the count and GraphQL, which has `Guest.beacon`, do not). */
 export const guestListFilters = {
   ...guestFilters,
-  withBeacon: guestFilter([nullable(), boolean()]),
+  withBeacon: guestFilter([nullable(), queryBoolean()]),
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -3,7 +3,7 @@
 import { textSearch } from '../../db/text-search.js';
 import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { filterOf } from '../../operations/operation.js';
-import { boolean, nullable, textFilter } from '../../validation/validator.js';
+import { nullable, queryBoolean, textFilter } from '../../validation/validator.js';
 
 const serviceProfileFilter = filterOf<PrismaNS.ServiceProfileWhereInput>();
 
@@ -12,5 +12,5 @@ export const serviceProfileFilters = {
     description: 'Case-insensitive substring of the name',
     where: (v) => ({ name: textSearch(v) }),
   }),
-  is_default: serviceProfileFilter([nullable(), boolean()], { where: (v) => ({ isDefault: v }) }),
+  is_default: serviceProfileFilter([nullable(), queryBoolean()], { where: (v) => ({ isDefault: v }) }),
 };

@@ -21,6 +21,7 @@ import {
   max,
   min,
   nullable,
+  queryBoolean,
   type Rule,
   required,
   requiredWhenPresent,
@@ -111,7 +112,7 @@ export const webhookFilters = {
     description: 'Case-insensitive substring of the URL',
     where: (v) => ({ url: textSearch(v) }),
   }),
-  is_active: webhookFilter([nullable(), boolean()], {
+  is_active: webhookFilter([nullable(), queryBoolean()], {
     description: 'true: active endpoints; false: disabled ones',
     where: (v) => ({ isActive: v }),
   }),

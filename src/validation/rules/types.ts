@@ -36,6 +36,7 @@ export function numeric(): Rule<number> {
   });
 }
 
+/** What Laravel's `boolean` takes: `true`, `false`, `1`, `0`, `"1"`, `"0"` (not the words as text). */
 const BOOLEANS = new Map<unknown, boolean>([
   [true, true],
   [false, false],
@@ -43,15 +44,25 @@ const BOOLEANS = new Map<unknown, boolean>([
   [0, false],
   ['1', true],
   ['0', false],
-  ['true', true],
-  ['false', false],
 ]);
 
-export function boolean(): Rule<boolean> {
-  return simple<boolean>('boolean', 'The :attribute field must be true or false.', (v) => BOOLEANS.has(v), {
+/** A query string's booleans (decisions.md): Laravel's, and the words `true` and `false` as well. */
+const QUERY_BOOLEANS = new Map<unknown, boolean>([...BOOLEANS, ['true', true], ['false', false]]);
+
+const booleanOf = (taken: ReadonlyMap<unknown, boolean>): Rule<boolean> =>
+  simple<boolean>('boolean', 'The :attribute field must be true or false.', (v) => taken.has(v), {
     type: 'boolean',
-    coerce: (v) => BOOLEANS.get(v),
+    coerce: (v) => taken.get(v),
   });
+
+/** Laravel's `boolean`, for bodies: `"true"` is no boolean (probe Z). */
+export function boolean(): Rule<boolean> {
+  return booleanOf(BOOLEANS);
+}
+
+/** A list filter's boolean, read from a query string: the words `true`/`false` too (decisions.md). */
+export function queryBoolean(): Rule<boolean> {
+  return booleanOf(QUERY_BOOLEANS);
 }
 
 /** Lists, and plain objects (a PHP associative array is an array). */
