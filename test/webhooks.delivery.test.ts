@@ -621,7 +621,9 @@ describe('delivery', () => {
 });
 
 // -------------------------------------------------------------------------------------------------
-describe('claims, shutdown and failures', () => {
+// Each test starts apps (a delivery thread among them) on a database of its own: on a slow machine
+// under the whole suite, well past the default 30 s a test has.
+describe('claims, shutdown and failures', { timeout: 90_000 }, () => {
   it('a given-up retry clears its own last attempt’s next_retry_at only: not a replay copy’s, not an earlier attempt’s', async () => {
     const own = await scratchDatabase('webhooks_given_up');
     try {
@@ -722,7 +724,7 @@ describe('claims, shutdown and failures', () => {
       const claimedAt = Date.now();
       const worker = await startApp(DELIVERY, { db: own.db });
       try {
-        await receiver.waitFor(() => at(ep.path).length >= 2);
+        await receiver.waitFor(() => at(ep.path).length >= 2, 45_000);
         expect(Date.now() - claimedAt).toBeGreaterThanOrEqual(900);
         expect(
           at(ep.path)
@@ -759,7 +761,7 @@ describe('claims, shutdown and failures', () => {
         );
         const [event] = await record(own.db.prisma, a.tenant_id, ['guest.created', 'g1']);
         // Sent, unrecorded, taken back a second later and sent again (still unrecorded).
-        await receiver.waitFor(() => at(ep.path).length >= 2, 10_000);
+        await receiver.waitFor(() => at(ep.path).length >= 2, 45_000);
         await own.db.prisma.$executeRawUnsafe(`ALTER TABLE "WebhookAttempt" DROP CONSTRAINT "refuse_all"`);
         const [first, second] = at(ep.path) as [Received, Received];
         expect(second.at - first.at).toBeGreaterThanOrEqual(900);

@@ -3,9 +3,9 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { conditionsOf, field, filterOf, type InputOf, rulesOf } from '../../src/operations/operation.js';
 import {
-  boolean,
   integer,
   nullable,
+  queryBoolean,
   required,
   string,
   textFilter,
@@ -22,7 +22,7 @@ const scope = { tenantId: 't1', locationId: null };
 const filters = {
   name: filter(textFilter(), { description: 'Exact', where: (v) => ({ name: v }) }),
   age: filter([nullable(), integer()], { where: (v) => ({ age: v }) }),
-  newest_first: filter([nullable(), boolean()], { description: 'An option, no condition' }),
+  newest_first: filter([nullable(), queryBoolean()], { description: 'An option, no condition' }),
 };
 
 describe('filters', () => {

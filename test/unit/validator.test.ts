@@ -22,6 +22,7 @@ import {
   min,
   nullable,
   numeric,
+  queryBoolean,
   type Rule,
   type Rules,
   regex,
@@ -503,7 +504,7 @@ describe('requiredIf', () => {
 describe('types and coercion', () => {
   it('coerces an integer string and returns only validated, present fields', async () => {
     const out = await validate(
-      { page: '5', per_page: 10, flag: 'true', n: '1.5e1', extra: 'dropped', name: 'x' },
+      { page: '5', per_page: 10, flag: '1', n: '1.5e1', extra: 'dropped', name: 'x' },
       { page: [integer()], per_page: [integer()], flag: [boolean()], n: [numeric()], absent: [string()] },
     );
     expect(out).toEqual({ page: 5, per_page: 10, flag: true, n: 15 });
@@ -573,7 +574,7 @@ describe('types and coercion', () => {
     await expect(validate({ f: text }, { f: [integer()] })).resolves.toEqual({ f: value });
   });
 
-  it('boolean accepts Laravel values and "true"/"false", coercing', async () => {
+  it('boolean accepts Laravel’s values, coercing; a query string’s boolean the words "true"/"false" too', async () => {
     const cases: [unknown, boolean][] = [
       [true, true],
       [false, false],
@@ -581,13 +582,16 @@ describe('types and coercion', () => {
       [0, false],
       ['1', true],
       ['0', false],
-      ['true', true],
-      ['false', false],
     ];
     for (const [input, expected] of cases) {
       await expect(validate({ f: input }, { f: [boolean()] })).resolves.toEqual({ f: expected });
+      await expect(validate({ f: input }, { f: [queryBoolean()] })).resolves.toEqual({ f: expected });
     }
-    expect(await messages(2, boolean())).toEqual(['The f field must be true or false.']);
+    for (const word of ['true', 'false', 2, 'yes', 'on'])
+      expect(await messages(word, boolean()), String(word)).toEqual(['The f field must be true or false.']);
+    await expect(validate({ f: 'true' }, { f: [queryBoolean()] })).resolves.toEqual({ f: true });
+    await expect(validate({ f: 'false' }, { f: [queryBoolean()] })).resolves.toEqual({ f: false });
+    expect(await messages('yes', queryBoolean())).toEqual(['The f field must be true or false.']);
   });
 
   it('numeric accepts PHP numeric strings only', async () => {
