@@ -179,6 +179,39 @@ function jsonRows(text: string): Omit<FileRows, 'format'> {
   }
   if (!Array.isArray(parsed) || undecodable(parsed))
     throw fileError('The file field must be a valid JSON array.');
-  // Elements are not numbered by line: the whole array may be one line.
-  return { rows: parsed, lines: parsed.map(() => null) };
+  const lines = elementLines(text);
+  return { rows: parsed, lines: parsed.map((_, i) => lines[i] ?? null) };
+}
+
+/**
+ * The line (from 1, LF-counted as NDJSON's) each element of a JSON array starts on, in order: a
+ * refused row is named with its line, as in CSV and NDJSON (probe G). Read after JSON.parse took the
+ * text, so only strings, nesting and commas need telling apart.
+ */
+function elementLines(text: string): number[] {
+  const lines: number[] = [];
+  let line = 1;
+  let depth = 0;
+  let inString = false;
+  let next = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x0a) line++;
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+      continue;
+    }
+    // Whitespace (JSON's four) and a BOM.
+    if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09 || c === 0xfeff) continue;
+    if (next && depth === 1 && c !== 0x5d) lines.push(line);
+    next = false;
+    if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      depth++;
+      next = depth === 1;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+    else if (c === 0x2c && depth === 1) next = true;
+  }
+  return lines;
 }
