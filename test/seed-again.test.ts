@@ -285,6 +285,34 @@ describe.concurrent('admin seed, two runs on one tenant at once', () => {
   );
 });
 
+describe.concurrent('admin seed, its times', () => {
+  it('writes nothing after now: guests’ visits and writes, sessions’ starts and ends (probe G: up to an hour ahead)', async () => {
+    const a = await newTenant(prisma());
+    await seed(a.tenant_id, 300, { seed: 11 });
+    const now = new Date();
+    const later = { gt: now };
+    expect(
+      await prisma().guest.count({
+        where: {
+          tenantId: a.tenant_id,
+          OR: [{ updatedAt: later }, { lastVisitDate: later }, { createdAt: later }],
+        },
+      }),
+    ).toBe(0);
+    expect(
+      await prisma().guestSession.count({
+        where: { tenantId: a.tenant_id, OR: [{ startTime: later }, { endTime: later }] },
+      }),
+    ).toBe(0);
+    // The visits are still spread up to the last day.
+    expect(
+      await prisma().guest.count({
+        where: { tenantId: a.tenant_id, lastVisitDate: { gt: new Date(now.getTime() - 3 * 86_400_000) } },
+      }),
+    ).toBeGreaterThan(0);
+  });
+});
+
 describe.concurrent('admin seed, the same --seed on two tenants (decisions.md: deterministic)', () => {
   it('writes the same guests, devices, sessions and presence', async () => {
     const [a, b] = [await newTenant(prisma()), await newTenant(prisma())];

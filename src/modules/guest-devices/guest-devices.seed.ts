@@ -148,9 +148,10 @@ export async function seedDevicesAndSessions(
             const open = slot === 0 && s === n - 1 && g.online;
             // Mostly minutes to hours; now and then a long stay over several days.
             const minutes = rand() < 0.03 ? between(24 * 60, 72 * 60) : between(3, 6 * 60);
+            // A closed session ends by now (a long stay begun in the last days is cut there).
             const seconds = open
               ? Math.max(60, Math.floor((now - startAt) / 1000))
-              : minutes * 60 + between(0, 59);
+              : Math.min(minutes * 60 + between(0, 59), Math.max(0, Math.floor((now - startAt) / 1000)));
             const down = BigInt(Math.floor(seconds * (2_000 + rand() * 400_000)));
             const loginType =
               slot === 0 && s === n - 1 && g.lastLoginType ? g.lastLoginType : pick(LOGIN_TYPES);

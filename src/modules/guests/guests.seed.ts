@@ -83,9 +83,14 @@ export async function seedGuests(
       const last = pick(LAST);
       const createdAt = new Date(today - Math.floor(rand() * 120 * DAY) - Math.floor(rand() * DAY));
       const visited = rand() < 0.85;
+      // Within the days before today (never after midnight, so never after now: probe G found
+      // visits up to an hour ahead), the same for every run of the day.
       const lastVisit = visited
         ? new Date(
-            Math.min(today, createdAt.getTime() + Math.floor(rand() * 60 * DAY)) + Math.floor(rand() * DAY),
+            Math.min(
+              today - 1,
+              createdAt.getTime() + Math.floor(rand() * 60 * DAY) + Math.floor(rand() * DAY),
+            ),
           )
         : null;
       const online = visited && rand() < 0.15;
