@@ -219,7 +219,12 @@ describe.concurrent('POST /access-codes', () => {
     expect422(await post(a.token, generated(a, { description: 5 })), {
       description: ['The description field must be a string.'],
     });
+    // Each code of a batch stores and answers it: bounded (a 1 MB one made a 10 MB answer).
+    expect422(await post(a.token, generated(a, { quantity: 10, description: 'd'.repeat(256) })), {
+      description: ['The description field must not be greater than 255 characters.'],
+    });
     expect(await codesIn(a.tenant_id)).toBe(0);
+    expect(created(await post(a.token, generated(a, { description: 'd'.repeat(255) }))).count).toBe(1);
   });
 
   it('takes an empty code for type 2 (nullable, ignored) and stores a shared code trimmed', async () => {

@@ -22,7 +22,14 @@ import {
   rulesOf,
 } from '../operations/operation.js';
 import { neutraliseFormula } from '../shared/csv-formula.js';
-import { inList, nullable, queryBoolean, string, ValidationError, validate } from '../validation/validator.js';
+import {
+  inList,
+  nullable,
+  queryBoolean,
+  string,
+  ValidationError,
+  validate,
+} from '../validation/validator.js';
 import type { Endpoint } from './endpoint.js';
 import { phpJsonEncode } from './php-json.js';
 

@@ -170,7 +170,8 @@ export function accessCodeWriteFields({ prisma, scope }: InputEnv) {
       [nullable(), dateFormat('Y-m-d'), afterOrEqual('start_date')],
       '`YYYY-MM-DD`, not before startDate',
     ),
-    description: field([nullable(), string()]),
+    // Bounded: each of up to MAX_QUANTITY codes stores and answers it (probe K).
+    description: field([nullable(), string(), max(255)], 'At most 255 characters'),
     max_uses: field(
       [nullable(), integer(), min(1), max(MAX_USES)],
       `Redemptions allowed (1 to ${MAX_USES}); default unlimited for type 1, 1 for type 2`,
