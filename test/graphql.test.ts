@@ -709,6 +709,9 @@ describe.concurrent('limits', () => {
     await expectRefused(`{ ${aliases(16)} }`, 'Aliases limit of 15 exceeded, found 16.');
     const a = await newTenant(t.db.prisma);
     expect(Object.keys(data(await t.graphql(a.token, `{ ${aliases(15)} }`)))).toHaveLength(15);
+    // `__typename` counts too (graphql-armor leaves it out by default: 600 of them passed, probe K).
+    const typenames = Array.from({ length: 16 }, (_, i) => `t${i}: __typename`).join(' ');
+    await expectRefused(`{ ${typenames} }`, 'Aliases limit of 15 exceeded, found 16.');
   });
 
   it('refuses a query with too many tokens', async () => {

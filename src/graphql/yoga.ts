@@ -205,7 +205,13 @@ export function createGraphqlHandler(deps: {
         flattenFragments: true,
         ...asValidationError,
       }),
-      maxAliasesPlugin({ n: GRAPHQL_LIMITS.aliases, exposeLimits: true, ...asValidationError }),
+      // Every alias counts, `__typename`'s too (the plugin's default leaves it out).
+      maxAliasesPlugin({
+        n: GRAPHQL_LIMITS.aliases,
+        allowList: [],
+        exposeLimits: true,
+        ...asValidationError,
+      }),
       maxTokensPlugin({ n: GRAPHQL_LIMITS.tokens, exposeLimits: true }),
       // After max-tokens: it wraps that parser, so nesting is checked before the parser recurses.
       nestingLimit({ maxNesting: GRAPHQL_LIMITS.nesting, maxTokens: GRAPHQL_LIMITS.tokens }),
