@@ -318,9 +318,14 @@ export async function buildApp(deps: {
     return sendJson(reply, known.status, restErrorBody(known));
   });
 
-  fastify.setNotFoundHandler((request, reply) =>
-    answerUnrouted(reply, routeTable, request.method, request.url),
-  );
+  fastify.setNotFoundHandler((request, reply) => {
+    // GraphQL's one path answers its other methods 405 in its own error format (probe K: a REST 404).
+    if (isGraphql(request)) {
+      reply.header('Allow', 'GET, POST');
+      return sendJson(reply, 405, graphqlErrorBody(new AppError('METHOD_NOT_ALLOWED')));
+    }
+    return answerUnrouted(reply, routeTable, request.method, request.url);
+  });
 
   const live = createAppPubSub(redis);
   // First step of close(): an open subscription would keep its connection (and the server) open forever.

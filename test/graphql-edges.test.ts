@@ -381,6 +381,23 @@ describe.concurrent('a body sent as application/graphql', () => {
   });
 });
 
+describe.concurrent('another method on /graphql', () => {
+  it('is 405 with Allow: GET, POST, in GraphQL’s error format (it was REST’s 404)', async () => {
+    const token = await callerOf('tenant');
+    for (const method of ['PUT', 'PATCH', 'DELETE'] as const) {
+      const res = await t.app.fastify.inject({
+        method,
+        url: '/graphql',
+        headers: { authorization: `Bearer ${token}` },
+      });
+      expect([res.statusCode, res.headers.allow], method).toEqual([405, 'GET, POST']);
+      expect(res.json()).toEqual({
+        errors: [{ message: 'Method Not Allowed.', extensions: { code: 'METHOD_NOT_ALLOWED' } }],
+      });
+    }
+  });
+});
+
 describe.concurrent('a request in URL parameters (GET, or an HTML form’s body)', () => {
   it('a form’s body carries JSON variables, typed, as graphql-yoga reads them', async () => {
     const token = await callerOf('tenant');
