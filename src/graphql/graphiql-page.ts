@@ -8,7 +8,7 @@ import { brotliCompress, constants, gzip } from 'node:zlib';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
-export const GRAPHIQL_OPTIONS = {
+const GRAPHIQL_OPTIONS = {
   title: 'Venue Wi-Fi Gateway — GraphiQL',
   headers: '{\n  "Authorization": "Bearer <token>"\n}',
 };
