@@ -383,6 +383,8 @@ export async function buildApp(deps: {
         ...(noQuery ? { body: { value: { query: undefined } } } : {}),
       });
       const response = await yoga.handleNodeRequestAndResponse(asYogaReads, reply, { req, reply });
+      // Yoga's 415 has no body at all (probe K): GraphQL's error format, as every other refusal.
+      if (response.status === 415) throw new AppError('UNSUPPORTED_MEDIA_TYPE');
       response.headers.forEach((value, key) => {
         reply.header(key, value);
       });

@@ -17,6 +17,12 @@ export const errorCodes = {
   METHOD_NOT_ALLOWED: { status: 405, graphql: 'METHOD_NOT_ALLOWED', message: 'Method Not Allowed.' },
   GONE: { status: 410, graphql: 'GONE', message: 'This endpoint has been removed.' },
   PAYLOAD_TOO_LARGE: { status: 413, graphql: 'PAYLOAD_TOO_LARGE', message: 'Payload Too Large.' },
+  /** A GraphQL request in a body type graphql-yoga reads no request from (`text/plain`). */
+  UNSUPPORTED_MEDIA_TYPE: {
+    status: 415,
+    graphql: 'UNSUPPORTED_MEDIA_TYPE',
+    message: 'Unsupported Media Type: send application/json, application/graphql or a form.',
+  },
   VALIDATION: { status: 422, graphql: 'BAD_USER_INPUT', message: 'The given data was invalid.' },
   RATE_LIMITED: { status: 429, graphql: 'RATE_LIMITED', message: 'Too Many Attempts.' },
   INTERNAL: { status: 500, graphql: 'INTERNAL_SERVER_ERROR', message: 'Server Error' },

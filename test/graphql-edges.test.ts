@@ -381,7 +381,7 @@ describe.concurrent('a body sent as application/graphql', () => {
   });
 });
 
-describe.concurrent('another method on /graphql', () => {
+describe.concurrent('another method or body type on /graphql', () => {
   it('is 405 with Allow: GET, POST, in GraphQL’s error format (it was REST’s 404)', async () => {
     const token = await callerOf('tenant');
     for (const method of ['PUT', 'PATCH', 'DELETE'] as const) {
@@ -395,6 +395,25 @@ describe.concurrent('another method on /graphql', () => {
         errors: [{ message: 'Method Not Allowed.', extensions: { code: 'METHOD_NOT_ALLOWED' } }],
       });
     }
+  });
+
+  it('a body of a type no request is read from is 415 in GraphQL’s error format (Yoga’s had no body)', async () => {
+    const token = await callerOf('tenant');
+    const res = await t.app.fastify.inject({
+      method: 'POST',
+      url: '/graphql',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'text/plain' },
+      payload: '{ viewer { role } }',
+    });
+    expect(res.statusCode).toBe(415);
+    expect(res.json()).toEqual({
+      errors: [
+        {
+          message: 'Unsupported Media Type: send application/json, application/graphql or a form.',
+          extensions: { code: 'UNSUPPORTED_MEDIA_TYPE' },
+        },
+      ],
+    });
   });
 });
 
