@@ -36,7 +36,7 @@ export function assertPageSize(args: { first?: number | null; last?: number | nu
 }
 
 /** assertPageSize's messages, or null. */
-function pageSizeErrors(
+export function pageSizeErrors(
   args: { first?: number | null; last?: number | null },
   max: number,
 ): Record<string, string[]> | null {

@@ -4,7 +4,7 @@
 // a client reconnecting with `Last-Event-ID` resumes where it stopped.
 import { requires } from '../../auth/permissions.js';
 import type { RecordedEvent } from '../../events/outbox.js';
-import { refusePageSize } from '../../graphql/args.js';
+import { pageSizeErrors, refusePageSize } from '../../graphql/args.js';
 import { builder } from '../../graphql/builder.js';
 import { argsOf, restInputOf } from '../../graphql/operation-fields.js';
 import { eventFilters } from './events.inputs.js';
@@ -62,13 +62,12 @@ builder.queryFields((t) => ({
     resolve: async (_root, args, ctx) => {
       const first = args.first ?? 50;
       const query = () => eventsQuery.query(ctx, restInputOf(eventFilters, args));
-      if (first < 0 || first > MAX_PAGE_SIZE) {
-        const message =
-          first < 0
-            ? 'The first field must be at least 0.'
-            : `The first field must not be greater than ${MAX_PAGE_SIZE}.`;
-        return refusePageSize({ first: [message] }, query);
-      }
+      // A list, not a connection: plugin-relay's refusal of a negative `first` is not there.
+      const pageFields =
+        first < 0
+          ? { first: ['The first field must be at least 0.'] }
+          : pageSizeErrors({ first }, MAX_PAGE_SIZE);
+      if (pageFields) return refusePageSize(pageFields, query);
       return listEvents(ctx, await query(), { skip: 0, take: first });
     },
   }),
