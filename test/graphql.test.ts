@@ -244,6 +244,7 @@ describe.concurrent('locations connection', () => {
       '{ locations(first: -1) { totalCount } }',
       '{ guests(first: -1) { totalCount } }',
       '{ webhooks(last: -2) { totalCount } }',
+      '{ events(first: -1) { id } }',
     ]) {
       const negative = onlyError(await t.graphql(a.token, query));
       const key = query.includes('last') ? 'last' : 'first';
