@@ -445,6 +445,54 @@ describe('a retention pass', { timeout: 60_000 }, () => {
     ]);
   });
 
+  it('counts, as the dry run, a guest whose only sign of life is a visit the pass closes by timeout first; a device detected since keeps its guest', async () => {
+    const a = await newTenant(prisma());
+    const tenantId = a.tenant_id;
+    const locationId = a.location_id;
+    /** An old guest whose visit is still open, its device last detected `days` ago (no row: never). */
+    const withOpenVisit = async (name: string, days: number | null) => {
+      const { guest, device } = await oldGuest(tenantId, locationId, name);
+      await prisma().locationSession.create({
+        data: {
+          tenantId,
+          locationId,
+          guestId: guest.id,
+          deviceId: device.id,
+          mac: device.mac,
+          startedAt: ago(591),
+        },
+      });
+      if (days !== null) {
+        const seenAt = ago(days);
+        const record = await prisma().presenceRecord.create({
+          data: { tenantId, mac: device.mac, guestId: guest.id, dataType: 1, locationId, seenAt },
+        });
+        await prisma().currentPresence.create({
+          data: { tenantId, mac: device.mac, recordId: record.id, dataType: 1, locationId, seenAt },
+        });
+      }
+      return guest.id;
+    };
+    const quiet = await withOpenVisit('Long Gone', 590);
+    // Detected 20 days ago (its record alone would keep it); and an open visit with no detection at all.
+    const back = await withOpenVisit('Came Back', 20);
+    const unknown = await withOpenVisit('No Detection', null);
+    const cutoffs = cutoffsOf({ ...RETENTION_OFF, anonymizeInactiveGuestsAfterMonths: 13 }, new Date());
+    expect(await countRetention(prisma(), tenantId, cutoffs)).toEqual({ ...noCounts(), inactive_guests: 1 });
+    expect(await applyRetention({ prisma: prisma(), config: t.config }, tenantId, cutoffs)).toEqual({
+      ...noCounts(),
+      inactive_guests: 1,
+    });
+    const erased = await prisma().guest.findMany({
+      where: { tenantId, erasedAt: { not: null } },
+      select: { id: true },
+    });
+    expect(erased.map((g) => g.id)).toEqual([quiet]);
+    for (const id of [back, unknown]) {
+      expect((await t.request('GET', `/api/v1/guests/${id}`, { token: a.token })).status).toBe(200);
+    }
+  });
+
   it('deletes in statements of at most 1000 rows (a batch size of its own here: 2)', async () => {
     const w = await world({ deletePresenceRecordsAfterDays: 30 });
     await prisma().presenceRecord.createMany({

@@ -83,8 +83,10 @@ export function cutoffsOf(settings: RetentionSettingsView, now: Date): Retention
  * connection recorded on or after it (`lastVisitDate`, `lastConnectionTime`), and nothing of its own
  * on or after it: no guest session started or ended then or still open, no presence record seen then,
  * no device seen (`lastSeenTime`) or changed then, no location session (visit) begun or ended then
- * or still open. The stored fields keep the evidence when older rows were deleted by the other
- * settings. README "Data retention" states the same.
+ * or still open, unless its device was last detected before the cutoff: a pass closes such a visit
+ * by timeout at that detection first (applyRetention), and the dry run counts as that pass will.
+ * The stored fields keep the evidence when older rows were deleted by the other settings. README
+ * "Data retention" states the same.
  */
 function inactiveGuest(tenantId: string, cutoff: Date): PrismaNS.Sql {
   return PrismaNS.sql`g."tenantId" = ${tenantId} AND g."erasedAt" IS NULL AND g."online" = false
@@ -98,7 +100,8 @@ function inactiveGuest(tenantId: string, cutoff: Date): PrismaNS.Sql {
     AND NOT EXISTS (SELECT 1 FROM "GuestDevice" d WHERE d."tenantId" = ${tenantId} AND d."guestId" = g."id"
       AND (d."updatedAt" >= ${cutoff} OR d."lastSeenTime" >= ${cutoff}))
     AND NOT EXISTS (SELECT 1 FROM "LocationSession" l WHERE l."tenantId" = ${tenantId} AND l."guestId" = g."id"
-      AND (l."endedAt" IS NULL OR l."endedAt" >= ${cutoff} OR l."startedAt" >= ${cutoff}))`;
+      AND (l."endedAt" >= ${cutoff} OR l."startedAt" >= ${cutoff} OR (l."endedAt" IS NULL AND NOT EXISTS (
+        SELECT 1 FROM "CurrentPresence" cp WHERE cp."tenantId" = ${tenantId} AND cp."mac" = l."mac" AND cp."seenAt" < ${cutoff}))))`;
 }
 
 async function countInactiveGuests(prisma: Prisma, tenantId: string, cutoff: Date): Promise<number> {
