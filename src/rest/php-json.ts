@@ -208,12 +208,12 @@ function phpEscapes(json: string): string {
   return json.replace(SLASH_OR_NON_ASCII, phpEscape);
 }
 
-/** Encodes like PHP's json_encode($value) with default flags (plus `.0` on whole PhpFloats). */
 /** A body already written by `phpJsonEncode`, sent as is (one answer shared by several requests). */
 export class EncodedJson {
   constructor(readonly text: string) {}
 }
 
+/** Encodes like PHP's json_encode($value) with default flags (plus `.0` on whole PhpFloats). */
 export function phpJsonEncode(value: unknown): string {
   if (value instanceof EncodedJson) return value.text;
   if (value === undefined) throw new Error('phpJsonEncode: cannot encode undefined');
