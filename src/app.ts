@@ -26,7 +26,7 @@ import { isPreflight, registerCors } from './http/cors.js';
 import { graphqlErrorBody, restErrorBody } from './http/error-bodies.js';
 import { mountHealth } from './http/health.js';
 import { acceptMultipart, unreadableForm } from './http/multipart.js';
-import { parsePhpQuery } from './http/query-string.js';
+import { parsePhpQuery, redactSecretQuery } from './http/query-string.js';
 import { requestGate, tenantTurns } from './http/request-gate.js';
 import { mountMetrics } from './metrics/endpoint.js';
 import { createMetrics, type Metrics } from './metrics/metrics.js';
@@ -137,14 +137,11 @@ const isForm = (request: FastifyRequest): boolean =>
 const wantsGraphiql = (request: FastifyRequest): boolean =>
   request.method === 'GET' && (request.headers.accept ?? '').includes('text/html');
 
-/** Query parameters whose value is a secret (Laravel's token guard reads `api_token`): never logged. */
-const SECRET_QUERY = /([?&](?:api_token|access_token|token)=)[^&#]*/gi;
-
 /** A request as its log lines show it (Fastify's fields), a token sent in the query string masked. */
 export function requestLogFields(req: FastifyRequest) {
   return {
     method: req.method,
-    url: req.url.replace(SECRET_QUERY, '$1[redacted]'),
+    url: redactSecretQuery(req.url),
     host: req.host,
     remoteAddress: req.ip,
     remotePort: req.socket?.remotePort,
@@ -449,7 +446,7 @@ export async function buildApp(deps: {
     running: () =>
       [...inFlight].map(([request, since]) => ({
         method: request.method,
-        url: request.url,
+        url: redactSecretQuery(request.url),
         id: request.id,
         seconds: Math.round((Date.now() - since) / 100) / 10,
       })),

@@ -5,6 +5,7 @@ import type { FastifyRequest } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BODY_LIMIT, requestLogFields } from '../src/app.js';
 import { openDatabase, pgliteDatabase } from '../src/db/database.js';
+import { redactSecretQuery } from '../src/http/query-string.js';
 import { startApp, type TestApp, type TestResponse } from './helpers/app.js';
 import { addUser, newTenant } from './helpers/fixtures.js';
 import { initdbMemoryPglite, migratedMemoryDatabase } from './helpers/pglite-template.js';
@@ -485,5 +486,29 @@ describe('request log lines', () => {
       remoteAddress: '127.0.0.1',
       remotePort: 5000,
     });
+  });
+
+  it('mask it however its name is spelled, as PHP reads the name (probe F): percent-encoded, with brackets, dots or spaces', () => {
+    const spellings = [
+      '%61pi_token',
+      'api%5Ftoken',
+      'tok%65n',
+      'access%5Ftoken',
+      'api_token[]',
+      'api_token%5B%5D',
+      'api_token[x]',
+      'api.token',
+      'api+token',
+      '+api_token',
+      'Access_Token',
+    ];
+    for (const name of spellings) {
+      const url = `/api/v1/guests/import?a=1&${name}=SECRET123&b=%2F`;
+      expect(redactSecretQuery(url), name).toBe(`/api/v1/guests/import?a=1&${name}=[redacted]&b=%2F`);
+    }
+    // Other names keep their values; a name alone (no value) and a URL without a query are as they are.
+    for (const url of ['/a?tokens=1&my_token=2&token', '/a', '/a?', '/a?&&=x']) {
+      expect(redactSecretQuery(url)).toBe(url);
+    }
   });
 });

@@ -222,3 +222,31 @@ export function parsePhpQuery(text: string): Record<string, unknown> {
   }
   return into.toRecord();
 }
+
+/** Query parameters whose value is a secret (Laravel's token guard reads `api_token`): never logged. */
+const SECRET_PARAMETERS = new Set(['api_token', 'access_token', 'token']);
+
+/**
+ * `url` with the value of every secret query parameter written `[redacted]`, its name read as PHP
+ * reads it (percent-decoded, `api_token[]` and `api_token[x]` the same variable, leading spaces
+ * dropped, `.` and ` ` as `_`, in any case): what a Laravel backend would take for a token is never
+ * logged, however it is spelled.
+ */
+export function redactSecretQuery(url: string): string {
+  const q = url.indexOf('?');
+  if (q < 0) return url;
+  const parts = url.slice(q + 1).split('&');
+  let changed = false;
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i] as string;
+    const eq = part.indexOf('=');
+    if (eq < 0) continue;
+    const name = urldecode(part.slice(0, eq)).replace(/^ +/, '');
+    const open = name.indexOf('[');
+    const base = (open < 0 ? name : name.slice(0, open)).replace(/[. ]/g, '_').toLowerCase();
+    if (!SECRET_PARAMETERS.has(base)) continue;
+    parts[i] = `${part.slice(0, eq)}=[redacted]`;
+    changed = true;
+  }
+  return changed ? `${url.slice(0, q + 1)}${parts.join('&')}` : url;
+}
