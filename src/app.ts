@@ -46,6 +46,7 @@ import {
 import { mountDocs, PUBLIC_API_PATHS } from './rest/docs.js';
 import { routeTable } from './rest/route-table.js';
 import { hasLoneSurrogate, undecodable } from './shared/json-decode.js';
+import { type FileRemovalPass, startFileRemovals } from './storage/file-removals.js';
 import { mountMedia } from './storage/media-route.js';
 
 export const BODY_LIMIT = 1024 * 1024;
@@ -65,6 +66,8 @@ export interface App {
   pubsub: AppPubSub;
   /** Leave-by-timeout presence events and the event log's retention every EVENT_SWEEP_SECONDS (its `sweep()`: tests). */
   events: EventSweeper;
+  /** Media files let go whose removal a storage outage left, retried every EVENT_SWEEP_SECONDS (its `run()`: tests). */
+  fileRemovals: FileRemovalPass;
   /** The requests being answered now (method, URL, id, seconds running): what a timed-out shutdown waits for. */
   running(): { method: string; url: string; id: string; seconds: number }[];
   /**
@@ -434,10 +437,17 @@ export async function buildApp(deps: {
     // Devices that left by timeout reach presence subscribers as the ingest's changes do.
     onLeft: (tenantId, left, eventId) => publishPresence(live.pubsub, tenantId, left, eventId),
   });
+  const fileRemovals = startFileRemovals({
+    config,
+    prisma,
+    log: fastify.log,
+    intervalMs: config.eventSweepSeconds * 1000,
+  });
   return {
     fastify,
     limiter,
     metrics,
+    fileRemovals,
     tokenUsage,
     retention,
     webhooks,
@@ -453,7 +463,7 @@ export async function buildApp(deps: {
     async close() {
       draining = true;
       // A retention pass stops after its current batch (the next pass goes on from there).
-      const sweeperStopped = Promise.all([retention.close(), events.close()]);
+      const sweeperStopped = Promise.all([retention.close(), events.close(), fileRemovals.close()]);
       // No new attempts from now on; those in flight finish (within WEBHOOKS_TIMEOUT_MS) and are recorded.
       const webhooksStopped = webhooks?.stop();
       const serverClosed = fastify.close();

@@ -12,8 +12,10 @@ import type { Database } from '../src/db/database.js';
 import { AppError } from '../src/errors.js';
 import { avatarStorage, type FileStorage } from '../src/storage/storage.js';
 import { openTestDatabase, startApp } from './helpers/app.js';
+import { addGuest, newTenant } from './helpers/fixtures.js';
 import { freePort } from './helpers/processes.js';
 import { type OwnS3, ownS3 } from './helpers/s3-server.js';
+import { startTcpProxy } from './helpers/tcp-proxy.js';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'media-storage-'));
 let db: Database;
@@ -197,6 +199,84 @@ describe('a bucket that refuses', () => {
       expect(res.json).toEqual({ message: 'Server Error' });
     } finally {
       await t.close();
+    }
+  });
+});
+
+describe('a file let go while the S3 server does not answer (probe F)', () => {
+  it('answers the committed write (204, 200), serves the file no more, and removes it once the server is back', async () => {
+    const proxy = await startTcpProxy({ host: '127.0.0.1', port: Number(new URL(s3.endpoint).port) });
+    const t = await startApp(
+      { DATA_DIR: dataDir, ...s3.env({ S3_ENDPOINT: `http://127.0.0.1:${proxy.port}` }) },
+      {
+        db,
+      },
+    );
+    try {
+      const a = await newTenant(db.prisma);
+      const png = Buffer.concat([
+        Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+        everyByte(0),
+      ]);
+      const avatar = `data:image/png;base64,${png.toString('base64')}`;
+      const keys: string[] = [];
+      const guests: string[] = [];
+      for (const name of ['Erased Guest', 'Plain Guest']) {
+        const g = await addGuest(db.prisma, a.tenant_id, a.location_id, { name });
+        const res = await t.request('PUT', `/api/v1/guests/${g.id}`, {
+          token: a.token,
+          body: { location_id: a.location_id, avatar },
+        });
+        expect(res.status, res.text).toBe(200);
+        keys.push((res.json.data.image_url as string).split('/').pop() as string);
+        guests.push(g.id);
+      }
+      const [erasedKey, replacedKey] = keys as [string, string];
+      const inBucket = (key: string) =>
+        raw.send(new GetObjectCommand({ Bucket: s3.bucket, Key: `avatars/${key}` })).then(
+          () => true,
+          () => false,
+        );
+      expect((await t.request('GET', `/media/avatars/${erasedKey}`)).status).toBe(200);
+
+      await proxy.set('refuse');
+      // Erasure and an avatar removed are committed: their answers say so (a 503 invited a retry).
+      const erased = await t.request('DELETE', `/api/v1/guests/${guests[0]}`, { token: a.token });
+      expect(erased.status, erased.text).toBe(204);
+      expect((await t.request('GET', `/api/v1/guests/${guests[0]}`, { token: a.token })).status).toBe(404);
+      const removed = await t.request('PUT', `/api/v1/guests/${guests[1]}`, {
+        token: a.token,
+        body: { location_id: a.location_id, avatar: null },
+      });
+      expect(removed.status, removed.text).toBe(200);
+      expect(removed.json.data.image_url).toBeNull();
+      const marked = () =>
+        db.prisma.fileRemoval.findMany({
+          where: { key: { in: keys } },
+          select: { key: true },
+          orderBy: { key: 'asc' },
+        });
+      expect((await marked()).map((r) => r.key)).toEqual([...keys].sort());
+      // A pass while the server is still away leaves them named.
+      await t.app.fileRemovals.run();
+      expect(await marked()).toHaveLength(2);
+
+      await proxy.set('pass');
+      // Still in the bucket, but served no more: the erased guest's photo is not public from the commit on.
+      expect(await inBucket(erasedKey)).toBe(true);
+      for (const key of keys) {
+        const res = await t.request('GET', `/media/avatars/${key}`);
+        expect(res.status).toBe(404);
+        expect(res.json).toEqual({ message: 'Not Found.' });
+      }
+      // The next pass removes them, and their names.
+      await t.app.fileRemovals.run();
+      expect(await marked()).toEqual([]);
+      expect(await inBucket(erasedKey)).toBe(false);
+      expect(await inBucket(replacedKey)).toBe(false);
+    } finally {
+      await t.close();
+      await proxy.close();
     }
   });
 });

@@ -21,7 +21,7 @@ import {
 import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { operation } from '../../operations/operation.js';
 import type { AppPubSub } from '../../redis/pubsub.js';
-import { avatarStorage } from '../../storage/storage.js';
+import { markForRemoval, removeMarked } from '../../storage/file-removals.js';
 import { accessCodeNames, accessCodeOrder } from '../access-codes/access-codes.service.js';
 import {
   locationLogOrder,
@@ -505,14 +505,17 @@ export async function eraseGuestData(
       );
       const now = new Date();
       for (const g of erased) await eraseRow(tx, log, tenantId, g.id, deps.action, now);
-      return { left, avatars: erased.map((g) => g.imagePath).filter((path): path is string => !!path) };
+      const avatars = erased.map((g) => g.imagePath).filter((path): path is string => !!path);
+      await markForRemoval(tx, avatars);
+      return { left, avatars };
     },
     TRANSACTION_OPTIONS,
   );
   if (!done) return false;
   // Committed: the locations' subscribers hear the devices left, as they hear the sweeper's leaves.
   if (done.left.size > 0) publishPresence(deps.pubsub, tenantId, done.left, lastIdOf(events));
-  for (const path of done.avatars) await avatarStorage(deps).remove(path);
+  // Not served from the commit on; a file the storage cannot remove now is retried by its pass.
+  await removeMarked(deps, done.avatars);
   return true;
 }
 

@@ -21,6 +21,7 @@ import {
 import { dayStart } from '../../shared/dates.js';
 import { isoMicros } from '../../shared/format.js';
 import { genderOfWord } from '../../shared/labels.js';
+import { markForRemoval, removeMarked, removeUncommitted } from '../../storage/file-removals.js';
 import { avatarStorage } from '../../storage/storage.js';
 import { guestFilters, guestListFilters, guestWriteFields } from './guests.inputs.js';
 import { guestDetailItem } from './guests.serializer.js';
@@ -351,7 +352,7 @@ async function withAvatar<T>(
   try {
     return await write(stored);
   } catch (err) {
-    if (stored) await avatarStorage(ctx).remove(stored);
+    if (stored) await removeUncommitted(ctx, stored);
     if (isUniqueViolation(err)) throw takenError('email');
     throw err;
   }
@@ -514,6 +515,7 @@ export const updateGuest = operation({
         const locked = await lockLiveGuest(tx, scope.tenantId, existing.id);
         if (!locked) throw new AppError('NOT_FOUND');
         old.imagePath = locked.imagePath;
+        if ('avatar' in input && old.imagePath) await markForRemoval(tx, [old.imagePath]);
         const before = await guestInTx(tx, scope.tenantId, existing.id);
         await tx.guest.update({
           where: { id: existing.id },
@@ -534,7 +536,7 @@ export const updateGuest = operation({
         return after;
       }),
     );
-    if ('avatar' in input && old.imagePath) await avatarStorage(ctx).remove(old.imagePath);
+    if ('avatar' in input && old.imagePath) await removeMarked(ctx, [old.imagePath]);
     return updated;
   },
 });
