@@ -125,6 +125,64 @@ describe.concurrent('rows a redeem or the session ingest creates and updates in 
   });
 });
 
+describe('an IPv6 address the ingest or a redeem is sent in upper case (probe R)', () => {
+  it('is stored in lower case, so GET /sessions/:ip_address and sessionsByIp find it under any spelling', async () => {
+    const a = await tenant();
+    const code = await one(a);
+    ok(
+      await redeem(a.token, {
+        code: code.code,
+        location_id: a.location_id,
+        mac: randomMac(),
+        start_session: true,
+        ip_address: '2001:DB8::BEEF',
+      }),
+    );
+    const ingest = (await issueToken(prisma(), a.user_id, ['ingest'])).token;
+    const guest = await addGuest(prisma(), a.tenant_id, a.location_id);
+    const mac = randomMac();
+    const sent = await t.request('POST', '/api/v1/ingest/sessions', {
+      token: ingest,
+      body: {
+        events: [
+          {
+            event_id: `v6-${mac}`,
+            kind: 'start',
+            mac,
+            ip: '2001:DB8::ABCD',
+            location_id: a.location_id,
+            guest_id: guest.id,
+            bytes_up: 0,
+            bytes_down: 0,
+            login_type: 'Email',
+            at: new Date().toISOString(),
+          },
+        ],
+      },
+    });
+    expect(sent.status, sent.text).toBe(200);
+    for (const ip of ['2001:db8::beef', '2001:db8::abcd']) {
+      for (const spelling of [ip, ip.toUpperCase()]) {
+        const res = await t.request('GET', `/api/v1/sessions/${spelling}`, { token: a.token });
+        expect(res.status, `${spelling}: ${res.text}`).toBe(200);
+        expect(res.json.ip_address).toBe(ip);
+      }
+    }
+    const devices = await prisma().guestDevice.findMany({
+      where: { tenantId: a.tenant_id },
+      select: { ip: true },
+    });
+    expect(devices.map((d) => d.ip).sort()).toEqual(['2001:db8::abcd', '2001:db8::beef']);
+    const gql = await t.graphql(
+      a.token,
+      '{ sessionsByIp(ipAddresses: ["2001:DB8::ABCD", "2001:db8::beef"]) { ipAddress } }',
+    );
+    expect(gql.json).toEqual({
+      data: { sessionsByIp: [{ ipAddress: '2001:db8::abcd' }, { ipAddress: '2001:db8::beef' }] },
+    });
+  });
+});
+
 describe.concurrent('POST /access-codes/redeem', () => {
   it('counts one use of a single-use code and answers the exact body with the limits', async () => {
     const a = await tenant();

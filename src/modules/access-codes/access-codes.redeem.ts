@@ -10,6 +10,7 @@ import type { AuditAction } from '../../events/audit.js';
 import { type EventLog, writeWithEvents } from '../../events/outbox.js';
 import type { AccessCode, Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { type InputOf, operation } from '../../operations/operation.js';
+import { storedIpAddress } from '../../shared/ip-address.js';
 import { fill, INVALID_SELECTION } from '../../validation/messages.js';
 import { ValidationError } from '../../validation/validator.js';
 import { deviceListSelect, recordFirstSeen } from '../guest-devices/guest-devices.service.js';
@@ -167,6 +168,7 @@ async function redeemIn(
   const { tx, log } = w;
   // The rule let through a MAC in one of Laravel's notations; stored upper-case with colons.
   const mac = normalizeMac(input.mac);
+  const address = input.ip_address ? storedIpAddress(input.ip_address) : null;
   // The device takes its turn as an ingest batch's do (src/modules/presence/device-locks.ts).
   await lockDevices(tx, tenantId, [mac]);
   const device = await tx.guestDevice.findFirst({
@@ -177,7 +179,7 @@ async function redeemIn(
   let deviceId: string;
   if (!device) {
     const created = await tx.guestDevice.create({
-      data: { tenantId, guestId: guest.id, mac, ip: input.ip_address ?? null, lastSeenTime: now },
+      data: { tenantId, guestId: guest.id, mac, ip: address, lastSeenTime: now },
       select: deviceListSelect,
     });
     recordFirstSeen(tx, log, created.id);
@@ -228,13 +230,13 @@ async function redeemIn(
   accessCodeChange(log, 'access_code.used', w.action, code, used);
 
   const sessionId =
-    input.start_session === true && input.ip_address
+    input.start_session === true && address
       ? await openSession(w, tenantId, {
           code,
           locationId: input.location_id,
           guestId: guest.id,
           deviceId,
-          ip: input.ip_address,
+          ip: address,
           now,
         })
       : null;

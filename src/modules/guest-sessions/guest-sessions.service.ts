@@ -10,6 +10,7 @@ import { scoped } from '../../db/scope.js';
 import type { EventLog, NewEvent } from '../../events/outbox.js';
 import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { type ListWhere, listOperation } from '../../operations/operation.js';
+import { storedIpAddress } from '../../shared/ip-address.js';
 import { guestVisibleSelect } from '../guests/guests.service.js';
 import { checkIpAddresses, sessionFilters } from './guest-sessions.inputs.js';
 import { sessionItem } from './guest-sessions.serializer.js';
@@ -128,8 +129,7 @@ export async function sessionsByIp(
   // The list's action: whoever may list sessions may look them up by address.
   const scope = authorize(ctx.principal, guestSessionsQuery.action);
   checkIpAddresses(addresses, opts.field);
-  // IPv6 text is stored in lower case.
-  const wanted = [...new Set(addresses.map((a) => a.toLowerCase()))];
+  const wanted = [...new Set(addresses.map(storedIpAddress))];
   const where = sessionScope(scope);
   // The latest row per address is picked in the database (DISTINCT ON), not by loading every
   // session of every address. An erased guest's sessions (their address `0.0.0.0`) answer no lookup:

@@ -1,6 +1,7 @@
 // The rules of the ingest batches (beyond the spec). Each event is checked on its own and its
 // messages are keyed `events.<index>.<field>`, with Laravel's wording for nested attributes.
 import { storableInstant } from '../../shared/dates.js';
+import { storedIpAddress } from '../../shared/ip-address.js';
 import { daysIn } from '../../validation/rules/dates.js';
 import {
   array,
@@ -177,7 +178,7 @@ export const readSessionEvent = (e: Infer<typeof sessionEventRules>): SessionInp
   eventId: e.event_id,
   kind: ensured(sessionKind(e.kind), 'kind'),
   mac: e.mac,
-  ip: e.ip,
+  ip: storedIpAddress(e.ip),
   guestId: e.guest_id ?? null,
   locationId: e.location_id,
   bytesUp: e.bytes_up,
