@@ -9,7 +9,7 @@ import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { FIELD_LIMITS } from '../src/graphql/field-rate-limit.js';
-import { MAX_OPERATION_NAMES } from '../src/metrics/graphql.js';
+import { MAX_NAME_LENGTH, MAX_OPERATION_NAMES } from '../src/metrics/graphql.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { newTenant } from './helpers/fixtures.js';
 import { sample, samplesOf } from './helpers/metrics.js';
@@ -365,6 +365,47 @@ describe('operation names', () => {
         errors[`operation_name=Op${MAX_OPERATION_NAMES},operation_type=query,phase=validate`],
       ).toBeUndefined();
       expect(errors['operation_name=other,operation_type=query,phase=validate']).toBe(3);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('counts a valid document without the operation asked for (400 OPERATION_RESOLUTION_FAILURE) as type "unknown" (probe F)', async () => {
+    const t = await startApp({ METRICS_TOKEN: TOKEN });
+    try {
+      const { token } = await newTenant(t.db.prisma);
+      const two = 'query A { __typename } query B { __typename }';
+      for (const body of [{ query: two, operationName: 'C' }, { query: two }]) {
+        const res = await t.request('POST', '/graphql', { token, body });
+        expect(res.status).toBe(400);
+        expect(res.json.errors[0].extensions.code).toBe('OPERATION_RESOLUTION_FAILURE');
+      }
+      const text = await scrape(t);
+      expect(samplesOf(text, 'graphql_operations_total')).toEqual({
+        'operation_name=unknown,operation_type=unknown': 2,
+      });
+      expect(samplesOf(text, 'graphql_errors_total')).toEqual({
+        'operation_name=unknown,operation_type=unknown,phase=validate': 2,
+      });
+    } finally {
+      await t.close();
+    }
+  });
+
+  it(`counts a name longer than ${MAX_NAME_LENGTH} characters as "other", and keeps it out of the ${MAX_OPERATION_NAMES} (probe F: 1 MB names made every scrape 21 MB)`, async () => {
+    const t = await startApp({ METRICS_TOKEN: TOKEN });
+    try {
+      const { token } = await newTenant(t.db.prisma);
+      const exact = `L${'x'.repeat(MAX_NAME_LENGTH - 1)}`;
+      for (const name of [exact, `${exact}y`, `L${'z'.repeat(100_000)}`]) {
+        expect((await t.graphql(token, `query ${name} { __typename }`)).json.errors).toBeUndefined();
+      }
+      const text = await scrape(t);
+      expect(text.length).toBeLessThan(50_000);
+      expect(samplesOf(text, 'graphql_operations_total')).toEqual({
+        [`operation_name=${exact},operation_type=query`]: 1,
+        'operation_name=other,operation_type=query': 2,
+      });
     } finally {
       await t.close();
     }

@@ -14,6 +14,16 @@ interface Labels {
   operation_type: string;
 }
 
+const unresolvedOperation = (result: unknown): boolean =>
+  typeof result === 'object' &&
+  result !== null &&
+  'errors' in result &&
+  Array.isArray(result.errors) &&
+  result.errors.some(
+    (e: unknown) =>
+      (e as { extensions?: { code?: unknown } } | null)?.extensions?.code === 'OPERATION_RESOLUTION_FAILURE',
+  );
+
 /** Before the document is parsed, nothing is known of the operation. */
 const UNKNOWN: Labels = { operation_name: 'unknown', operation_type: 'unknown' };
 
@@ -22,10 +32,13 @@ const hasErrors = (result: unknown): boolean =>
     ? result.errors.length > 0
     : false;
 
+/** The longest operation name that is a label of its own (a longer one is `other`). */
+export const MAX_NAME_LENGTH = 64;
+
 export function graphqlMetrics(registry: Registry): Plugin {
   const operations = new Counter({
     name: 'graphql_operations_total',
-    help: `GraphQL operations run (parsed and valid), by operation name (anonymous: "anonymous"; past ${MAX_OPERATION_NAMES} distinct names: "other") and type.`,
+    help: `GraphQL operations run (parsed and valid), by operation name (anonymous: "anonymous"; past ${MAX_OPERATION_NAMES} distinct names, or longer than ${MAX_NAME_LENGTH} characters: "other") and type.`,
     labelNames: ['operation_name', 'operation_type'],
     registers: [registry],
   });
@@ -39,6 +52,8 @@ export function graphqlMetrics(registry: Registry): Plugin {
   const names = new Set<string>();
   const nameLabel = (name: string | undefined): string => {
     if (name === undefined) return 'anonymous';
+    // A name is any caller's text: a long one would be a label of every scrape until the restart.
+    if (name.length > MAX_NAME_LENGTH) return 'other';
     if (names.has(name)) return name;
     if (names.size >= MAX_OPERATION_NAMES) return 'other';
     names.add(name);
@@ -85,6 +100,14 @@ export function graphqlMetrics(registry: Registry): Plugin {
       const labels = labelsOf(args.document, args.operationName);
       operations.inc({ ...labels });
       return { onExecuteDone: ({ result }) => watchResult(labels, result) };
+    },
+    onResultProcess({ result }) {
+      // A document without the operation asked for (none of that name, or several unnamed ones):
+      // Yoga answers 400 from its own parse hook, before validation and execution.
+      if (!Array.isArray(result) && unresolvedOperation(result)) {
+        operations.inc({ ...UNKNOWN });
+        failed(UNKNOWN, 'validate');
+      }
     },
     onSubscribe({ args }) {
       const labels = labelsOf(args.document, args.operationName);
