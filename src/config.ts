@@ -302,16 +302,30 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     /\/+$/,
     '',
   );
-  let appUrlScheme: string | null = null;
+  let parsedAppUrl: URL | null = null;
   try {
-    appUrlScheme = new URL(appUrl).protocol;
+    parsedAppUrl = new URL(appUrl);
   } catch {
     // Named below: APP_URL itself, or the HOST it was made of.
   }
-  if (appUrlScheme === null && !env.APP_URL)
+  if (parsedAppUrl === null && !env.APP_URL)
     throw new ConfigError(`HOST must be a host name or an IP address; got "${host}".`);
-  if (appUrlScheme !== 'http:' && appUrlScheme !== 'https:') {
+  // A host right after `//` (WHATWG reads `http:///path` as the host `path`).
+  if (
+    (parsedAppUrl?.protocol !== 'http:' && parsedAppUrl?.protocol !== 'https:') ||
+    !/^https?:\/\/[^/?#\\]/i.test(appUrl)
+  ) {
     throw new ConfigError(`APP_URL must be an absolute http:// or https:// URL; got "${appUrl}".`);
+  }
+  // Every link is APP_URL and a path: a query or fragment would swallow the path, credentials would
+  // be in every answer and log line.
+  if (parsedAppUrl.username || parsedAppUrl.password) {
+    throw new ConfigError('APP_URL must not hold a user name or password (every link shows it).');
+  }
+  if (/[?#]/.test(appUrl)) {
+    throw new ConfigError(
+      `APP_URL must not have a query or a fragment (links add their path to it); got "${appUrl}".`,
+    );
   }
   const logLevel = env.LOG_LEVEL || 'info';
   if (!LOG_LEVELS.includes(logLevel)) {

@@ -97,13 +97,28 @@ export function openFailure(
 ): string {
   const message = err instanceof Error ? err.message : String(err);
   if (!config.databaseUrl) return `DATA_DIR ${config.dataDir}: ${message}`;
-  const url = new URL(config.databaseUrl);
   // pg's words for a server that accepted the connection and never answered as PostgreSQL would.
   const silent = /^timeout expired$|connection timeout/.test(message);
   const reason = silent
     ? `no answer as PostgreSQL within DB_CONNECT_TIMEOUT_MS (${config.dbConnectTimeoutMs} ms)`
     : message;
-  return `DATABASE_URL ${url.protocol}//${url.host}${url.pathname}: ${reason}`;
+  return `DATABASE_URL ${shownDatabaseUrl(config.databaseUrl)}: ${reason}`;
+}
+
+/**
+ * DATABASE_URL without its user, password and options; libpq's socket form, which is no URL to
+ * `new URL` (`postgresql://u@/db?host=/run/postgresql`, probe F), keeps its `host` option.
+ */
+function shownDatabaseUrl(text: string): string {
+  try {
+    const url = new URL(text);
+    return `${url.protocol}//${url.host}${url.pathname}`;
+  } catch {
+    const [base = '', query = ''] = text.split(/[?#]/, 2);
+    const socket = /(?:^|&)host=([^&#]*)/.exec(query)?.[1];
+    const shown = base.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^@/]*@/i, '$1');
+    return socket === undefined ? shown : `${shown}?host=${socket}`;
+  }
 }
 
 export interface DatabaseOptions {

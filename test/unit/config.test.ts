@@ -1,6 +1,7 @@
 // SHUTDOWN_TIMEOUT_SECONDS and AUDIT_RETENTION_DAYS read and checked like the other settings.
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
+import { openFailure } from '../../src/db/database.js';
 
 describe('SHUTDOWN_TIMEOUT_SECONDS', () => {
   it('defaults to 25 and takes 1 to 3600', () => {
@@ -57,6 +58,20 @@ describe('LOG_LEVEL, APP_URL, HOST and LEGACY_ANALYTICS_SUNSET', () => {
       { APP_URL: 'javascript:alert(1)' },
       'APP_URL must be an absolute http:// or https:// URL; got "javascript:alert(1)".',
     ],
+    // Probe F: each of these made every link a broken one, or showed the password in each.
+    [{ APP_URL: 'http:///path' }, 'APP_URL must be an absolute http:// or https:// URL; got "http:///path".'],
+    [
+      { APP_URL: 'http://gw.example/#frag' },
+      'APP_URL must not have a query or a fragment (links add their path to it); got "http://gw.example/#frag".',
+    ],
+    [
+      { APP_URL: 'http://gw.example/?a=1' },
+      'APP_URL must not have a query or a fragment (links add their path to it); got "http://gw.example/?a=1".',
+    ],
+    [
+      { APP_URL: 'https://user:secret@gw.example' },
+      'APP_URL must not hold a user name or password (every link shows it).',
+    ],
     [{ HOST: '999.1.1.1' }, 'HOST must be a host name or an IP address; got "999.1.1.1".'],
     // 0 would listen on a port the links (APP_URL's default) could not name.
     [{ PORT: '0' }, 'PORT must be an integer from 1 to 65535; got "0".'],
@@ -66,5 +81,25 @@ describe('LOG_LEVEL, APP_URL, HOST and LEGACY_ANALYTICS_SUNSET', () => {
     ],
   ])('refuses %j, naming the variable', (env, message) => {
     expect(() => loadConfig(env)).toThrow(new ConfigError(message));
+  });
+});
+
+describe('openFailure: why the database did not open, in one line naming DATABASE_URL', () => {
+  const failure = (databaseUrl: string, message: string) =>
+    openFailure({ databaseUrl, dataDir: '/data', dbConnectTimeoutMs: 5000 }, new Error(message));
+
+  it('shows the URL without its user and password', () => {
+    expect(failure('postgresql://app:secret@db.example:5432/gw?sslmode=require', 'boom')).toBe(
+      'DATABASE_URL postgresql://db.example:5432/gw: boom',
+    );
+  });
+
+  it("keeps the reason for libpq's socket form, which is no URL to new URL (probe F: it was 'Invalid URL')", () => {
+    expect(
+      failure(
+        'postgresql://root:secret@/gw?host=/tmp/nosuchdir&password=secret',
+        'connect ENOENT /tmp/nosuchdir/.s.PGSQL.5432',
+      ),
+    ).toBe('DATABASE_URL postgresql:///gw?host=/tmp/nosuchdir: connect ENOENT /tmp/nosuchdir/.s.PGSQL.5432');
   });
 });
