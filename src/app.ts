@@ -435,7 +435,7 @@ export async function buildApp(deps: {
     log: fastify.log,
     intervalMs: config.eventSweepSeconds * 1000,
     // Devices that left by timeout reach presence subscribers as the ingest's changes do.
-    onLeft: (tenantId, left, eventId) => publishPresence(live.pubsub, tenantId, left, eventId),
+    onLeft: (tenantId, left, span) => publishPresence(live.pubsub, tenantId, left, span),
   });
   const fileRemovals = startFileRemovals({
     config,

@@ -34,6 +34,7 @@ describe('the in-memory pubsub', () => {
       macs: ['02:00:00:00:00:01'],
       at: new Date(0).toISOString(),
       eventId: '7',
+      firstEventId: '7',
     });
     const received = await Promise.all(firsts);
     await settled();

@@ -206,6 +206,8 @@ describe.concurrent('erasure of a guest whose device is present', () => {
           macs: [closed.mac],
           at: expect.any(String),
           eventId: String(last.id),
+          // The transaction's first event: its zone leave (its ids are consecutive).
+          firstEventId: String(left[0].id),
         },
       ]);
 

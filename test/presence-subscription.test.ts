@@ -4,8 +4,10 @@
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeTimedOutVisits } from '../src/modules/ingest/ingest.timeouts.js';
-import { publishPresence } from '../src/modules/presence/presence.pubsub.js';
+import { type PresenceChange, publishPresence } from '../src/modules/presence/presence.pubsub.js';
+import { followPresence } from '../src/modules/presence/presence.resume.js';
 import { issueToken } from '../src/modules/tenants/bootstrap.service.js';
+import { createAppPubSub } from '../src/redis/pubsub.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { addHierarchy, addUser, newTenant } from './helpers/fixtures.js';
 import { type Subscriber, subscribe, subscribeTo } from './helpers/sse.js';
@@ -269,6 +271,67 @@ describe('presenceChanged resumed after an event id', () => {
       expect(body.errors[0]?.message).toMatch(/^The after field must not be greater than \d+\.$/);
     } finally {
       bad.close();
+    }
+  });
+
+  it('keeps log order when changes arrive out of it (two instances publishing): a gap is read from the log, ids never go back (probe R)', async () => {
+    const { a, locationId, zone, ingest } = await venue(t);
+    // A pubsub of the test's own: the changes reach the subscriber only as the test publishes them.
+    const { pubsub, endSubscriptions } = createAppPubSub(undefined);
+    const follow = (after: bigint | null) =>
+      followPresence({ prisma: t.db.prisma, pubsub, tenantId: a.tenant_id, locationId, after })[
+        Symbol.asyncIterator
+      ]();
+    try {
+      const start = BigInt(await position(a.tenant_id));
+      const live = follow(null);
+      const firstLive = live.next();
+      await new Promise((r) => setTimeout(r, 200)); // listening, and the position read
+      await detect(ingest, zone.id, 'AA:BB:CC:00:01:01');
+      const afterA = BigInt(await position(a.tenant_id));
+      await detect(ingest, zone.id, 'AA:BB:CC:00:01:02');
+      const afterB = BigInt(await position(a.tenant_id));
+      const change = (mac: string, first: bigint, last: bigint): PresenceChange => ({
+        tenantId: a.tenant_id,
+        locationId,
+        macs: [mac],
+        at: new Date().toISOString(),
+        eventId: String(last),
+        firstEventId: String(first),
+      });
+      // B's instance publishes first, A's later.
+      const topic = `${a.tenant_id}:${locationId}`;
+      pubsub.publish('presenceChanged', topic, change('AA:BB:CC:00:01:02', afterA + 1n, afterB));
+      pubsub.publish('presenceChanged', topic, change('AA:BB:CC:00:01:01', start + 1n, afterA));
+      // B's change names A too (its entry, read from the log), at B's position; A's, late, names A
+      // again under that position: a client resuming from any id it was given misses nothing.
+      expect((await firstLive).value).toMatchObject({
+        macs: ['AA:BB:CC:00:01:01', 'AA:BB:CC:00:01:02'],
+        eventId: String(afterB),
+      });
+      expect((await live.next()).value).toMatchObject({
+        macs: ['AA:BB:CC:00:01:01'],
+        eventId: String(afterB),
+      });
+      await live.return?.();
+
+      // Resumed from A's position: the first change names B; the late A (before it) is not sent again.
+      const resumed = follow(afterA);
+      expect((await resumed.next()).value).toMatchObject({
+        macs: ['AA:BB:CC:00:01:02'],
+        eventId: String(afterB),
+      });
+      pubsub.publish('presenceChanged', topic, change('AA:BB:CC:00:01:01', start + 1n, afterA));
+      await detect(ingest, zone.id, 'AA:BB:CC:00:01:03');
+      const afterC = BigInt(await position(a.tenant_id));
+      pubsub.publish('presenceChanged', topic, change('AA:BB:CC:00:01:03', afterB + 1n, afterC));
+      expect((await resumed.next()).value).toMatchObject({
+        macs: ['AA:BB:CC:00:01:03'],
+        eventId: String(afterC),
+      });
+      await resumed.return?.();
+    } finally {
+      endSubscriptions();
     }
   });
 

@@ -270,6 +270,23 @@ export function lastIdOf(events: readonly RecordedEvent[]): bigint | null {
   return last;
 }
 
+/** The ids one transaction wrote to its tenant's log: consecutive (the sequence's row is its own till the commit). */
+export interface EventSpan {
+  first: bigint;
+  last: bigint;
+}
+
+/** The span of `events` (one transaction's), or null when it wrote none. */
+export function spanOf(events: readonly RecordedEvent[]): EventSpan | null {
+  let span: EventSpan | null = null;
+  for (const e of events) {
+    if (span === null) span = { first: e.id, last: e.id };
+    else if (e.id < span.first) span.first = e.id;
+    else if (e.id > span.last) span.last = e.id;
+  }
+  return span;
+}
+
 // ---------------------------------------------------------------------------------------------
 // After commit
 

@@ -12,6 +12,7 @@ import type { Database } from '../db/database.js';
 import { failureFields } from '../errors.js';
 import { closeTimedOutVisits } from '../modules/ingest/ingest.timeouts.js';
 import { periodicPass } from '../shared/periodic-pass.js';
+import type { EventSpan } from './outbox.js';
 
 /** The advisory lock's key: the ASCII of "evts" (the retention sweeper's is "rete"). */
 export const EVENT_SWEEP_LOCK_KEY = 0x65767473n;
@@ -106,7 +107,7 @@ export function startEventSweeper(deps: {
   /** Between passes; 0: no periodic passes (sweep() still runs one). */
   intervalMs: number;
   /** Devices that left by timeout, per tenant and location, once each batch has committed (presence subscribers). */
-  onLeft?: (tenantId: string, macsByLocation: Map<string, Set<string>>, eventId: bigint | null) => void;
+  onLeft?: (tenantId: string, macsByLocation: Map<string, Set<string>>, span: EventSpan | null) => void;
 }): EventSweeper {
   const { db, config, log, intervalMs, onLeft } = deps;
   /** The quiet-since bound of this process's last pass (what the next one needs to look at). */
@@ -145,7 +146,7 @@ export function startEventSweeper(deps: {
             late && late.since < from ? late.since : from,
             cutoff,
             signal,
-            onLeft && ((left, eventId) => onLeft(id, left, eventId)),
+            onLeft && ((left, span) => onLeft(id, left, span)),
           );
           // Done with it, unless a batch marked it again meanwhile (that mark waits for the next pass).
           if (late && !signal.aborted)

@@ -17,8 +17,8 @@ import { SingleFlight } from '../../shared/single-flight.js';
 import { validate } from '../../validation/validator.js';
 import { eventFilters } from '../events/events.inputs.js';
 import { resumeAfter, resumePoint } from '../events/events.service.js';
-import { type PresenceChange, presenceTopic } from '../presence/presence.pubsub.js';
-import { resumePresence } from '../presence/presence.resume.js';
+import type { PresenceChange } from '../presence/presence.pubsub.js';
+import { followPresence } from '../presence/presence.resume.js';
 import { activeSessionFilters, locationLogFilters, locationSessionFilters } from './analytics.inputs.js';
 
 /**
@@ -402,13 +402,10 @@ export function countLocationLogs(
 // ── Real-time presence ────────────────────────────────────────────────────────────────────────
 
 /**
- * The presence changes of one location the caller may see (404 for a location outside its scope).
- * Each change names the devices that arrived, moved, left or changed state there.
- */
-/**
- * `presenceChanged`: the location's changes as they are published; with `after` (or the
- * `Last-Event-ID` a reconnecting SSE client resends), first one change naming the devices that
- * entered or left it after that event id (src/modules/presence/presence.resume.ts).
+ * `presenceChanged`: the changes of one location the caller may see (404 for a location outside its
+ * scope), each naming the devices that arrived, moved, left or changed state there, in log order;
+ * with `after` (or the `Last-Event-ID` a reconnecting SSE client resends), first one change naming
+ * the devices that entered or left it after that event id (src/modules/presence/presence.resume.ts).
  */
 export async function watchPresence(
   ctx: AppContext,
@@ -422,11 +419,13 @@ export async function watchPresence(
   });
   if (!location || !ctx.pubsub) throw new AppError('NOT_FOUND');
   const resent = resumeAfter(ctx, after);
-  if (resent === null)
-    return ctx.pubsub.subscribe('presenceChanged', presenceTopic(scope.tenantId, location.id));
-  const input = await validate({ after: resent }, { after: eventFilters.after.rules });
-  const from = await resumePoint(ctx, scope.tenantId, input.after ?? null);
-  return resumePresence({
+  let from: bigint | null = null;
+  if (resent !== null) {
+    const input = await validate({ after: resent }, { after: eventFilters.after.rules });
+    from = await resumePoint(ctx, scope.tenantId, input.after ?? null);
+  }
+  // Live too, in log order: changes of several instances arrive in any order (probe R).
+  return followPresence({
     prisma: ctx.prisma,
     pubsub: ctx.pubsub,
     tenantId: scope.tenantId,

@@ -15,7 +15,7 @@ import {
   type EventActor,
   type EventLog,
   forgetDevices,
-  lastIdOf,
+  spanOf,
   writeReturningEvents,
 } from '../../events/outbox.js';
 import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
@@ -513,7 +513,7 @@ export async function eraseGuestData(
   );
   if (!done) return false;
   // Committed: the locations' subscribers hear the devices left, as they hear the sweeper's leaves.
-  if (done.left.size > 0) publishPresence(deps.pubsub, tenantId, done.left, lastIdOf(events));
+  if (done.left.size > 0) publishPresence(deps.pubsub, tenantId, done.left, spanOf(events));
   // Not served from the commit on; a file the storage cannot remove now is retried by its pass.
   await removeMarked(deps, done.avatars);
   return true;

@@ -6,7 +6,7 @@ import { authorize } from '../../auth/permissions.js';
 import type { AppContext } from '../../context.js';
 import type { Prisma } from '../../db/database.js';
 import { scoped } from '../../db/scope.js';
-import { actorOf, type EventLog, lastIdOf } from '../../events/outbox.js';
+import { actorOf, type EventLog, spanOf } from '../../events/outbox.js';
 import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { lockDevices } from '../presence/device-locks.js';
 import { macVariants, normalizeMac } from '../presence/mac.js';
@@ -52,7 +52,7 @@ export async function ingestPresence(
       errors.throwIfAny();
       return applyPresence(tx, log, tenantId, ctx.config.activeWindowSeconds, inBatchOrder(fresh, events));
     },
-    (recorded, changed) => publishPresence(ctx.pubsub, tenantId, changed, lastIdOf(recorded)),
+    (recorded, changed) => publishPresence(ctx.pubsub, tenantId, changed, spanOf(recorded)),
   );
   return { accepted: raw.length };
 }

@@ -5,7 +5,14 @@
 // service (actor `system`). A later detection then opens a new (returning) visit.
 // closeVisits is that closing, shared with a guest's erasure (reason `erased`).
 import type { Prisma } from '../../db/database.js';
-import { type EventLog, lastIdOf, systemActor, type Tx, writeReturningEvents } from '../../events/outbox.js';
+import {
+  type EventLog,
+  type EventSpan,
+  spanOf,
+  systemActor,
+  type Tx,
+  writeReturningEvents,
+} from '../../events/outbox.js';
 import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { lockDevices } from '../presence/device-locks.js';
 import { type LeaveReason, locationEvent, zoneEvent } from './ingest.events.js';
@@ -36,7 +43,7 @@ interface LatestLog {
 }
 
 /** What a committed batch closed: the devices that left, per location, and the batch's log position. */
-export type OnLeft = (macsByLocation: Map<string, Set<string>>, eventId: bigint | null) => void;
+export type OnLeft = (macsByLocation: Map<string, Set<string>>, span: EventSpan | null) => void;
 
 /**
  * Closes the tenant's visits whose device was last seen in [from, cutoff), in batches, each batch in
@@ -85,7 +92,7 @@ export async function closeTimedOutVisits(
     if (visits.length > 0 && onLeft) {
       const left = new Map<string, Set<string>>();
       for (const v of visits) left.set(v.locationId, (left.get(v.locationId) ?? new Set()).add(v.mac));
-      onLeft(left, lastIdOf(events));
+      onLeft(left, spanOf(events));
     }
     closed += visits.length;
     if (found < TIMEOUT_BATCH) return closed;
