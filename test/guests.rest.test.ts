@@ -959,6 +959,50 @@ describe.concurrent('PUT /guests/:id', () => {
     expect(cleared.json.data).toMatchObject({ tags: [], room_no: '1', hotel_status: null, name: 'Abcde' });
   });
 
+  it('a name rebuilt from first_name and last_name sent without it meets the name rule, on REST and GraphQL (probe P)', async () => {
+    const a = await tenant();
+    const g = await addGuest(prisma(), a.tenant_id, a.location_id, { name: 'Old Name' });
+    const put = (body: Record<string, unknown>) =>
+      t.request('PUT', `${URL}/${g.id}`, { token: a.token, body: { location_id: a.location_id, ...body } });
+    // Both parts null: the name "" is null to the rules, as a sent `"name": null` is.
+    const empty = await put({ first_name: null, last_name: null });
+    expect(empty.status).toBe(422);
+    expect(empty.json.errors).toEqual({
+      name: ['The name field must be a string.', 'The name field must be at least 5 characters.'],
+    });
+    const refused: [Record<string, unknown>, string][] = [
+      [{ first_name: 'ab', last_name: 'c' }, 'The name field must be at least 5 characters.'],
+      [
+        { first_name: 'f'.repeat(200), last_name: 'l'.repeat(55) },
+        'The name field must not be greater than 255 characters.',
+      ],
+      // One part with the stored other one ("Old"): "ab Old" passes, "a" alone with no last name does not.
+      [{ first_name: 'a', last_name: null }, 'The name field must be at least 5 characters.'],
+    ];
+    for (const [body, message] of refused) {
+      const res = await put(body);
+      expect(res.status, JSON.stringify(body)).toBe(422);
+      expect(res.json).toEqual({ message, errors: { name: [message] } });
+    }
+    expect((await prisma().guest.findUniqueOrThrow({ where: { id: g.id } })).name).toBe('Old Name');
+    // At the edges: 5 and 255 characters.
+    const five = await put({ first_name: 'ab', last_name: 'cd' });
+    expect(five.status, five.text).toBe(200);
+    expect(five.json.data).toMatchObject({ name: 'ab cd', first_name: 'ab', last_name: 'cd' });
+    const longest = await put({ first_name: 'f'.repeat(200), last_name: 'l'.repeat(54) });
+    expect(longest.status, longest.text).toBe(200);
+    expect(longest.json.data.name).toHaveLength(255);
+    const gql = await t.graphql(
+      a.token,
+      'mutation($id: ID!, $input: GuestUpdateInput!) { updateGuest(id: $id, input: $input) { name } }',
+      { id: g.id, input: { locationId: a.location_id, firstName: 'ab', lastName: null } },
+    );
+    expect(gql.json.errors?.[0]?.message).toBe('The name field must be at least 5 characters.');
+    expect(gql.json.errors?.[0]?.extensions?.fields).toEqual({
+      name: ['The name field must be at least 5 characters.'],
+    });
+  });
+
   it('a PUT that changes nothing keeps updated_at (as Eloquent saves a clean model); one that changes a field moves it', async () => {
     const a = await tenant();
     const g = await addGuest(prisma(), a.tenant_id, a.location_id, { name: 'Same Name' });

@@ -268,6 +268,12 @@ export interface GuestWriteOptions {
 }
 
 /** The body of `POST /guests` and `PUT /guests/:id` (GraphQL GuestCreateInput, GuestUpdateInput). */
+/**
+ * A guest's name on update: a string of 5 to 255 characters. A name rebuilt from `first_name` and
+ * `last_name` sent without it meets the same rule (guests.service.ts).
+ */
+export const UPDATED_NAME = [string(), min(5), max(255)];
+
 export function guestWriteFields(o: GuestWriteOptions) {
   const update = o.mode === 'update';
   return {
@@ -289,7 +295,7 @@ export function guestWriteFields(o: GuestWriteOptions) {
     ),
     // On update a sent name is a string of at least 5 characters (null is a 422: the name is never
     // cleared); on create it may be null or left out and stays empty.
-    name: field(update ? [string(), min(5), max(255)] : text(), 'Full name'),
+    name: field(update ? UPDATED_NAME : text(), 'Full name'),
     first_name: field(text()),
     last_name: field(text()),
     email: field(

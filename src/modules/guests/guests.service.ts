@@ -23,7 +23,8 @@ import { isoMicros } from '../../shared/format.js';
 import { genderOfWord } from '../../shared/labels.js';
 import { markForRemoval, removeMarked, removeUncommitted } from '../../storage/file-removals.js';
 import { avatarStorage } from '../../storage/storage.js';
-import { guestFilters, guestListFilters, guestWriteFields } from './guests.inputs.js';
+import { validate } from '../../validation/validator.js';
+import { guestFilters, guestListFilters, guestWriteFields, UPDATED_NAME } from './guests.inputs.js';
 import { guestDetailItem } from './guests.serializer.js';
 
 export const MANAGE_GLOBAL = 'guests.manage-global';
@@ -506,6 +507,10 @@ export const updateGuest = operation({
       if (!hasPermission(ctx.principal, MANAGE_GLOBAL) || scope.locationId) throw new AppError('FORBIDDEN');
     }
     const data = toColumns(input, existing);
+    // A name rebuilt from parts sent without it meets the rule a sent one meets (probe P: `null`
+    // parts made it "", two long ones 511 characters).
+    if (!('name' in input) && data.name !== undefined)
+      await validate({ name: data.name }, { name: UPDATED_NAME });
     // The avatar this write replaces: the one read under the row's lock (a concurrent update may have
     // replaced the one `existing` shows; removing that one again would leave this one's file behind).
     const old: { imagePath: string | null } = { imagePath: null };
