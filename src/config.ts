@@ -29,6 +29,8 @@ export interface Config {
   tenantDbConcurrency: number;
   /** On SIGTERM/SIGINT, how long in-flight requests may run before the process gives up and exits 1. */
   shutdownTimeoutSeconds: number;
+  /** Seconds without a turn of the event loop before the watchdog ends the server (EVENT_LOOP_STALL_SECONDS; 0: none). */
+  eventLoopStallSeconds: number;
   /** GraphQL queries run compiled (src/graphql/compiled-execution.ts); false: graphql-js runs them all. */
   graphqlCompiledQueries: boolean;
   /** Where uploaded files (guest avatars) live; see src/storage/storage.ts. */
@@ -353,6 +355,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // Two connections stay free for other tenants (and for a pool of 1 or 2, one request at a time).
     tenantDbConcurrency: int(env, 'TENANT_DB_CONCURRENCY', Math.max(1, dbPoolSize - 2), 1, 10_000),
     shutdownTimeoutSeconds,
+    eventLoopStallSeconds: int(env, 'EVENT_LOOP_STALL_SECONDS', 60, 0, 3600),
     graphqlCompiledQueries: bool(env, 'GRAPHQL_COMPILED_QUERIES', true),
     mediaStorage: media,
     s3: media === 's3' ? s3Settings(env) : undefined,

@@ -24,6 +24,7 @@ const { ConfigError, databaseOptions, loadConfig } = await import('./config.js')
 const { DatabaseLockedError, openDatabase, openFailure, prepareDataDir } = await import('./db/database.js');
 const { listenMetrics } = await import('./metrics/endpoint.js');
 const { redisDatabaseRefusal, redisWhere } = await import('./redis/redis.js');
+const { startStallWatchdog } = await import('./stall-watchdog.js');
 
 /**
  * Lets the signals that came while the thread was held (PGlite opens and migrates without yielding
@@ -118,6 +119,9 @@ async function main(): Promise<void> {
     await db.close().catch(() => {});
     throw listenFailure(err as NodeJS.ErrnoException, config);
   }
+  // From now on the main thread turns its loop at least every second, whatever it serves (the
+  // embedded database's open and migrations, before this, may hold it longer).
+  startStallWatchdog(config.eventLoopStallSeconds);
   log.info(
     `REST on ${config.appUrl}/api/v1, GraphQL on ${config.appUrl}/graphql (${db.kind === 'pglite' ? `embedded database in ${config.dataDir}` : 'PostgreSQL'})`,
   );

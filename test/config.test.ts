@@ -96,3 +96,17 @@ describe('WEBHOOKS_TIMEOUT_MS within SHUTDOWN_TIMEOUT_SECONDS', () => {
     });
   });
 });
+
+describe('EVENT_LOOP_STALL_SECONDS', () => {
+  it('defaults to 60 and takes 0 (no watchdog) to 3600', () => {
+    expect(loadConfig({}).eventLoopStallSeconds).toBe(60);
+    expect(loadConfig({ EVENT_LOOP_STALL_SECONDS: '0' }).eventLoopStallSeconds).toBe(0);
+    expect(loadConfig({ EVENT_LOOP_STALL_SECONDS: '3600' }).eventLoopStallSeconds).toBe(3600);
+  });
+
+  it.each(['-1', '3601', '1.5', 'soon'])('refuses %j, naming it', (value) => {
+    expect(() => loadConfig({ EVENT_LOOP_STALL_SECONDS: value })).toThrow(
+      /^EVENT_LOOP_STALL_SECONDS must be/,
+    );
+  });
+});
