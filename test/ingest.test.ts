@@ -276,6 +276,38 @@ describe.concurrent('POST /ingest/presence', () => {
     expect(await tables(a.tenant_id)).toEqual(before);
   });
 
+  it('takes a retry as the same event when only what the rules ignore differs: an unknown field, the MAC notation, spaces, key order (probe R)', async () => {
+    const { a, z0, ingest } = await setup();
+    const e = presence({ zone_id: z0.id, mac: 'AA:BB:CC:00:00:42', seen_at: iso(30) });
+    expect((await t.request('POST', PRESENCE, { token: ingest, body: { events: [e] } })).text).toBe(
+      '{"accepted":1}',
+    );
+    const before = await tables(a.tenant_id);
+    const retries = [
+      { ...e, retry: 1 },
+      { ...e, mac: 'aabbcc000042' },
+      { ...e, mac: 'aa-bb-cc-00-00-42', event_id: ` ${e.event_id} ` },
+      Object.fromEntries(Object.entries(e).reverse()),
+    ];
+    for (const retry of retries) {
+      const res = await t.request('POST', PRESENCE, { token: ingest, body: { events: [retry] } });
+      expect(res.status, JSON.stringify(retry)).toBe(200);
+      expect(res.text).toBe('{"accepted":1}');
+    }
+    expect(await tables(a.tenant_id)).toEqual(before);
+    // Another time or another device is other content.
+    for (const other of [
+      { ...e, seen_at: iso(29) },
+      { ...e, mac: 'AA:BB:CC:00:00:43' },
+    ]) {
+      const res = await t.request('POST', PRESENCE, { token: ingest, body: { events: [other] } });
+      expect(res.status).toBe(422);
+      expect(res.json.errors).toEqual({
+        'events.0.event_id': ['The events.0.event_id has already been taken.'],
+      });
+    }
+  });
+
   it('keeps location sessions and zone logs: one session per visit, one log per zone', async () => {
     const { a, locationId, z0, z1, ingest } = await setup();
     const mac = 'AA:BB:CC:00:00:42';
