@@ -251,6 +251,20 @@ describe('a body that is no JSON object', () => {
   );
 });
 
+describe('a JSON array of operations (a batch; batching is off)', () => {
+  it('400 "Batching is not supported.", as README says (probe R)', async () => {
+    const res = await t.request('POST', '/graphql', {
+      token,
+      rawBody: '[{"query":"{ __typename }"},{"query":"{ __typename }"}]',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+    });
+    expect(res.status).toBe(400);
+    expect(res.json).toEqual({
+      errors: [{ message: 'Batching is not supported.', extensions: { code: 'BAD_REQUEST' } }],
+    });
+  });
+});
+
 describe('a string PHP’s json_decode refuses', () => {
   it('an unpaired surrogate in the variables, however deep: 400 "Malformed JSON body.", as REST answers (nothing stored)', async () => {
     const query = 'mutation($i: LocationInput!) { createLocation(input: $i) { id } }';
