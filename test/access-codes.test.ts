@@ -179,12 +179,18 @@ describe.concurrent('POST /access-codes', () => {
     expect422(await post(a.token, generated(a, { quantity: 1001 })), {
       quantity: ['The quantity field must not be greater than 1000.'],
     });
-    for (const q of [2.5, 'ten', [3], true]) {
+    for (const q of [2.5, 'ten', [3]]) {
       expect422(await post(a.token, generated(a, { quantity: q })), {
         quantity: ['The quantity field must be an integer.'],
       });
     }
+    // PHP reads false as "" (no integer, size 0), and true as "1": one code, as Laravel makes it.
+    expect422(await post(a.token, generated(a, { quantity: false })), {
+      quantity: ['The quantity field must be an integer.', 'The quantity field must be at least 1.'],
+    });
     expect(await codesIn(a.tenant_id)).toBe(2);
+    expect((await post(a.token, generated(a, { quantity: true }))).status).toBe(201);
+    expect(await codesIn(a.tenant_id)).toBe(3);
   });
 
   it('requires location, service profile and type, and a code for type 1', async () => {

@@ -441,6 +441,13 @@ describe('rule order and stopping', () => {
     ]);
   });
 
+  it('takes true as the integer 1, as PHP\'s FILTER_VALIDATE_INT reads it (Laravel accepts "status": true); false is no integer (probe P)', async () => {
+    await expect(validate({ f: true }, { f: [integer(), inList([0, 1, 2])] })).resolves.toEqual({ f: 1 });
+    expect(await messages(false, integer())).toEqual(['The f field must be an integer.']);
+    // Past 2^53 JSON.parse has changed the digits: refused, not stored wrong.
+    expect(await messages(2 ** 53, integer())).toEqual(['The f field must be an integer.']);
+  });
+
   it('stops a field after a failed implicit rule', async () => {
     expect(await messages(undefined, required(), string(), min(3))).toEqual(['The f field is required.']);
     expect(await messages([], required(), string(), min(3))).toEqual(['The f field is required.']);
@@ -510,7 +517,7 @@ describe('types and coercion', () => {
     expect(out).toEqual({ page: 5, per_page: 10, flag: true, n: 15 });
   });
 
-  it.each([1.5, '1.5', true, 'abc', [1], { a: 1 }, '007', '-01', '+', '1 2', '0x1A'])(
+  it.each([1.5, '1.5', false, 'abc', [1], { a: 1 }, '007', '-01', '+', '1 2', '0x1A'])(
     'integer rejects %j',
     async (value) => {
       expect(await messages(value, integer())).toEqual(['The f field must be an integer.']);

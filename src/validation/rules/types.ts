@@ -15,12 +15,17 @@ export function string(): Rule<string> {
  */
 const PHP_INT = /^[+-]?(?:0|[1-9]\d*)$/;
 
-/** JS integers and PHP integer strings within the safe range (coerced to numbers). */
+/**
+ * JS integers and PHP integer strings within the safe range (coerced to numbers), and `true`, which
+ * PHP's filter reads as "1" (probe P: Laravel takes `"status": true` as 1). Integers past 2^53 are
+ * refused: JSON.parse has already changed their digits.
+ */
 export function integer(): Rule<number> {
   return simple<number>(
     'integer',
     'The :attribute field must be an integer.',
     (v) =>
+      v === true ||
       (typeof v === 'number' && Number.isSafeInteger(v)) ||
       (typeof v === 'string' && PHP_INT.test(v) && Number.isSafeInteger(Number(v))),
     // `+ 0`: PHP's integers have no negative zero (`-0` is 0).
