@@ -254,7 +254,7 @@ export async function buildApp(deps: {
       // decisions.md: 503 `{"message":"Service Unavailable"}` with Retry-After while draining; the
       // connection closes so the client's next request goes to another instance.
       reply.header('Connection', 'close');
-      throw serviceUnavailable();
+      throw serviceUnavailable(new Error('the server is stopping'));
     }
     inFlight.set(request, Date.now());
     reply.raw.once('close', () => {

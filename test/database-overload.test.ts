@@ -301,6 +301,7 @@ describe.skipIf(!PG_URL)('PostgreSQL down, hung or slow: 503 (skipped without TE
     try {
       await locker.query('BEGIN');
       await locker.query('UPDATE "Location" SET "name" = "name" WHERE "id" = $1', [location.id]);
+      const warn = vi.spyOn(t.app.fastify.log, 'warn');
       // Ten requests of tenant A, each blocked in the database (the pool has four connections).
       const heavy = Array.from({ length: 10 }, () =>
         t.request('PUT', `/api/v1/locations/${location.id}`, {
@@ -323,6 +324,14 @@ describe.skipIf(!PG_URL)('PostgreSQL down, hung or slow: 503 (skipped without TE
         expect(res.status).toBe(503);
         expect(res.headers['retry-after']).toBe('5');
       }
+      // Each 503 logs its reason, the queued ones theirs too (probe F: they had none).
+      const reasons = warn.mock.calls.map((c) => String(c[0]));
+      expect(reasons).toHaveLength(10);
+      expect(reasons.filter((r) => r === 'request answered 503 Service Unavailable')).toEqual([]);
+      expect(reasons).toContain(
+        'request answered 503 Service Unavailable: all 2 database turns of the tenant stayed taken for DB_CONNECT_TIMEOUT_MS (1000 ms)',
+      );
+      warn.mockRestore();
     } finally {
       await locker.query('ROLLBACK');
       await locker.end();

@@ -56,18 +56,26 @@ export function tenantTurns(limit: number, waitMs: number) {
     return new Promise((resolve, reject) => {
       const give = (): void => {
         clearTimeout(timer);
-        signal.removeEventListener('abort', giveUp);
+        signal.removeEventListener('abort', onAbort);
         resolve(granted());
       };
-      const giveUp = (): void => {
+      const giveUp = (why: string): void => {
         clearTimeout(timer);
-        signal.removeEventListener('abort', giveUp);
+        signal.removeEventListener('abort', onAbort);
         const at = own.queue.indexOf(give);
         if (at >= 0) own.queue.splice(at, 1);
-        reject(serviceUnavailable());
+        // The 503's log line says why (probe F: it had no reason).
+        reject(serviceUnavailable(new Error(why)));
       };
-      const timer = setTimeout(giveUp, waitMs);
-      signal.addEventListener('abort', giveUp, { once: true });
+      const onAbort = () => giveUp('the client went away while waiting for its tenant’s turn');
+      const timer = setTimeout(
+        () =>
+          giveUp(
+            `all ${limit} database turns of the tenant stayed taken for DB_CONNECT_TIMEOUT_MS (${waitMs} ms)`,
+          ),
+        waitMs,
+      );
+      signal.addEventListener('abort', onAbort, { once: true });
       own.queue.push(give);
     });
   };
