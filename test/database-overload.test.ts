@@ -392,3 +392,32 @@ describe.skipIf(!PG_URL)(
     }, 30_000);
   },
 );
+
+describe.skipIf(!PG_URL)('the health check near max_connections (skipped without TEST_DATABASE_URL)', () => {
+  it("keeps answering while the request pool's idle connections hold every slot of the role (probe F)", async () => {
+    const role = `health_${Date.now().toString(36)}`;
+    const admin = new pg.Client({ connectionString: PG_URL });
+    await admin.connect();
+    await admin.query(`CREATE ROLE ${role} LOGIN CONNECTION LIMIT 3`);
+    const url = new URL(PG_URL as string);
+    url.username = role;
+    const limited = await openDatabase({ url: url.toString(), migrate: false, poolSize: 10 });
+    try {
+      // The health check's connection is made at the start (not at the first check): one of the three.
+      await new Promise((r) => setTimeout(r, 300));
+      // A flood takes the other two (the rest are refused by the server); they stay idle in the pool.
+      const flood = await Promise.allSettled(
+        Array.from({ length: 6 }, () => limited.rows('SELECT pg_sleep(0.2)', [])),
+      );
+      expect(flood.filter((r) => r.status === 'fulfilled').length).toBeGreaterThan(0);
+      expect(flood.some((r) => r.status === 'rejected')).toBe(true);
+      expect(limited.poolStats()?.idle).toBe(2);
+      // The first check, with every other slot taken.
+      await expect(limited.ping()).resolves.toBeUndefined();
+    } finally {
+      await limited.close();
+      await admin.query(`DROP ROLE ${role}`);
+      await admin.end();
+    }
+  });
+});

@@ -468,13 +468,18 @@ async function openPostgres(url: string, migrate: boolean, opts: DatabaseOptions
   rawReaders.set(prisma, rows);
   // The health check's own connection: two seconds at most, whatever the settings above.
   // Its one small query per probe keeps pg's own read timeout (see src/db/read-timeout.ts for the pool's).
+  // Kept open once made (no idle timeout): near max_connections a new one would be refused while the
+  // request pool's idle ones hold the slots, and the instance taken out of rotation (probe F).
   const health = new pg.Pool({
     connectionString: url,
     max: 1,
+    idleTimeoutMillis: 0,
     ...timeouts(2_000, 2_000),
     query_timeout: readTimeoutOf(2_000),
   });
   health.on('error', () => {}); // an idle connection lost: the next ping reconnects
+  // Made now, before the request pool may fill the server's slots.
+  health.query('SELECT 1').catch(() => {});
   return {
     prisma,
     kind: 'postgresql',
