@@ -227,6 +227,10 @@ describe('admin CLI and server on one embedded database', { timeout: 120_000 }, 
         ['seed', '--tenant', 'x', '--guests', '1000000000', '--json'],
         '--guests must be between 1 and 10000; got "1000000000".',
       ],
+      [
+        ['simulate', '--tenant', 'x', '--devices', '-5', '--json'],
+        '--devices must be between 1 and 100000; got "-5".',
+      ],
     ];
     for (const [args, message] of cases) {
       const run = await admin(...args);
@@ -369,6 +373,10 @@ describe('admin CLI and server on one embedded database', { timeout: 120_000 }, 
 
   let seeded: Record<string, number | string>;
   it('seed --json prints counts', async () => {
+    // A seed is a whole number, 0 or more (it said "a whole number" of -1, probe F).
+    const negative = await admin('seed', '--tenant', first.tenant_id as string, '--seed', '-1', '--json');
+    expect(negative.code).toBe(2);
+    expect(onlyJson(negative)).toEqual({ error: '--seed must be a whole number, 0 or more; got "-1".' });
     const run = await admin('seed', '--tenant', first.tenant_id as string, '--guests', '20', '--json');
     expect(run.code, run.stderr).toBe(0);
     seeded = onlyJson(run);

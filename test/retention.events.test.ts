@@ -232,6 +232,25 @@ describe('a retention pass and the event log', { timeout: 60_000 }, () => {
   });
 });
 
+describe('`admin retention run` stopped before its first batch', () => {
+  it('says so on its progress bar, not "nothing to remove" (probe F), and removes nothing', async () => {
+    const w = await world({ delete_guest_sessions_after_days: 30 });
+    const lines: string[] = [];
+    const stop = new AbortController();
+    stop.abort();
+    const run = await runRetention(t.db, t.config, {
+      tenantId: w.tenantId,
+      dryRun: false,
+      stderr: { write: (s: string) => lines.push(s) },
+      signal: stop.signal,
+    });
+    expect(run?.stopped).toBe('stopped before removing anything.');
+    expect(lines.at(-1)).toMatch(/ 0\/1 stopped before removing anything\n$/);
+    expect(lines.join('')).not.toContain('nothing to remove');
+    expect(await pass(w.tenantId)).toEqual({ ...noCounts(), guest_sessions: 1, events: 2 });
+  });
+});
+
 describe('readers of a log with a hole in the middle', { timeout: 60_000 }, () => {
   it('pages, followLog and a webhook stream resume before the hole and go on past it', async () => {
     const w = await world(PROBE);

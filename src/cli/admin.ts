@@ -302,16 +302,17 @@ async function importOptions(values: Values) {
   };
 }
 
-function positiveInt(raw: string | undefined, name: string, fallback: number): number {
+function nonNegativeInt(raw: string | undefined, name: string, fallback: number): number {
   if (raw === undefined) return fallback;
-  if (!/^\d+$/.test(raw)) throw new UsageError(`--${name} must be a whole number; got "${raw}".`);
+  if (!/^\d+$/.test(raw)) throw new UsageError(`--${name} must be a whole number, 0 or more; got "${raw}".`);
   return Number(raw);
 }
 
 /** A whole number from 1 to `max`: `--devices must be between 1 and 100000; got "0".` */
 function boundedInt(raw: string | undefined, name: string, fallback: number, max: number): number {
-  const n = positiveInt(raw, name, fallback);
-  if (n < 1 || n > max) throw new UsageError(`--${name} must be between 1 and ${max}; got "${raw}".`);
+  if (raw === undefined) return fallback;
+  const n = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!(n >= 1 && n <= max)) throw new UsageError(`--${name} must be between 1 and ${max}; got "${raw}".`);
   return n;
 }
 
@@ -479,7 +480,7 @@ async function run(
       const options = {
         devices,
         intervalMs,
-        rand: seededRandom(positiveInt(values.seed, 'seed', 1)),
+        rand: seededRandom(nonNegativeInt(values.seed, 'seed', 1)),
         signal: stopping.signal,
         progress,
       };
@@ -518,7 +519,7 @@ async function run(
       await requireTenant(database, tenantId);
       const opts = {
         tenantId,
-        rand: seededRandom(positiveInt(values.seed, 'seed', 1)),
+        rand: seededRandom(nonNegativeInt(values.seed, 'seed', 1)),
         guests,
         // The seeders report as they go: a Ctrl-C stops the seed at the next report.
         progress: (s: string) => {

@@ -161,7 +161,10 @@ export async function runRetention(
       'A retention pass is running now (a server’s sweeper, or another `admin retention run`); try again when it ends.',
     );
   }
-  bar.end(label || 'nothing to remove');
+  // Interrupted before its first batch, the bar says so, not that nothing was to go (probe F).
+  bar.end(
+    label || (opts.signal?.aborted && total > 0 ? 'stopped before removing anything' : 'nothing to remove'),
+  );
   const done = summary(tenantId, false, settings, cutoffs, held.value);
   if (!opts.signal?.aborted) return done;
   const removed = RETENTION_KINDS.some((kind) => held.value[kind] > 0);
