@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectRedis, type RedisLog, redisWhere } from '../src/redis/redis.js';
+import { connectRedis, type RedisLog, redisDatabaseRefusal, redisWhere } from '../src/redis/redis.js';
 import { startApp } from './helpers/app.js';
 import { migratedMemoryDatabase } from './helpers/pglite-template.js';
 import { killAll, startServer } from './helpers/processes.js';
@@ -123,5 +123,26 @@ describe.skipIf(!hasRedisServer)('REDIS_URL database number', { timeout: 60_000 
     expect(run.stderr.trim()).toBe(
       `Cannot start: REDIS_URL redis://127.0.0.1:${redis.port}/99: ERR DB index is out of range`,
     );
+  });
+});
+
+describe.skipIf(!hasRedisServer)('REDIS_URL credentials Redis refuses', { timeout: 60_000 }, () => {
+  const redis = ownRedisForSuite();
+
+  it('are a refusal at the start, as a refused database number is (probe F: the service started degraded for good)', async () => {
+    const admin = new Redis(redis.url, { lazyConnect: true, maxRetriesPerRequest: 0 });
+    await admin.connect();
+    try {
+      await admin.config('SET', 'requirepass', 'right-secret');
+      const port = new URL(redis.url).port;
+      const wrong = await redisDatabaseRefusal(`redis://:wrong-secret@127.0.0.1:${port}/1`);
+      expect(wrong).toMatch(/^WRONGPASS /);
+      expect(await redisDatabaseRefusal(`redis://:right-secret@127.0.0.1:${port}/1`)).toBeUndefined();
+      // Nothing listening: an outage, not a refusal (the service starts degraded).
+      expect(await redisDatabaseRefusal(`redis://127.0.0.1:${await freePort()}/1`, 500)).toBeUndefined();
+    } finally {
+      await admin.config('SET', 'requirepass', '');
+      admin.disconnect();
+    }
   });
 });

@@ -72,9 +72,9 @@ export function redisWhere(url: string): string {
 }
 
 /**
- * At start: Redis's refusal of REDIS_URL's database number (`ERR DB index is out of range`, from a
- * Redis that answers), else undefined: accepted, or no answer within `timeoutMs` (the service then
- * starts degraded, as for any outage, and connects when Redis comes).
+ * At start: Redis's refusal of REDIS_URL's credentials (`WRONGPASS …`) or database number (`ERR DB
+ * index is out of range`), from a Redis that answers, else undefined: accepted, or no answer within
+ * `timeoutMs` (the service then starts degraded, as for any outage, and connects when Redis comes).
  */
 export async function redisDatabaseRefusal(
   url: string,
@@ -89,8 +89,13 @@ export async function redisDatabaseRefusal(
     maxRetriesPerRequest: 0,
     retryStrategy: () => null,
   });
-  // Unreachable, refused or not: said by the running service's own connection, not here.
-  client.on('error', () => {});
+  // Credentials Redis refuses are a wrong REDIS_URL too (probe F: the service started degraded for
+  // good); unreachable is an outage, said by the running service's own connection, not here.
+  let credentials: string | undefined;
+  client.on('error', (err: Error) => {
+    if (/^(WRONGPASS|NOAUTH|NOPERM)\b|^ERR (invalid password|AUTH)/.test(err.message))
+      credentials ??= err.message;
+  });
   let timer: NodeJS.Timeout | undefined;
   try {
     await Promise.race([
@@ -100,12 +105,12 @@ export async function redisDatabaseRefusal(
       }),
     ]);
   } catch {
-    // No connection: not a refusal.
+    // No connection: a refusal only if Redis said why (above).
   } finally {
     clearTimeout(timer);
     client.disconnect();
   }
-  return client.selectRefused;
+  return credentials ?? client.selectRefused;
 }
 
 // Reconnect forever, quickly at first, at most every second: recovery is prompt when Redis returns.
