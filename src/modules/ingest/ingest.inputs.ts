@@ -35,16 +35,33 @@ export const batchRules = rules({
   ],
 });
 
-const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})$/;
+// RFC 3339's `t` and `z` in either case; ISO 8601's offsets `+04:00`, `+0400` and `+04`.
+const ISO_8601 =
+  /^(\d{4}-\d{2}-\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(?:([Zz])|([+-])(\d{2})(?::?(\d{2}))?)$/;
 
 /** An ISO 8601 date-time with a zone (`2026-11-21T09:05:03Z`, `…+04:00`), or null. */
 export function parseIsoDateTime(v: unknown): Date | null {
-  if (typeof v !== 'string' || !ISO_8601.test(v)) return null;
-  // A day the calendar has: Date would roll 2026-02-30 over to March 2.
-  const month = Number(v.slice(5, 7));
-  const day = Number(v.slice(8, 10));
-  if (month < 1 || month > 12 || day < 1 || day > daysIn(Number(v.slice(0, 4)), month)) return null;
-  const d = new Date(v);
+  const m = typeof v === 'string' ? ISO_8601.exec(v) : null;
+  if (!m) return null;
+  const [
+    ,
+    date = '',
+    hh = '',
+    mm = '',
+    ss = '00',
+    fraction = '',
+    zulu,
+    sign = '+',
+    offH = '00',
+    offM = '00',
+  ] = m;
+  // A day the calendar has: Date would roll 2026-02-30 over to March 2, and T24:00 to the next day.
+  const month = Number(date.slice(5, 7));
+  const day = Number(date.slice(8, 10));
+  if (month < 1 || month > 12 || day < 1 || day > daysIn(Number(date.slice(0, 4)), month)) return null;
+  if (Number(hh) > 23 || Number(mm) > 59 || Number(ss) > 59 || Number(offH) > 23 || Number(offM) > 59)
+    return null;
+  const d = new Date(`${date}T${hh}:${mm}:${ss}${fraction}${zulu ? 'Z' : `${sign}${offH}:${offM}`}`);
   // Also a moment the database cannot hold (year 0, or past 9999 once the offset is applied).
   return storableInstant(d.getTime()) ? d : null;
 }
