@@ -28,13 +28,9 @@ setInterval(() => {
 }, ${BEAT_MS});
 `;
 
-export interface StallWatchdog {
-  stop(): Promise<void>;
-}
-
-/** Starts watching the calling (main) thread; `limitSeconds` 0: no watchdog. */
-export function startStallWatchdog(limitSeconds: number): StallWatchdog {
-  if (limitSeconds <= 0) return { stop: async () => {} };
+/** Watches the calling (main) thread until the process ends; `limitSeconds` 0: no watchdog. */
+export function startStallWatchdog(limitSeconds: number): void {
+  if (limitSeconds <= 0) return;
   const buffer = new SharedArrayBuffer(8);
   const clock = new BigInt64Array(buffer);
   const beat = () => Atomics.store(clock, 0, BigInt(Date.now()));
@@ -45,10 +41,4 @@ export function startStallWatchdog(limitSeconds: number): StallWatchdog {
   // It never keeps the process alive, and its own failure is no reason to stop serving.
   worker.unref();
   worker.on('error', () => {});
-  return {
-    async stop() {
-      clearInterval(timer);
-      await worker.terminate();
-    },
-  };
 }
