@@ -286,6 +286,8 @@ describe.concurrent('POST /ingest/presence', () => {
     const retries = [
       { ...e, retry: 1 },
       { ...e, mac: 'aabbcc000042' },
+      // Cisco's dotted notation, which Laravel's mac_address takes too.
+      { ...e, mac: 'aabb.cc00.0042' },
       { ...e, mac: 'aa-bb-cc-00-00-42', event_id: ` ${e.event_id} ` },
       Object.fromEntries(Object.entries(e).reverse()),
     ];
