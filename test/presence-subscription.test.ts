@@ -286,7 +286,14 @@ describe('presenceChanged resumed after an event id', () => {
       const start = BigInt(await position(a.tenant_id));
       const live = follow(null);
       const firstLive = live.next();
+      // A second subscriber of the location in this process: the gap is read once for both.
+      const other = follow(null);
+      const otherFirst = other.next();
       await new Promise((r) => setTimeout(r, 200)); // listening, and the position read
+      const logReads: string[] = [];
+      const stopWatching = t.db.onQuery((sql) => {
+        if (sql.includes('array_agg(DISTINCT')) logReads.push(sql);
+      });
       await detect(ingest, zone.id, 'AA:BB:CC:00:01:01');
       const afterA = BigInt(await position(a.tenant_id));
       await detect(ingest, zone.id, 'AA:BB:CC:00:01:02');
@@ -313,7 +320,14 @@ describe('presenceChanged resumed after an event id', () => {
         macs: ['AA:BB:CC:00:01:01'],
         eventId: String(afterB),
       });
+      expect((await otherFirst).value).toMatchObject({
+        macs: ['AA:BB:CC:00:01:01', 'AA:BB:CC:00:01:02'],
+        eventId: String(afterB),
+      });
+      stopWatching();
+      expect(logReads).toHaveLength(1);
       await live.return?.();
+      await other.return?.();
 
       // Resumed from A's position: the first change names B; the late A (before it) is not sent again.
       const resumed = follow(afterA);

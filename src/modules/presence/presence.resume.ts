@@ -11,6 +11,7 @@ import { Repeater } from 'graphql-yoga';
 import type { Prisma } from '../../db/database.js';
 import { typesOf } from '../../events/event-types.js';
 import type { AppPubSub } from '../../redis/pubsub.js';
+import { SingleFlight } from '../../shared/single-flight.js';
 import { type PresenceChange, presenceTopic } from './presence.pubsub.js';
 
 /** Live changes kept for a slow subscriber before the oldest are dropped (as a lost publication). */
@@ -53,6 +54,9 @@ export async function presenceSince(
 }
 
 const union = (a: readonly string[], b: readonly string[]): string[] => [...new Set([...a, ...b])].sort();
+
+/** The log's entries and leaves in a gap, read once however many subscribers ask at the same time. */
+const gapReads = new SingleFlight<{ macs: string[]; through: bigint }>();
 
 /**
  * The changes at one location after log position `after` (null: from now, live), in log order (see
@@ -118,7 +122,11 @@ export function followPresence(opts: {
         if (first > sent + 1n) {
           // Ids in between whose changes have not come (another instance published them later, or a
           // publication was lost): their entries and leaves here, from the log, which has them.
-          const gap = await presenceSince(prisma, tenantId, locationId, sent, first - 1n);
+          // One read for every subscriber of the location in this process: they hear the same
+          // changes in the same order, so they ask for the same gap at once.
+          const gap = await gapReads.run(`${tenantId}\u0000${locationId}\u0000${sent}\u0000${first}`, () =>
+            presenceSince(prisma, tenantId, locationId, sent, first - 1n),
+          );
           if (stopped) return;
           macs = union(gap.macs, macs);
         }
