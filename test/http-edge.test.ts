@@ -501,6 +501,9 @@ describe('request log lines', () => {
       'api+token',
       '+api_token',
       'Access_Token',
+      // A bracket that never closes, and a NUL ending the name (probe V).
+      'api[token',
+      'api_token%00x',
     ];
     for (const name of spellings) {
       const url = `/api/v1/guests/import?a=1&${name}=SECRET123&b=%2F`;

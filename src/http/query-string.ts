@@ -241,9 +241,14 @@ export function redactSecretQuery(url: string): string {
     const part = parts[i] as string;
     const eq = part.indexOf('=');
     if (eq < 0) continue;
-    const name = urldecode(part.slice(0, eq)).replace(/^ +/, '');
+    const decoded = urldecode(part.slice(0, eq));
+    // As assignPhpVariable names it: cut at a NUL, leading spaces dropped, `a[…]` is `a`, and a
+    // bracket that never closes is no index (`api[token` is `api_token`); ` ` and `.` are `_`.
+    const nul = decoded.indexOf('\0');
+    const name = (nul < 0 ? decoded : decoded.slice(0, nul)).replace(/^ +/, '');
     const open = name.indexOf('[');
-    const base = (open < 0 ? name : name.slice(0, open)).replace(/[. ]/g, '_').toLowerCase();
+    const indexed = open >= 0 && name.indexOf(']', open) >= 0;
+    const base = (indexed ? name.slice(0, open) : name).replace(/[. []/g, '_').toLowerCase();
     if (!SECRET_PARAMETERS.has(base)) continue;
     parts[i] = `${part.slice(0, eq)}=[redacted]`;
     changed = true;
