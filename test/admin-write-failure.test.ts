@@ -61,7 +61,7 @@ describe.skipIf(process.platform !== 'linux')('admin on an embedded database tha
 describe.skipIf(process.platform !== 'linux')('the server on an embedded database that cannot write', () => {
   // PGlite spins for good after a write the disk refused: the server answered nothing and stayed
   // alive (probe F). The watchdog ends it (SIGKILL, one fatal line); the next start has what was committed.
-  it('is ended by the watchdog after EVENT_LOOP_STALL_SECONDS, and starts again with every committed write', {
+  it('is ended by the watchdog after EVENT_LOOP_STALL_SECONDS, and starts again with every committed write; a paused process is not', {
     timeout: 180_000,
   }, async () => {
     const dir = await migratedDataDir('stall-');
@@ -119,6 +119,12 @@ describe.skipIf(process.platform !== 'linux')('the server on an embedded databas
         base,
         exited,
         output: () => out,
+        /** The whole process frozen for `ms` (SIGSTOP, then SIGCONT), as `docker pause` freezes it. */
+        async freeze(ms: number) {
+          if (child.pid) process.kill(-child.pid, 'SIGSTOP');
+          await new Promise((r) => setTimeout(r, ms));
+          if (child.pid) process.kill(-child.pid, 'SIGCONT');
+        },
         kill: () => {
           try {
             if (child.pid) process.kill(-child.pid, 'SIGKILL');
@@ -166,6 +172,12 @@ describe.skipIf(process.platform !== 'linux')('the server on an embedded databas
       });
       expect(res.status).toBe(200);
       expect(await res.json()).toEqual({ count: 0 });
+      // A pause of the whole process longer than the limit is no stall of its loop (probe V: a 6 s
+      // SIGSTOP had it killed as stuck).
+      await again.freeze(6_000);
+      await new Promise((r) => setTimeout(r, 4_000));
+      expect((await fetch(`${again.base}/health`)).status).toBe(200);
+      expect(again.output()).not.toContain('"level":60');
     } finally {
       again.kill();
     }
