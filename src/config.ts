@@ -273,6 +273,15 @@ function redisUrlOf(env: NodeJS.ProcessEnv): string | undefined {
   } catch {
     throw new ConfigError('REDIS_URL must be a URL such as redis://host:6379 or redis://host:6379/2.');
   }
+  // ioredis decodes them, and a bad escape stopped the start with only "URI malformed" (probe V).
+  try {
+    decodeURIComponent(url.username);
+    decodeURIComponent(url.password);
+  } catch {
+    throw new ConfigError(
+      'REDIS_URL has a user name or password that is not percent-encoded right (write % as %25).',
+    );
+  }
   // As ioredis reads it: the path, else a `db` query parameter.
   const dbPath = url.pathname === '/' ? '' : url.pathname;
   const db = dbPath !== '' ? dbPath.slice(1) : (url.searchParams.get('db') ?? '');

@@ -22,6 +22,25 @@ describe('DATA_DIR', () => {
   });
 });
 
+describe('REDIS_URL credentials', () => {
+  it.each(['redis://:pa%ss@127.0.0.1:6379/1', 'redis://us%zzer:pw@127.0.0.1:6379'])(
+    'refuses %j, a bad percent escape, naming REDIS_URL and never the password (probe V)',
+    (url) => {
+      expect(() => loadConfig({ REDIS_URL: url })).toThrow(
+        new ConfigError(
+          'REDIS_URL has a user name or password that is not percent-encoded right (write % as %25).',
+        ),
+      );
+    },
+  );
+
+  it('takes a percent-encoded password', () => {
+    expect(loadConfig({ REDIS_URL: 'redis://:pa%25ss@127.0.0.1:6379/1' }).redisUrl).toBe(
+      'redis://:pa%25ss@127.0.0.1:6379/1',
+    );
+  });
+});
+
 describe('REDIS_URL database number', () => {
   it.each([
     ['redis://127.0.0.1:6379/abc', '/abc'],
