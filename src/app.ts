@@ -27,7 +27,7 @@ import { graphqlErrorBody, restErrorBody } from './http/error-bodies.js';
 import { mountHealth } from './http/health.js';
 import { acceptMultipart, unreadableForm } from './http/multipart.js';
 import { parsePhpQuery, redactSecretQuery } from './http/query-string.js';
-import { requestGate, tenantTurns } from './http/request-gate.js';
+import { requestGate, spendBudget, tenantTurns } from './http/request-gate.js';
 import { mountMetrics } from './metrics/endpoint.js';
 import { createMetrics, type Metrics } from './metrics/metrics.js';
 import { publishPresence } from './modules/presence/presence.pubsub.js';
@@ -48,6 +48,7 @@ import { routeTable } from './rest/route-table.js';
 import { hasLoneSurrogate, undecodable } from './shared/json-decode.js';
 import { type FileRemovalPass, startFileRemovals } from './storage/file-removals.js';
 import { mountMedia } from './storage/media-route.js';
+import { AVATAR_PATH } from './storage/storage.js';
 
 export const BODY_LIMIT = 1024 * 1024;
 
@@ -79,6 +80,9 @@ export interface App {
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** The avatars' budget per address: this many times RATE_LIMIT_PER_MINUTE (a page of 100 guests loads 100). */
+export const MEDIA_BUDGET_FACTOR = 10;
 
 /** Fastify's own errors, in the decisions' terms. */
 function fastifyError(err: FastifyError): AppError | null {
@@ -193,6 +197,11 @@ export async function buildApp(deps: {
   // One Redis connection (plus a subscriber) for the rate limit, the field limits and live updates.
   const redis = config.redisUrl ? connectRedis(config.redisUrl, fastify.log) : undefined;
   const limiter = deps.limiter ?? createRateLimiter({ perMinute: config.rateLimitPerMinute, redis });
+  const mediaLimiter = createRateLimiter({
+    perMinute: config.rateLimitPerMinute * MEDIA_BUDGET_FACTOR,
+    redis,
+    keyPrefix: 'rl-media',
+  });
   const metrics = createMetrics({ db, redis });
   metrics.instrument(fastify);
 
@@ -271,6 +280,7 @@ export async function buildApp(deps: {
         'could not write the API tokens’ last use (kept for the next try)',
       ),
   });
+  const watchedMediaLimiter = metrics.watchLimiter(mediaLimiter);
   const gate = requestGate(
     prisma,
     metrics.watchLimiter(limiter),
@@ -302,6 +312,12 @@ export async function buildApp(deps: {
       !PUBLIC_API_PATHS.has(known) &&
       !wantsGraphiql(request) &&
       request.routeOptions.config.methodOverrideOnly !== true;
+    if (url.startsWith(`${AVATAR_PATH}/`)) {
+      // Each avatar is a storage read, loaded without a token (an <img> sends none): a budget of its
+      // own per address (probe F), wide enough for a dashboard's page of guests, one avatar each.
+      await spendBudget(watchedMediaLimiter, `ip:${request.ip}`, reply);
+      return;
+    }
     if (!api) return;
     await gate(request, reply, { requireAuth });
     // Without a token, a POST routed by its body is refused before that body is read.
@@ -482,6 +498,7 @@ export async function buildApp(deps: {
       // Every answer is written: the uses noted last are written before the database closes.
       await tokenUsage.close();
       if (!deps.limiter) await limiter.close();
+      await mediaLimiter.close();
       await redis?.close();
       metrics.close();
     },

@@ -1,6 +1,7 @@
 // The per-token budget as an API caller sees it, in one instance and shared by two through Redis.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MEDIA_BUDGET_FACTOR } from '../src/app.js';
 import { startApp, type TestApp, type TestResponse } from './helpers/app.js';
 import { newTenant } from './helpers/fixtures.js';
 import { REDIS_URL, redisAnswers } from './helpers/redis.js';
@@ -56,6 +57,45 @@ describe('one instance, RATE_LIMIT_PER_MINUTE=3', () => {
     const other = await t.request('GET', '/api/v1/locations', { token: b.token });
     expect(other.status).toBe(200);
     expect(other.headers['x-ratelimit-remaining']).toBe('2');
+  });
+});
+
+describe('one instance, RATE_LIMIT_PER_MINUTE=3: the avatars', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startApp({ RATE_LIMIT_PER_MINUTE: '3' });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it(`spend a budget of their own per address, ${MEDIA_BUDGET_FACTOR} times the API's (probe F: each load was an unthrottled storage read)`, async () => {
+    const media = (remoteAddress: string) =>
+      t.app.fastify.inject({
+        method: 'GET',
+        url: '/media/avatars/avatar-000000000000000000000000.png',
+        remoteAddress,
+      });
+    const budget = 3 * MEDIA_BUDGET_FACTOR;
+    for (let i = 0; i < budget; i++) {
+      const res = await media('10.9.8.7');
+      expect(res.statusCode).toBe(404);
+      expect(res.headers['x-ratelimit-limit']).toBe(String(budget));
+      expect(res.headers['x-ratelimit-remaining']).toBe(String(budget - 1 - i));
+    }
+    const spent = await media('10.9.8.7');
+    expect(spent.statusCode).toBe(429);
+    expect(spent.body).toBe(TOO_MANY);
+    expect(Number(spent.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    // Another address, and the API's own budget of that address, are untouched.
+    expect((await media('10.9.8.6')).statusCode).toBe(404);
+    const api = await t.app.fastify.inject({
+      method: 'GET',
+      url: '/api/v1/locations',
+      remoteAddress: '10.9.8.7',
+    });
+    expect(api.statusCode).toBe(401);
+    expect(api.headers['x-ratelimit-remaining']).toBe('2');
   });
 });
 

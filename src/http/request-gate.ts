@@ -96,6 +96,20 @@ function rateHeaders(reply: FastifyReply, d: RateLimitDecision): void {
   reply.header('X-RateLimit-Remaining', String(d.remaining));
 }
 
+/** Spends one of `key`'s budget: the X-RateLimit headers, and 429 (RATE_LIMITED) once it is spent. */
+export async function spendBudget(limiter: RateLimiter, key: string, reply: FastifyReply): Promise<void> {
+  const decision = await limiter.consume(key);
+  rateHeaders(reply, decision);
+  if (!decision.allowed) {
+    throw new AppError('RATE_LIMITED', {
+      headers: {
+        'Retry-After': String(decision.resetSeconds),
+        'X-RateLimit-Reset': String(decision.resetAt),
+      },
+    });
+  }
+}
+
 /** `usage` notes each authenticated request's token (its `lastUsedAt`, written later in a batch). */
 export function requestGate(prisma: Prisma, limiter: RateLimiter, turns: TenantTurns, usage?: TokenUsage) {
   /** `requireAuth: false` (unknown routes): spend the budget and set the headers, but let the caller through. */
@@ -112,16 +126,7 @@ export function requestGate(prisma: Prisma, limiter: RateLimiter, turns: TenantT
       if (!(err instanceof AppError)) throw err;
       authError = err;
     }
-    const decision = await limiter.consume(principal ? `token:${principal.tokenId}` : `ip:${request.ip}`);
-    rateHeaders(reply, decision);
-    if (!decision.allowed) {
-      throw new AppError('RATE_LIMITED', {
-        headers: {
-          'Retry-After': String(decision.resetSeconds),
-          'X-RateLimit-Reset': String(decision.resetAt),
-        },
-      });
-    }
+    await spendBudget(limiter, principal ? `token:${principal.tokenId}` : `ip:${request.ip}`, reply);
     if (authError && opts.requireAuth !== false) throw authError;
     request.principal = principal;
     if (principal) {
