@@ -197,13 +197,15 @@ export async function buildApp(deps: {
   // One Redis connection (plus a subscriber) for the rate limit, the field limits and live updates.
   const redis = config.redisUrl ? connectRedis(config.redisUrl, fastify.log) : undefined;
   const limiter = deps.limiter ?? createRateLimiter({ perMinute: config.rateLimitPerMinute, redis });
-  const mediaLimiter = createRateLimiter({
-    perMinute: config.rateLimitPerMinute * MEDIA_BUDGET_FACTOR,
-    redis,
-    keyPrefix: 'rl-media',
-  });
   const metrics = createMetrics({ db, redis });
   metrics.instrument(fastify);
+  const mediaLimiter = metrics.watchLimiter(
+    createRateLimiter({
+      perMinute: config.rateLimitPerMinute * MEDIA_BUDGET_FACTOR,
+      redis,
+      keyPrefix: 'rl-media',
+    }),
+  );
 
   // JSON bodies: an empty body is no input (Laravel reads it as such); anything unparsable is a 400.
   // JSON is also what Laravel's `isJson()` reads as JSON, a type `…/json` or `…+json`
@@ -280,7 +282,6 @@ export async function buildApp(deps: {
         'could not write the API tokens’ last use (kept for the next try)',
       ),
   });
-  const watchedMediaLimiter = metrics.watchLimiter(mediaLimiter);
   const gate = requestGate(
     prisma,
     metrics.watchLimiter(limiter),
@@ -315,7 +316,7 @@ export async function buildApp(deps: {
     if (url.startsWith(`${AVATAR_PATH}/`)) {
       // Each avatar is a storage read, loaded without a token (an <img> sends none): a budget of its
       // own per address (probe F), wide enough for a dashboard's page of guests, one avatar each.
-      await spendBudget(watchedMediaLimiter, `ip:${request.ip}`, reply);
+      await spendBudget(mediaLimiter, `ip:${request.ip}`, reply);
       return;
     }
     if (!api) return;

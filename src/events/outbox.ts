@@ -265,9 +265,7 @@ const replaceKeys = (column: string, when: string, by: string): string =>
 
 /** The highest id among `events` (the log position a write reached), null when there are none. */
 export function lastIdOf(events: readonly RecordedEvent[]): bigint | null {
-  let last: bigint | null = null;
-  for (const e of events) if (last === null || e.id > last) last = e.id;
-  return last;
+  return spanOf(events)?.last ?? null;
 }
 
 /** The ids one transaction wrote to its tenant's log: consecutive (the sequence's row is its own till the commit). */

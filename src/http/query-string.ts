@@ -127,6 +127,12 @@ function underscored(text: string): string {
   return bytes.toString('utf8');
 }
 
+/** A variable's name as PHP reads it: up to a NUL, leading spaces dropped. */
+function variableText(name: string): string {
+  const nul = name.indexOf('\0');
+  return (nul < 0 ? name : name.slice(0, nul)).replace(/^ +/, '');
+}
+
 /**
  * php_register_variable_ex: assigns `value` to the variable `name` names in `into`: `a`, `a[k]`,
  * `a[]`, `a[k][]`… (`a[ ]` appends too; text after a `]` not followed by `[` is ignored). A bracket
@@ -139,8 +145,7 @@ export function assignPhpVariable(
   value: unknown,
   budget: ParseBudget = { arrays: 0 },
 ): void {
-  const nul = name.indexOf('\0');
-  const text = (nul < 0 ? name : name.slice(0, nul)).replace(/^ +/, '');
+  const text = variableText(name);
   const open = text.indexOf('[');
   const base = open < 0 ? text : text.slice(0, open);
   if (base === '') return;
@@ -241,11 +246,9 @@ export function redactSecretQuery(url: string): string {
     const part = parts[i] as string;
     const eq = part.indexOf('=');
     if (eq < 0) continue;
-    const decoded = urldecode(part.slice(0, eq));
-    // As assignPhpVariable names it: cut at a NUL, leading spaces dropped, `a[…]` is `a`, and a
-    // bracket that never closes is no index (`api[token` is `api_token`); ` ` and `.` are `_`.
-    const nul = decoded.indexOf('\0');
-    const name = (nul < 0 ? decoded : decoded.slice(0, nul)).replace(/^ +/, '');
+    // As assignPhpVariable names it: `a[…]` is `a`, and a bracket that never closes is no index
+    // (`api[token` is `api_token`); ` ` and `.` are `_`, as PHP makes them.
+    const name = variableText(urldecode(part.slice(0, eq)));
     const open = name.indexOf('[');
     const indexed = open >= 0 && name.indexOf(']', open) >= 0;
     const base = (indexed ? name.slice(0, open) : name).replace(/[. []/g, '_').toLowerCase();

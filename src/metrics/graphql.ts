@@ -14,23 +14,22 @@ interface Labels {
   operation_type: string;
 }
 
-const unresolvedOperation = (result: unknown): boolean =>
-  typeof result === 'object' &&
-  result !== null &&
-  'errors' in result &&
-  Array.isArray(result.errors) &&
-  result.errors.some(
-    (e: unknown) =>
-      (e as { extensions?: { code?: unknown } } | null)?.extensions?.code === 'OPERATION_RESOLUTION_FAILURE',
-  );
-
 /** Before the document is parsed, nothing is known of the operation. */
 const UNKNOWN: Labels = { operation_name: 'unknown', operation_type: 'unknown' };
 
-const hasErrors = (result: unknown): boolean =>
+/** A result's `errors`, none when it has no list of them. */
+const errorsOf = (result: unknown): readonly unknown[] =>
   typeof result === 'object' && result !== null && 'errors' in result && Array.isArray(result.errors)
-    ? result.errors.length > 0
-    : false;
+    ? result.errors
+    : [];
+
+const hasErrors = (result: unknown): boolean => errorsOf(result).length > 0;
+
+const unresolvedOperation = (result: unknown): boolean =>
+  errorsOf(result).some(
+    (e) =>
+      (e as { extensions?: { code?: unknown } } | null)?.extensions?.code === 'OPERATION_RESOLUTION_FAILURE',
+  );
 
 /** The longest operation name that is a label of its own (a longer one is `other`). */
 export const MAX_NAME_LENGTH = 64;
