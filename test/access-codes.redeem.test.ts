@@ -44,6 +44,31 @@ const one = async (a: Tenant, body: Record<string, unknown> = {}): Promise<Json>
 
 const redeem = (token: string, body: Record<string, unknown>) => t.request('POST', REDEEM, { token, body });
 
+/** A session started through the ingest (`POST /ingest/sessions`), for the guest at the tenant's location. */
+const startSession = (
+  ingest: string,
+  s: { id: string; mac: string; ip: string; guest: { id: string }; a: Tenant },
+) =>
+  t.request('POST', '/api/v1/ingest/sessions', {
+    token: ingest,
+    body: {
+      events: [
+        {
+          event_id: s.id,
+          kind: 'start',
+          mac: s.mac,
+          ip: s.ip,
+          location_id: s.a.location_id,
+          guest_id: s.guest.id,
+          bytes_up: 0,
+          bytes_down: 0,
+          login_type: 'Email',
+          at: new Date().toISOString(),
+        },
+      ],
+    },
+  });
+
 function ok(res: TestResponse): Json {
   expect(res.status, res.text).toBe(200);
   return res.json;
@@ -91,25 +116,7 @@ describe.concurrent('rows a redeem or the session ingest creates and updates in 
     const ingest = (await issueToken(prisma(), a.user_id, ['ingest'])).token;
     const other = randomMac();
     const guest = await addGuest(prisma(), a.tenant_id, a.location_id);
-    const sent = await t.request('POST', '/api/v1/ingest/sessions', {
-      token: ingest,
-      body: {
-        events: [
-          {
-            event_id: `upd-${other}`,
-            kind: 'start',
-            mac: other,
-            ip: '10.5.0.2',
-            location_id: a.location_id,
-            guest_id: guest.id,
-            bytes_up: 0,
-            bytes_down: 0,
-            login_type: 'Email',
-            at: new Date().toISOString(),
-          },
-        ],
-      },
-    });
+    const sent = await startSession(ingest, { id: `upd-${other}`, mac: other, ip: '10.5.0.2', guest, a });
     expect(sent.status, sent.text).toBe(200);
     const devices = await prisma().guestDevice.findMany({
       where: { tenantId: a.tenant_id },
@@ -141,25 +148,7 @@ describe('an IPv6 address the ingest or a redeem is sent in upper case (probe R)
     const ingest = (await issueToken(prisma(), a.user_id, ['ingest'])).token;
     const guest = await addGuest(prisma(), a.tenant_id, a.location_id);
     const mac = randomMac();
-    const sent = await t.request('POST', '/api/v1/ingest/sessions', {
-      token: ingest,
-      body: {
-        events: [
-          {
-            event_id: `v6-${mac}`,
-            kind: 'start',
-            mac,
-            ip: '2001:DB8::ABCD',
-            location_id: a.location_id,
-            guest_id: guest.id,
-            bytes_up: 0,
-            bytes_down: 0,
-            login_type: 'Email',
-            at: new Date().toISOString(),
-          },
-        ],
-      },
-    });
+    const sent = await startSession(ingest, { id: `v6-${mac}`, mac, ip: '2001:DB8::ABCD', guest, a });
     expect(sent.status, sent.text).toBe(200);
     for (const ip of ['2001:db8::beef', '2001:db8::abcd']) {
       for (const spelling of [ip, ip.toUpperCase()]) {

@@ -58,18 +58,8 @@ describe('one instance, RATE_LIMIT_PER_MINUTE=3', () => {
     expect(other.status).toBe(200);
     expect(other.headers['x-ratelimit-remaining']).toBe('2');
   });
-});
 
-describe('one instance, RATE_LIMIT_PER_MINUTE=3: the avatars', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startApp({ RATE_LIMIT_PER_MINUTE: '3' });
-  });
-  afterAll(async () => {
-    await t?.close();
-  });
-
-  it(`spend a budget of their own per address, ${MEDIA_BUDGET_FACTOR} times the API's (probe F: each load was an unthrottled storage read)`, async () => {
+  it(`the avatars spend a budget of their own per address, ${MEDIA_BUDGET_FACTOR} times the API's (probe F: each load was an unthrottled storage read)`, async () => {
     const media = (remoteAddress: string) =>
       t.app.fastify.inject({
         method: 'GET',
