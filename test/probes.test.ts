@@ -2,7 +2,7 @@
 // (and Redis, with REDIS_URL) answers, when it does not, and once shutdown has begun. /health keeps
 // its own contract (test/http-edge.test.ts, test/redis-outage.test.ts).
 import { connect, type Socket } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openDatabase } from '../src/db/database.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { newTenant } from './helpers/fixtures.js';
@@ -169,6 +169,7 @@ describe('ready during shutdown', () => {
           `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 5)}`,
       );
       await new Promise((r) => setTimeout(r, 300));
+      const warn = vi.spyOn(t.app.fastify.log, 'warn');
       closing = t.app.close();
       await new Promise((r) => setTimeout(r, 100));
       await expect(fetch(`${address}/health/live`)).rejects.toThrow();
@@ -184,6 +185,11 @@ describe('ready during shutdown', () => {
       expect(second).toMatch(/\r\nX-Request-Id: \S+\r\n/i);
       // The contract's 503 (decisions.md), not fastify's own body.
       expect(second?.endsWith('\r\n\r\n{"message":"Service Unavailable"}')).toBe(true);
+      // Its log line says why, as every 503's does.
+      expect(warn.mock.calls.map((c) => c[0])).toContain(
+        'request answered 503 Service Unavailable: the server is stopping',
+      );
+      warn.mockRestore();
       await closing;
     } finally {
       await (closing ?? t.app.close());
