@@ -268,6 +268,68 @@ describe.concurrent('locations connection', () => {
     expect([object.message, object.extensions]).toEqual(['Invalid cursor.', { code: 'BAD_USER_INPUT' }]);
   });
 
+  it('a relation connection’s bad paging argument is refused at its own field, before any field runs', async () => {
+    const a = await newTenant(t.db.prisma);
+    await addGuest(t.db.prisma, a.tenant_id, a.location_id);
+    const crafted = Buffer.from('GPC:J:{"id":"x"}').toString('base64');
+    const refusals: [args: string, message: string, fields?: Record<string, string[]>][] = [
+      [
+        'first: 101',
+        'The first field must not be greater than 100.',
+        { first: ['The first field must not be greater than 100.'] },
+      ],
+      [
+        'first: -1',
+        'The first field must be at least 0.',
+        { first: ['The first field must be at least 0.'] },
+      ],
+      [
+        'first: 1, before: "x"',
+        'The first field prohibits before from being present.',
+        { first: ['The first field prohibits before from being present.'] },
+      ],
+      ['after: "not-a-cursor"', 'Invalid cursor: not-a-cursor'],
+      [`after: "${crafted}"`, 'Invalid cursor.'],
+    ];
+    for (const [args, message, fields] of refusals) {
+      const query = `{ guests { totalCount edges { node { id devices(${args}) { totalCount } } } } }`;
+      const res = await t.graphql(a.token, query);
+      expect(res.status, query).toBe(200);
+      // Nothing ran: no data, and the error at the nested field, not at `guests`.
+      expect(res.json, query).toEqual({
+        errors: [
+          {
+            message,
+            locations: [{ line: 1, column: query.indexOf('devices') + 1 }],
+            extensions: fields ? { code: 'BAD_USER_INPUT', fields } : { code: 'BAD_USER_INPUT' },
+          },
+        ],
+      });
+    }
+    // Each bad field, in a fragment or through a variable, is named once in document order; a
+    // request error, so 400 under the GraphQL over HTTP media type.
+    const query = `query($n: Int) { location(id: "${a.location_id}") { guests(first: 1) { edges { node { ...G } } } } }
+fragment G on Guest { devices(first: $n) { edges { node { sessions(last: 101) { totalCount } } } } }`;
+    const res = await t.request('POST', '/graphql', {
+      token: a.token,
+      headers: { accept: 'application/graphql-response+json' },
+      body: { query, variables: { n: 500 } },
+    });
+    expect(res.status).toBe(400);
+    expect(res.json.data).toBeUndefined();
+    expect(res.json.errors.map((e: Json) => [e.message, e.locations])).toEqual([
+      ['The first field must not be greater than 100.', [{ line: 2, column: 23 }]],
+      ['The last field must not be greater than 100.', [{ line: 2, column: 59 }]],
+    ]);
+    // The same operation with good arguments runs.
+    const good = await t.graphql(
+      a.token,
+      `query($n: Int) { guests { edges { node { devices(first: $n) { totalCount } } } } }`,
+      { n: 100 },
+    );
+    expect(data(good).guests.edges).toEqual([{ node: { devices: { totalCount: 0 } } }]);
+  });
+
   it('a page size refused with other bad arguments names them all, filters first, as REST’s one 422 does', async () => {
     const a = await newTenant(t.db.prisma);
     const events = onlyError(

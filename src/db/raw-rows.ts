@@ -697,17 +697,19 @@ function delegateOf(prisma: Prisma, model: string): Delegate {
  * relation's page (`guest { devices(after:) }`) takes its own filter's tenant, or the list's. A value
  * that is not plain (a crafted `GPC:J:{…}` chunk decodes to an object) is the client's mistake.
  */
+/** A cursor's value is a column's plain value: a crafted one that decodes to an object is refused. */
+export function assertPlainCursor(v: unknown): void {
+  const plain = typeof v === 'string' || typeof v === 'number' || typeof v === 'bigint' || v instanceof Date;
+  if (!plain) throw new AppError('VALIDATION', { message: 'Invalid cursor.' });
+}
+
 function scopedCursor<A extends RelationArgs>(model: string, args: A, outerTenantId?: unknown): A {
   const own = args.where?.tenantId;
   const tenantId = typeof own === 'string' ? own : outerTenantId;
   let scoped = args;
   const cursor = args.cursor as Record<string, unknown> | undefined;
   if (cursor !== undefined) {
-    for (const v of Object.values(cursor)) {
-      const plain =
-        typeof v === 'string' || typeof v === 'number' || typeof v === 'bigint' || v instanceof Date;
-      if (!plain) throw new AppError('VALIDATION', { message: 'Invalid cursor.' });
-    }
+    for (const v of Object.values(cursor)) assertPlainCursor(v);
     if (typeof tenantId === 'string' && modelOf(model).byName.has('tenantId'))
       scoped = { ...scoped, cursor: { ...cursor, tenantId } as Where };
   }

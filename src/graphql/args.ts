@@ -2,9 +2,12 @@
 // keeps one set of rules and identical messages on both transports. Connections' paging arguments
 // are checked here too, for root and relation connections alike.
 import { MapperKind, mapSchema } from '@graphql-tools/utils';
+import { PothosValidationError, validateConnectionArguments } from '@pothos/core';
+import { parsePrismaCursor } from '@pothos/plugin-prisma';
 import { type GraphQLFieldResolver, type GraphQLSchema, getNamedType } from 'graphql';
 import { type Action, authorize } from '../auth/permissions.js';
 import type { AppContext } from '../context.js';
+import { assertPlainCursor } from '../db/raw-rows.js';
 import { AppError } from '../errors.js';
 import { ValidationError } from '../validation/validator.js';
 
@@ -49,6 +52,38 @@ export function pageSizeErrors(
     fields.first = [...(fields.first ?? []), 'The first field prohibits last from being present.'];
   }
   return Object.keys(fields).length > 0 ? fields : null;
+}
+
+/**
+ * What a relation connection would refuse in its paging arguments, or null: the page size
+ * (pageSizeErrors), then what plugin-prisma's planning throws (prismaCursorConnectionQuery: a
+ * negative size, paging in both directions, a cursor it cannot read), in its order and with its
+ * conditions, and a cursor that is no plain value (the row reader's check). Thrown errors are
+ * returned as thrown: the GraphQL edge words them as it words the plugin's own.
+ */
+export function connectionArgumentsError(args: Readonly<Record<string, unknown>>, max: number): unknown {
+  const { first, last, before, after } = args as {
+    first?: number | null;
+    last?: number | null;
+    before?: string | null;
+    after?: string | null;
+  };
+  const fields = pageSizeErrors({ first, last }, max);
+  if (fields) return new AppError('VALIDATION', { fields });
+  try {
+    validateConnectionArguments({ first, last });
+    if (before && after)
+      throw new PothosValidationError('Arguments "before" and "after" are not supported at the same time');
+    if (before != null && first != null)
+      throw new PothosValidationError('Arguments "before" and "first" are not supported at the same time');
+    if (after != null && last != null)
+      throw new PothosValidationError('Arguments "after" and "last" are not supported at the same time');
+    const cursor = before ?? after;
+    if (cursor != null) assertPlainCursor(parsePrismaCursor(cursor));
+  } catch (err) {
+    return err;
+  }
+  return null;
 }
 
 /**
@@ -113,8 +148,9 @@ export function connectionPage<E extends object = object>(
  * FORBIDDEN either) and leaving `first: 101` and the filters unchecked. So the filters are checked
  * here too (the field's `checkArgs`, see listConnection in src/graphql/operation-fields.ts), and a
  * root connection with arguments beyond paging but no such check refuses to start. Relation
- * connections check their paging in their `query` (assertPageSize), which plugin-prisma calls while
- * planning the parent's query.
+ * connections' paging is checked before the operation runs (src/graphql/nested-connection-args.ts),
+ * and again in their `query` (assertPageSize), which plugin-prisma calls while planning the parent's
+ * query, for an operation that does not come through Yoga.
  */
 export function checkedRootConnections(schema: GraphQLSchema): GraphQLSchema {
   return mapSchema(schema, {

@@ -4,7 +4,13 @@ import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
-import { GraphQLError, type GraphQLErrorOptions, Kind, type ValidationContext } from 'graphql';
+import {
+  type FieldNode,
+  GraphQLError,
+  type GraphQLErrorOptions,
+  Kind,
+  type ValidationContext,
+} from 'graphql';
 import { createYoga, type Plugin } from 'graphql-yoga';
 import type { Config } from '../config.js';
 import { type AppContext, requestContext } from '../context.js';
@@ -15,6 +21,7 @@ import type { AppPubSub } from '../redis/pubsub.js';
 import { checkedRootConnections } from './args.js';
 import { compiledQueries } from './compiled-execution.js';
 import type { FieldGuard } from './field-rate-limit.js';
+import { nestedConnectionArgs } from './nested-connection-args.js';
 import { nestingLimit, requestErrorHttp } from './nesting-limit.js';
 import { queryCostLimit } from './query-cost.js';
 import { schema } from './schema.js';
@@ -163,6 +170,17 @@ function withRequestCode(error: GraphQLError): GraphQLError {
   });
 }
 
+/**
+ * A relation connection's bad paging argument, refused before the operation ran: worded as the
+ * connection's own refusal is, at the field (no path: nothing ran), 400 under the GraphQL over HTTP
+ * media type as every request error.
+ */
+function refusedArgument(err: unknown, node: FieldNode): GraphQLError {
+  const app = clientError(err) ?? new AppError('VALIDATION', { message: 'Invalid cursor.' });
+  const { message, extensions } = graphqlErrorParts(app);
+  return new GraphQLError(message, { nodes: [node], extensions: { ...extensions, http: requestErrorHttp } });
+}
+
 export function createGraphqlHandler(deps: {
   prisma: Prisma;
   config: Config;
@@ -216,6 +234,8 @@ export function createGraphqlHandler(deps: {
       // After max-tokens: it wraps that parser, so nesting is checked before the parser recurses.
       nestingLimit({ maxNesting: GRAPHQL_LIMITS.nesting, maxTokens: GRAPHQL_LIMITS.tokens }),
       queryCostLimit(GRAPHQL_LIMITS.cost),
+      // Before the compiled path, which answers relation connections too.
+      nestedConnectionArgs(refusedArgument),
       ...(deps.config.graphqlCompiledQueries ? [compiledQueries(servedSchema)] : []),
       subscriptionLimit(),
       // Late: it sets the serializer of each streamed result, which nothing after it may replace,
