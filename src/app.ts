@@ -1,6 +1,7 @@
 // Builds the service from a config and an open database; used by the server and by the tests.
 import './v8-tuning.js';
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { type IncomingMessage, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import Fastify, {
@@ -353,6 +354,9 @@ export async function buildApp(deps: {
   // SHUTDOWN_TIMEOUT_SECONDS: those still running then are cut short (logged), so the process still
   // ends cleanly within its timeout.
   const closing = new AbortController();
+  // One listener per running export: more than Node's default of 10 is no leak (each is removed as
+  // its export ends), and Node's warning would put a line that is no JSON in the log.
+  setMaxListeners(0, closing.signal);
   let exportGrace: NodeJS.Timeout | undefined;
   fastify.addHook('preClose', async () => {
     exportGrace = setTimeout(() => closing.abort(), Math.max(0, config.shutdownTimeoutSeconds * 1000 - 2000));

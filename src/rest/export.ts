@@ -279,10 +279,12 @@ export function exportEndpointOf<F extends Filters<W>, W, O, Row extends { id: s
             yield* rowsAfter(first, (page) => def.read(ctx, q, page), present, env, stop.signal, write);
           }
           const stream = Readable.from(chunks(), { objectMode: false, highWaterMark: 64 * 1024 });
+          // Destroyed without an error: this warning is the one line for it (with an error, Fastify
+          // logged it again, with its stack, as a response that failed).
           const cut = (): void => {
             env.log.warn({ export: def.name }, 'export cut short: the server is stopping');
             env.abort();
-            stream.destroy(new Error('the server is stopping'));
+            stream.destroy();
           };
           if (env.closing.aborted) cut();
           else env.closing.addEventListener('abort', cut, { once: true });
