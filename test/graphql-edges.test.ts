@@ -562,3 +562,70 @@ describe.concurrent('the next page after a row that left the list', () => {
     }
   });
 });
+
+describe.concurrent('a crafted cursor', () => {
+  // Every connection pages by string ids: a cursor the plugin decodes to another value (a date, a
+  // number, null, an object) is refused as a client error, not sent to the database (probe S).
+  const crafted = [
+    'I:5',
+    'N:5',
+    'D:0',
+    'D:notadate',
+    'D:99999999999999999',
+    'Z:',
+    'O:{}',
+    'B:abc',
+    'T:[]',
+    'J:5',
+    'J:null',
+  ];
+  const cursorOf = (chunk: string) => Buffer.from(`GPC:${chunk}`).toString('base64');
+
+  it('is refused by every root connection, either way it pages', async () => {
+    const admin = await callerOf('tenant');
+    const hook = await t.request('POST', '/api/v1/webhooks', {
+      token: admin,
+      body: { url: 'https://93.184.215.14/hook', events: ['*'] },
+    });
+    expect(hook.status, hook.text).toBe(201);
+    const argsOf = (f: (typeof rootConnections)[number]) =>
+      f.name === 'webhookDeliveries' ? { ...f, args: [`webhookId: "${hook.json.data.id}"`] } : f;
+    for (const f of rootConnections.map(argsOf)) {
+      // An id's cursor pages (here to nothing).
+      const named = await t.graphql(admin, ask(f, 'edges { cursor }', [`after: "${cursorOf('S:abc')}"`]));
+      expect(named.json.errors, `${f.name}: ${named.text}`).toBeUndefined();
+      for (const chunk of crafted) {
+        for (const more of [[`after: "${cursorOf(chunk)}"`], [`last: 1, before: "${cursorOf(chunk)}"`]]) {
+          const query = ask(f, 'edges { cursor }', more);
+          const res = await t.graphql(admin, query);
+          expect(res.json.errors?.[0], `${chunk}: ${query}`).toMatchObject({
+            message: expect.stringMatching(/^Invalid cursor/),
+            extensions: { code: 'BAD_USER_INPUT' },
+          });
+        }
+      }
+    }
+  });
+
+  it('is refused by every relation connection, at its field', async () => {
+    const admin = await callerOf('tenant');
+    for (const chunk of crafted) {
+      const after = `after: "${cursorOf(chunk)}"`;
+      for (const [query, field] of [
+        [`{ guests { edges { node { devices(${after}) { totalCount } } } } }`, 'devices('],
+        [`{ guestDevices { edges { node { sessions(${after}) { totalCount } } } } }`, 'sessions('],
+        [`{ guests { edges { node { sessions(${after}) { totalCount } } } } }`, 'sessions('],
+        [`{ locations { edges { node { guests(${after}) { totalCount } } } } }`, 'guests('],
+      ] as const) {
+        const res = await t.graphql(admin, query);
+        expect(res.json.errors, query).toHaveLength(1);
+        expect(res.json.errors[0], query).toMatchObject({
+          message: expect.stringMatching(/^Invalid cursor/),
+          locations: [{ line: 1, column: query.indexOf(field) + 1 }],
+          extensions: { code: 'BAD_USER_INPUT' },
+        });
+        expect(res.json.data, query).toBeUndefined();
+      }
+    }
+  });
+});

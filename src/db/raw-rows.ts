@@ -698,7 +698,7 @@ function delegateOf(prisma: Prisma, model: string): Delegate {
  * that is not plain (a crafted `GPC:J:{…}` chunk decodes to an object) is the client's mistake.
  */
 /** A cursor's value is a column's plain value: a crafted one that decodes to an object is refused. */
-export function assertPlainCursor(v: unknown): void {
+function assertPlainCursor(v: unknown): void {
   const plain = typeof v === 'string' || typeof v === 'number' || typeof v === 'bigint' || v instanceof Date;
   if (!plain) throw new AppError('VALIDATION', { message: 'Invalid cursor.' });
 }

@@ -7,7 +7,6 @@ import { parsePrismaCursor } from '@pothos/plugin-prisma';
 import { type GraphQLFieldResolver, type GraphQLSchema, getNamedType } from 'graphql';
 import { type Action, authorize } from '../auth/permissions.js';
 import type { AppContext } from '../context.js';
-import { assertPlainCursor } from '../db/raw-rows.js';
 import { AppError } from '../errors.js';
 import { ValidationError } from '../validation/validator.js';
 
@@ -55,11 +54,14 @@ export function pageSizeErrors(
 }
 
 /**
- * What a relation connection would refuse in its paging arguments, or null: the page size
- * (pageSizeErrors), then what plugin-prisma's planning throws (prismaCursorConnectionQuery: a
- * negative size, paging in both directions, a cursor it cannot read), in its order and with its
- * conditions, and a cursor that is no plain value (the row reader's check). Thrown errors are
- * returned as thrown: the GraphQL edge words them as it words the plugin's own.
+ * What a connection refuses in its paging arguments, or null: the page size (pageSizeErrors), then
+ * what plugin-prisma throws before reading (prismaCursorConnectionQuery: a negative size, paging in
+ * both directions, a cursor it cannot read), in its order and with its conditions, and a cursor
+ * that names no id: every connection pages by its rows' string ids, and another value the plugin
+ * decodes (a crafted `GPC:D:…` date, a number) reached the database as a value of the wrong type,
+ * a server error. Thrown errors are returned as thrown: the GraphQL edge words them as it words
+ * the plugin's own. Checked before the operation runs for relation connections
+ * (src/graphql/nested-connection-args.ts), in the resolver for root ones (checkedRootConnections).
  */
 export function connectionArgumentsError(args: Readonly<Record<string, unknown>>, max: number): unknown {
   const { first, last, before, after } = args as {
@@ -79,7 +81,8 @@ export function connectionArgumentsError(args: Readonly<Record<string, unknown>>
     if (after != null && last != null)
       throw new PothosValidationError('Arguments "after" and "last" are not supported at the same time');
     const cursor = before ?? after;
-    if (cursor != null) assertPlainCursor(parsePrismaCursor(cursor));
+    if (cursor != null && typeof parsePrismaCursor(cursor) !== 'string')
+      throw new AppError('VALIDATION', { message: 'Invalid cursor.' });
   } catch (err) {
     return err;
   }
@@ -179,9 +182,12 @@ export function checkedRootConnections(schema: GraphQLSchema): GraphQLSchema {
         const pageFields = pageSizeErrors(args, page.maxSize);
         if (pageFields) return refusePageSize(pageFields, checkArgs && (() => checkArgs(ctx, args)));
         if (action) authorize(ctx.principal, action);
-        return checkArgs
-          ? checkArgs(ctx, args).then(() => resolve(root, args, ctx, info))
-          : resolve(root, args, ctx, info);
+        const paged = () => {
+          const bad = connectionArgumentsError(args, page.maxSize);
+          if (bad) throw bad;
+          return resolve(root, args, ctx, info);
+        };
+        return checkArgs ? checkArgs(ctx, args).then(paged) : paged();
       };
       return { ...field, resolve: checked };
     },
