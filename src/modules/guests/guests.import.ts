@@ -12,6 +12,7 @@ import type { Config } from '../../config.js';
 import type { AppContext } from '../../context.js';
 import type { Prisma } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/unique-violation.js';
+import { isWriteConflict } from '../../db/write-conflict.js';
 import { serviceUnavailable } from '../../errors.js';
 import { changeEvent } from '../../events/audit.js';
 import {
@@ -561,7 +562,8 @@ function flatten(errors: Map<number, FieldErrors>): FieldErrors {
  * Checks and stores the rows: in `all_or_nothing` a refused row makes the whole import a 422 (every
  * refused row's messages) with nothing stored. The writes run in one transaction; should another
  * request store one of the e-mails meanwhile (the unique index refuses the write), or erase a guest
- * a row matched, the import is checked again once: that row is then answered as taken, or creates.
+ * a row matched, or PostgreSQL end the transaction for a deadlock, the import is checked again once:
+ * that row is then answered as taken, or creates.
  */
 export async function runGuestImport(
   env: ImportEnv,
@@ -575,7 +577,8 @@ export async function runGuestImport(
       const stored = await store(env, plans);
       return { ...stored, skipped: errors.size, errors: flatten(errors) };
     } catch (err) {
-      if (!isUniqueViolation(err) && !(err instanceof MatchErased)) throw err;
+      // A deadlock the lock order above does not foresee ended the transaction whole: run it again.
+      if (!isUniqueViolation(err) && !(err instanceof MatchErased) && !isWriteConflict(err)) throw err;
       // Twice raced: the caller may retry; nothing was stored.
       if (attempt === 2) throw serviceUnavailable(err);
     }
@@ -659,6 +662,10 @@ async function store(env: ImportEnv, plans: Plan[]): Promise<{ created: number; 
   const recorded: RecordedEvent[] = [];
   const result = await env.prisma.$transaction(
     async (tx) => {
+      // The matched guests first, before the tenant's event sequence (ImportEvents): a writer of one
+      // of them (an erasure, a PUT) holds its row and then waits for that sequence, so taking them
+      // the other way round was a deadlock, and PostgreSQL ended the import (probe D).
+      await lockGuests(tx, tenantId, updates);
       const events = new ImportEvents(tx, env, recorded);
       for (let i = 0; i < creates.length; i += CHUNK) {
         const chunk = creates.slice(i, i + CHUNK);
@@ -701,6 +708,16 @@ async function store(env: ImportEnv, plans: Plan[]): Promise<{ created: number; 
   );
   announceEvents(recorded);
   return result;
+}
+
+/** Locks the rows the updates match, in id order (two imports lock a shared guest in the same order). */
+async function lockGuests(tx: Tx, tenantId: string, updates: readonly Plan[]): Promise<void> {
+  const ids = updates.map((p) => p.id).filter((id): id is string => id !== undefined);
+  for (let i = 0; i < ids.length; i += CHUNK * 5) {
+    const chunk = ids.slice(i, i + CHUNK * 5);
+    await tx.$executeRaw`SELECT 1 FROM (SELECT "id" FROM "Guest" WHERE "tenantId" = ${tenantId}
+      AND "id" = ANY(${chunk}::text[]) ORDER BY "id" FOR UPDATE) locked`;
+  }
 }
 
 /** The guest as `p` would leave it: the columns its row sends, its location and its tags. */
