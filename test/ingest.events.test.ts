@@ -440,6 +440,44 @@ describe.concurrent('events of the session ingest', () => {
     expect(events[1]?.payload).toMatchObject({ id: s1.id, end_time: null });
   });
 
+  it('guest_session.started carries the totals of the event that opened the session (probe W)', async () => {
+    const { a, ingest } = await setup();
+    const guest = await prisma().guest.create({
+      data: { tenantId: a.tenant_id, locationId: a.location_id, username: uniqueName('g'), name: 'G' },
+    });
+    const acct = (kind: string, at: Date, up: number, down: number) => ({
+      event_id: eid(),
+      kind,
+      location_id: a.location_id,
+      mac: 'aa:bb:cc:20:00:31',
+      ip: '10.0.0.31',
+      login_type: 'Email',
+      guest_id: guest.id,
+      bytes_up: up,
+      bytes_down: down,
+      at: at.toISOString(),
+    });
+    // A start with totals, then a stop, in one batch; then an interim that opens the next session.
+    await send(SESSIONS, ingest, [acct('start', ago(300), 1, 2), acct('stop', ago(200), 1000, 2000)]);
+    await send(SESSIONS, ingest, [acct('interim', ago(100), 30, 40)]);
+    const events = (await eventsOf(a.tenant_id)).filter((e) => e.type.startsWith('guest_session.'));
+    expect(
+      events.map((e) => {
+        const p = e.payload as Record<string, unknown>;
+        return [e.type, p.uploaded_data, p.downloaded_data, p.end_time === null];
+      }),
+    ).toEqual([
+      ['guest_session.started', '1 B', '2 B', true],
+      ['guest_session.ended', '1000 B', '1.95 KB', false],
+      ['guest_session.started', '30 B', '40 B', true],
+    ]);
+    // The device's and the guest's totals count each byte once.
+    const device = await prisma().guestDevice.findFirstOrThrow({ where: { tenantId: a.tenant_id } });
+    expect([device.totalUploadedData, device.totalDownloadedData]).toEqual([1030n, 2040n]);
+    const after = await prisma().guest.findUniqueOrThrow({ where: { id: guest.id } });
+    expect([after.totalUploadedData, after.totalDownloadedData]).toEqual([1030n, 2040n]);
+  });
+
   it('a start naming an access code records its use (access_code.used, audited as the ingest), as a redeem does', async () => {
     const { a, ingest, tokenId } = await setup();
     const created = await t.request('POST', '/api/v1/access-codes', {

@@ -388,11 +388,17 @@ async function openSession(
       startTime: e.at,
       online: true,
       connectionStatus: 1,
+      // The opening event's totals, so that `guest_session.started` carries the session as it stood
+      // then (it read 0 B: the totals were written after the event was recorded; probe W).
+      downloadedData: BigInt(e.bytesDown),
+      uploadedData: BigInt(e.bytesUp),
     },
     select: { ...OPEN_SESSION, ...sessionItemSelect },
   });
   log.record(sessionEvent('guest_session.started', session, e.at));
-  openByDevice.set(device.id, session);
+  // For account(): the totals before this event, none, so that the device and guest gain them.
+  const opened = { ...session, downloadedData: 0n, uploadedData: 0n };
+  openByDevice.set(device.id, opened);
   // A login uses the code; an `interim` or `stop` that opens the session reports one already made.
   if (e.accessCodeId && e.kind === 'start') {
     // Accounting reports what happened: the use counts whatever the code's state, and an available
@@ -412,7 +418,7 @@ async function openSession(
       await tx.accessCode.findUniqueOrThrow(code),
     );
   }
-  return session;
+  return opened;
 }
 
 /**
