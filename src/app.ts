@@ -23,6 +23,7 @@ import { createFieldGuard } from './graphql/field-rate-limit.js';
 import { sendGraphiql } from './graphql/graphiql-page.js';
 import { assertJsonParams } from './graphql/url-params.js';
 import { createGraphqlHandler } from './graphql/yoga.js';
+import { clientBudgetKey } from './http/client-address.js';
 import { isPreflight, registerCors } from './http/cors.js';
 import { graphqlErrorBody, restErrorBody } from './http/error-bodies.js';
 import { mountHealth } from './http/health.js';
@@ -317,7 +318,7 @@ export async function buildApp(deps: {
     if (url.startsWith(`${AVATAR_PATH}/`)) {
       // Each avatar is a storage read, loaded without a token (an <img> sends none): a budget of its
       // own per address (probe F), wide enough for a dashboard's page of guests, one avatar each.
-      await spendBudget(mediaLimiter, `ip:${request.ip}`, reply);
+      await spendBudget(mediaLimiter, clientBudgetKey(request.ip, request.socket?.remoteAddress), reply);
       return;
     }
     if (!api) return;

@@ -103,6 +103,30 @@ describe('TRUSTED_PROXIES=127.0.0.1,10.0.0.0/8', () => {
     expect(got).toEqual([401, 401, 401, 429]);
   });
 
+  it('counts one client however its forwarded address is written, and a non-address as the proxy', async () => {
+    // A balancer that appends the port (a new one per connection), IPv6 spellings and brackets,
+    // an IPv4-mapped IPv6 address, addresses of one IPv6 /56: one client each time (probe S).
+    const client = someAddress('198.18.0');
+    for (const forms of [
+      [`${client}:1001`, `${client}:1002`, ` ${client} `, client],
+      ['2001:db8:5::1', '2001:0DB8:0005:0:0::1', '[2001:db8:5::1]:443', '2001:db8:5:ff::2'],
+      ['::ffff:198.18.1.7', '::ffff:c612:107', '198.18.1.7', '::FFFF:198.18.1.7'],
+    ]) {
+      let i = 0;
+      const got = await statuses(4, () => badTokenRequest(t, '127.0.0.1', forms[i++]));
+      expect(got, forms.join(' ')).toEqual([401, 401, 401, 429]);
+    }
+    // Another /56 is another client.
+    expect((await badTokenRequest(t, '127.0.0.1', '2001:db8:5:100::1')).statusCode).toBe(401);
+    // What holds no address spends the budget of the proxy that sent it.
+    let n = 0;
+    const proxy = '10.77.0.1';
+    expect(await statuses(4, () => badTokenRequest(t, proxy, `garbage-${n++}`))).toEqual([
+      401, 401, 401, 429,
+    ]);
+    expect((await badTokenRequest(t, proxy, 'unknown')).statusCode).toBe(429);
+  });
+
   it('from an untrusted socket address, ignores X-Forwarded-For', async () => {
     const socket = someAddress();
     expect(await statuses(4, () => badTokenRequest(t, socket, nextForwarded()))).toEqual([

@@ -1,12 +1,14 @@
 // Every API request passes here once, whichever language it speaks: it is authenticated once,
 // spends the token's rate-limit budget once, and waits for its tenant's turn at the database.
 // Unauthenticated requests spend a per-address budget, so guessing tokens is throttled too.
+
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { authenticate, bearerToken, type Principal } from '../auth/principal.js';
 import type { TokenUsage } from '../auth/token-usage.js';
 import type { Prisma } from '../db/database.js';
 import { AppError, serviceUnavailable } from '../errors.js';
 import type { RateLimitDecision, RateLimiter } from '../rate-limit/rate-limiter.js';
+import { clientBudgetKey } from './client-address.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -126,7 +128,11 @@ export function requestGate(prisma: Prisma, limiter: RateLimiter, turns: TenantT
       if (!(err instanceof AppError)) throw err;
       authError = err;
     }
-    await spendBudget(limiter, principal ? `token:${principal.tokenId}` : `ip:${request.ip}`, reply);
+    await spendBudget(
+      limiter,
+      principal ? `token:${principal.tokenId}` : clientBudgetKey(request.ip, request.socket?.remoteAddress),
+      reply,
+    );
     if (authError && opts.requireAuth !== false) throw authError;
     request.principal = principal;
     if (principal) {
