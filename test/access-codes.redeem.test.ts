@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueToken } from '../src/modules/tenants/bootstrap.service.js';
 import { recordStatements, startApp, type TestApp, type TestResponse } from './helpers/app.js';
-import { addDevice, addGuest, addUser, newTenant, randomMac } from './helpers/fixtures.js';
+import { addDevice, addGuest, addSession, addUser, newTenant, randomMac } from './helpers/fixtures.js';
 import { unprocessable } from './helpers/laravel.js';
 
 let t: TestApp;
@@ -724,5 +724,52 @@ describe.concurrent('GraphQL redeemAccessCode isolation', () => {
       locationId: ['The selected location id is invalid.'],
     });
     expect((await stored(theirs.id)).useCount).toBe(0);
+  });
+
+  it('a pinned caller’s redeem leaves another location’s device, its guest and session alone (probe S)', async () => {
+    const a = await tenant();
+    const other = await prisma().location.create({ data: { tenantId: a.tenant_id, name: 'Annex' } });
+    const away = await addGuest(prisma(), a.tenant_id, other.id);
+    const device = await addDevice(prisma(), a.tenant_id, away.id);
+    const open = await addSession(
+      prisma(),
+      a.tenant_id,
+      { guestId: away.id, deviceId: device.id, locationId: other.id },
+      { startTime: new Date(Date.now() - 60_000), endTime: null },
+    );
+    const mine = await addGuest(prisma(), a.tenant_id, a.location_id);
+    const code = await one(a, { type: 1, code: `LOBBY${Date.now()}` });
+    const venue = await addUser(prisma(), a.tenant_id, 'venue', { locationId: a.location_id });
+    for (const extra of [{}, { guest_id: mine.id }]) {
+      const body = {
+        code: code.code,
+        location_id: a.location_id,
+        mac: device.mac,
+        start_session: true,
+        ip_address: '10.0.0.77',
+        ...extra,
+      };
+      const res = await redeem(venue.token, body);
+      expect([res.status, res.json], JSON.stringify(body)).toEqual([
+        422,
+        { message: 'The selected mac is invalid.', errors: { mac: ['The selected mac is invalid.'] } },
+      ]);
+    }
+    // Nothing moved, closed or counted; the tenant's admin may still redeem it (the device roams).
+    expect((await prisma().guestDevice.findUniqueOrThrow({ where: { id: device.id } })).guestId).toBe(
+      away.id,
+    );
+    expect((await prisma().guestSession.findUniqueOrThrow({ where: { id: open.id } })).endTime).toBeNull();
+    expect((await stored(code.id)).useCount).toBe(0);
+    const admin = await redeem(a.token, {
+      code: code.code,
+      location_id: a.location_id,
+      mac: device.mac,
+      guest_id: mine.id,
+    });
+    expect(admin.status, admin.text).toBe(200);
+    expect((await prisma().guestDevice.findUniqueOrThrow({ where: { id: device.id } })).guestId).toBe(
+      mine.id,
+    );
   });
 });

@@ -5,6 +5,7 @@ import type { Scope } from '../../auth/principal.js';
 import type { AppContext } from '../../context.js';
 import { findManyRows } from '../../db/raw-rows.js';
 import { lockRow } from '../../db/row-lock.js';
+import { inScope } from '../../db/scope.js';
 import { isUniqueViolation } from '../../db/unique-violation.js';
 import type { AuditAction } from '../../events/audit.js';
 import { type EventLog, writeWithEvents } from '../../events/outbox.js';
@@ -127,7 +128,7 @@ async function redeem(
   for (let attempt = 1; ; attempt++) {
     try {
       const done = await writeWithEvents(ctx, REDEEM_TRANSACTION, (tx, log) =>
-        redeemIn({ ctx, tx, log, action }, scope.tenantId, input, code, now),
+        redeemIn({ ctx, tx, log, action }, scope, input, code, now),
       );
       return { ...done, limits };
     } catch (err) {
@@ -160,12 +161,13 @@ type GuestName = { id: string; name: string; tenantId: string; locationId: strin
  */
 async function redeemIn(
   w: Write,
-  tenantId: string,
+  scope: Scope,
   input: RedeemInput,
   code: RedeemRow,
   now: Date,
 ): Promise<Omit<Redeemed, 'limits'>> {
   const { tx, log } = w;
+  const { tenantId } = scope;
   // The rule let through a MAC in one of Laravel's notations; stored upper-case with colons.
   const mac = normalizeMac(input.mac);
   const address = input.ip_address ? storedIpAddress(input.ip_address) : null;
@@ -175,6 +177,11 @@ async function redeemIn(
     where: { tenantId, mac: { in: macVariants(mac) } },
     select: { id: true, guestId: true, guest: { select: guestNameSelect } },
   });
+  // A pinned caller changes only its location's devices: the device of another location's guest is
+  // not its to move, nor that guest's session its to close, nor that guest its to name (probe S).
+  if (device && !inScope(scope, device.guest.tenantId, device.guest.locationId)) {
+    throw new ValidationError({ mac: [fill(INVALID_SELECTION, { attribute: 'mac' })] });
+  }
   const guest = await guestOf(w, tenantId, input, code, device, mac);
   let deviceId: string;
   if (!device) {
