@@ -8,6 +8,7 @@ import Fastify, {
   type FastifyBodyParser,
   type FastifyError,
   type FastifyInstance,
+  type FastifyReply,
   type FastifyRequest,
 } from 'fastify';
 import { createTokenUsage, type TokenUsage } from './auth/token-usage.js';
@@ -155,6 +156,14 @@ export function requestLogFields(req: FastifyRequest) {
     remoteAddress: req.ip,
     remotePort: req.socket?.remotePort,
   };
+}
+
+/** A refusal on /graphql in GraphQL's error format, as JSON.stringify writes it like Yoga's answers (no PHP escaping of `/`). */
+function sendGraphqlError(reply: FastifyReply, err: AppError): FastifyReply {
+  return reply
+    .status(err.status)
+    .header('Content-Type', 'application/json')
+    .send(JSON.stringify(graphqlErrorBody(err)));
 }
 
 export async function buildApp(deps: {
@@ -333,7 +342,7 @@ export async function buildApp(deps: {
     logFailure(request.log, err, app);
     const known = app ?? new AppError('INTERNAL');
     for (const [k, v] of Object.entries(known.headers)) reply.header(k, v);
-    if (isGraphql(request)) return sendJson(reply, known.status, graphqlErrorBody(known));
+    if (isGraphql(request)) return sendGraphqlError(reply, known);
     return sendJson(reply, known.status, restErrorBody(known));
   });
 
@@ -341,7 +350,7 @@ export async function buildApp(deps: {
     // GraphQL's one path answers its other methods 405 in its own error format (probe K: a REST 404).
     if (isGraphql(request)) {
       reply.header('Allow', 'GET, POST');
-      return sendJson(reply, 405, graphqlErrorBody(new AppError('METHOD_NOT_ALLOWED')));
+      return sendGraphqlError(reply, new AppError('METHOD_NOT_ALLOWED'));
     }
     return answerUnrouted(reply, routeTable, request.method, request.url);
   });
