@@ -858,6 +858,31 @@ describe.concurrent('erasure of a device another guest has now, of an open sessi
     expect(JSON.stringify(event.payload)).not.toContain('Still Online');
   });
 
+  it('is one moment: erased_at, the session’s end, the event’s time and the audit entry’s are the same (probe D)', async () => {
+    const v = await venue();
+    const guest = await v.guest('One Moment');
+    expect(
+      (await v.accounting({ kind: 'start', mac: randomMac(), guest_id: guest, at: iso(300) })).status,
+    ).toBe(200);
+    expect((await erase(v.a.token, guest)).status).toBe(204);
+    const erased = await prisma().guest.findUniqueOrThrow({ where: { id: guest } });
+    const event = await prisma().event.findFirstOrThrow({
+      where: { tenantId: v.a.tenant_id, type: 'guest.erased', resourceId: guest },
+    });
+    const audit = await prisma().auditLog.findFirstOrThrow({
+      where: { tenantId: v.a.tenant_id, resourceId: guest, action: 'guests.erase' },
+    });
+    const session = await prisma().guestSession.findFirstOrThrow({ where: { guestId: guest } });
+    expect([erased.erasedAt, session.endTime, audit.createdAt]).toEqual([
+      event.occurredAt,
+      event.occurredAt,
+      event.occurredAt,
+    ]);
+    expect((event.payload as { erased_at: string }).erased_at.slice(0, 23)).toBe(
+      event.occurredAt.toISOString().slice(0, 23),
+    );
+  });
+
   it('erases with it the anonymous guest a redeem named after its device’s MAC', async () => {
     const v = await venue();
     const guest = await v.guest('Signed In Later');

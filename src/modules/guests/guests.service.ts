@@ -430,9 +430,10 @@ export async function lockLiveGuest(
   tx: Tx,
   tenantId: string,
   id: string,
-): Promise<{ imagePath: string | null } | null> {
-  const [row] = await tx.$queryRaw<{ imagePath: string | null }[]>`
-    SELECT "imagePath" FROM "Guest"
+): Promise<{ imagePath: string | null; now: Date } | null> {
+  // `now`: the transaction's time, which its events' `occurredAt` and audit entries' `createdAt` are.
+  const [row] = await tx.$queryRaw<{ imagePath: string | null; now: Date }[]>`
+    SELECT "imagePath", now() AS "now" FROM "Guest"
     WHERE "id" = ${id} AND "tenantId" = ${tenantId} AND "erasedAt" IS NULL FOR UPDATE`;
   return row ?? null;
 }
