@@ -142,6 +142,29 @@ async function counted(tenantId: string) {
 }
 
 describe('a retention pass and the event log', { timeout: 60_000 }, () => {
+  it('the dry run counts the zone leave the pass writes, then deletes with its old zone visit (probe D)', async () => {
+    const a = await newTenant(prisma());
+    await addHierarchy(prisma(), a.tenant_id, { buildings: 1, floors: 1, zones: 1 });
+    const zone = await prisma().zone.findFirstOrThrow({ where: { tenantId: a.tenant_id } });
+    const ingest = (await issueToken(prisma(), a.user_id, ['ingest'])).token;
+    // One detection three days old: a visit (location and zone entered) still open.
+    await send('presence', ingest, [
+      { event_id: eid(), mac: randomMac(), data_type: 1, connected: true, zone_id: zone.id, seen_at: ago(3) },
+    ]);
+    const res = await t.request('PUT', '/api/v1/settings/retention', {
+      token: a.token,
+      body: { delete_location_logs_after_days: 1, delete_presence_records_after_days: 1 },
+    });
+    expect(res.status, res.text).toBe(200);
+    const expected = { ...noCounts(), presence_records: 1, location_logs: 1, events: 2 };
+    expect(await counted(a.tenant_id)).toEqual(expected);
+    expect(await pass(a.tenant_id)).toEqual(expected);
+    // The visit's entry and its leave by timeout stay; the zone visit's copies went with it.
+    expect((await listed(a.token)).map((e) => e.type).filter((type) => type.startsWith('presence.'))).toEqual(
+      ['presence.location_entered', 'presence.location_left'],
+    );
+  });
+
   it('deletes the copies of the rows it deletes, older than the cut-off; newer ones, other types and other tenants stay', async () => {
     const w = await world(PROBE);
     const other = await world(null);

@@ -291,7 +291,30 @@ export async function countRetention(
     counts[kind] = rows;
     counts.events += events;
   }
+  const quietBefore = latest(cutoffs.presence_records, cutoffs.inactive_guests);
+  if (quietBefore && cutoffs.location_logs)
+    counts.events += await countLeavesOfOldLogs(prisma, tenantId, quietBefore, cutoffs.location_logs);
   return counts;
+}
+
+/**
+ * The `presence.zone_left` events a pass writes (it closes the visits quiet before `quietBefore` by
+ * timeout first: applyRetention) for zone visits it then deletes as older than `logCutoff`, with
+ * their other copies: counted by the dry run, as the pass deletes them (probe D).
+ */
+async function countLeavesOfOldLogs(
+  prisma: Prisma,
+  tenantId: string,
+  quietBefore: Date,
+  logCutoff: Date,
+): Promise<number> {
+  const [row] = await prisma.$queryRaw<{ n: number }[]>`
+    SELECT count(*)::int AS n FROM "LocationSession" s
+    JOIN "CurrentPresence" cp ON cp."tenantId" = s."tenantId" AND cp."mac" = s."mac"
+    JOIN "LocationLog" l ON l."tenantId" = s."tenantId" AND l."id" = s."lastLogId"
+    WHERE s."tenantId" = ${tenantId} AND s."endedAt" IS NULL AND cp."seenAt" < ${quietBefore}
+      AND l."timestamp" < ${logCutoff}`;
+  return row?.n ?? 0;
 }
 
 export interface ApplyOptions {
