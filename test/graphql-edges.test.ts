@@ -10,6 +10,7 @@ import { schema } from '../src/graphql/schema.js';
 import { GRAPHQL_LIMITS } from '../src/graphql/yoga.js';
 import { startApp, type TestApp, type TestResponse } from './helpers/app.js';
 import { addGuest, addUser, newTenant } from './helpers/fixtures.js';
+import { form } from './helpers/multipart.js';
 
 let t: TestApp;
 /** The same app answering on graphql-js alone (no compiled queries). */
@@ -402,6 +403,26 @@ describe.concurrent('another method or body type on /graphql', () => {
 
   it('a body of a type no request is read from is 415 in GraphQL’s error format (Yoga’s had no body)', async () => {
     const token = await callerOf('tenant');
+    // A multipart form too: Yoga read its fields, but not `variables` as a form's (probe S).
+    const multipart = form([
+      { name: 'query', value: 'query($n: Int) { locations(first: $n) { totalCount } }' },
+      { name: 'variables', value: '{"n":1}' },
+    ]);
+    for (const [type, payload] of [
+      ['text/plain', '{ viewer { role } }'],
+      [multipart.contentType, multipart.body],
+    ] as const) {
+      const other = await t.app.fastify.inject({
+        method: 'POST',
+        url: '/graphql',
+        headers: { authorization: `Bearer ${token}`, 'content-type': type },
+        payload,
+      });
+      expect([other.statusCode, other.json().errors[0].extensions.code], type).toEqual([
+        415,
+        'UNSUPPORTED_MEDIA_TYPE',
+      ]);
+    }
     const res = await t.app.fastify.inject({
       method: 'POST',
       url: '/graphql',
