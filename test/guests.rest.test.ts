@@ -3,10 +3,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordStatements, startApp, type TestApp } from './helpers/app.js';
+import { recordStatements, startApp, type TestApp, type TestResponse } from './helpers/app.js';
 import { addGuest, addUser, newTenant, uniqueName } from './helpers/fixtures.js';
 import { unprocessable } from './helpers/laravel.js';
+import { lockWaiters } from './helpers/lock-waits.js';
 
 let t: TestApp;
 // Avatars land in DATA_DIR/avatars: a folder of this file's own, removed afterwards.
@@ -1236,5 +1238,77 @@ describe.concurrent('avatars', () => {
     ]) {
       expect((await t.request('GET', p)).status).toBe(404);
     }
+  });
+});
+
+// A second client stands for another writer of the guest: it holds the guest's row and changes it;
+// the PUT read the guest before, and is judged again on the row it then locks (probe L).
+describe.skipIf(!process.env.TEST_DATABASE_URL)('PUT /guests/:id beside another writer of the guest', () => {
+  async function besideWriter(
+    guestId: string,
+    change: string,
+    values: unknown[],
+    put: () => Promise<TestResponse>,
+  ) {
+    const writer = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+    await writer.connect();
+    try {
+      await writer.query('BEGIN');
+      await writer.query('SELECT 1 FROM "Guest" WHERE "id" = $1 FOR UPDATE', [guestId]);
+      await writer.query(change, [guestId, ...values]);
+      const answer = put();
+      await expect.poll(() => lockWaiters(writer, '%"Guest"%'), { timeout: 10_000 }).toBe(1);
+      await writer.query('COMMIT');
+      return await answer;
+    } finally {
+      await writer.end();
+    }
+  }
+
+  it('builds the name from the parts the other writer left, and keeps the part it did not send', async () => {
+    const a = await tenant();
+    const g = await addGuest(prisma(), a.tenant_id, a.location_id, {
+      firstName: 'Ada',
+      lastName: 'Old',
+      name: 'Ada Old',
+    });
+    const res = await besideWriter(
+      g.id,
+      `UPDATE "Guest" SET "lastName" = $2, "name" = $3 WHERE "id" = $1`,
+      ['Zed', 'Ada Zed'],
+      () =>
+        t.request('PUT', `${URL}/${g.id}`, {
+          token: a.token,
+          body: { location_id: a.location_id, first_name: 'Bea' },
+        }),
+    );
+    expect(res.status, res.text).toBe(200);
+    expect([res.json.data.first_name, res.json.data.last_name, res.json.data.name]).toEqual([
+      'Bea',
+      'Zed',
+      'Bea Zed',
+    ]);
+  });
+
+  it('finds the guest absent to a venue user when the other writer moved it away: 404, not moved back', async () => {
+    const a = await tenant();
+    const other = await prisma().location.create({
+      data: { tenantId: a.tenant_id, name: uniqueName('Away') },
+    });
+    const g = await addGuest(prisma(), a.tenant_id, a.location_id);
+    const venue = await addUser(prisma(), a.tenant_id, 'venue', { locationId: a.location_id });
+    const res = await besideWriter(
+      g.id,
+      `UPDATE "Guest" SET "locationId" = $2 WHERE "id" = $1`,
+      [other.id],
+      () =>
+        t.request('PUT', `${URL}/${g.id}`, {
+          token: venue.token,
+          body: { location_id: a.location_id, name: 'Venue Edit' },
+        }),
+    );
+    expect([res.status, res.json]).toEqual([404, { error: 'Record not found.' }]);
+    const after = await prisma().guest.findUniqueOrThrow({ where: { id: g.id } });
+    expect([after.locationId, after.name === 'Venue Edit']).toEqual([other.id, false]);
   });
 });

@@ -426,16 +426,21 @@ const guestInTx = (tx: Tx, tenantId: string, id: string): Promise<GuestRow> =>
  * takes it first: an update waiting on an erasure then finds the guest erased (404), never writing
  * its values back onto the erased row.
  */
-export async function lockLiveGuest(
-  tx: Tx,
-  tenantId: string,
-  id: string,
-): Promise<{ imagePath: string | null; now: Date } | null> {
-  // `now`: the transaction's time, which its events' `occurredAt` and audit entries' `createdAt` are.
-  const [row] = await tx.$queryRaw<{ imagePath: string | null; now: Date }[]>`
-    SELECT "imagePath", now() AS "now" FROM "Guest"
+export async function lockLiveGuest(tx: Tx, tenantId: string, id: string): Promise<LockedGuest | null> {
+  const [row] = await tx.$queryRaw<LockedGuest[]>`
+    SELECT "imagePath", "locationId", "firstName", "lastName", now() AS "now" FROM "Guest"
     WHERE "id" = ${id} AND "tenantId" = ${tenantId} AND "erasedAt" IS NULL FOR UPDATE`;
   return row ?? null;
+}
+
+/** A guest as its writer locked it: what the write is judged against. */
+export interface LockedGuest {
+  imagePath: string | null;
+  locationId: string;
+  firstName: string | null;
+  lastName: string | null;
+  /** The transaction's time. */
+  now: Date;
 }
 
 /**
@@ -489,6 +494,29 @@ export const createGuest = operation({
 });
 
 /** `PUT /guests/:id`, GraphQL `updateGuest`. */
+/**
+ * An update's columns, judged on the guest as it stands (`current`): a guest moved out of a pinned
+ * caller's location is absent to it (404); moving one to another location needs
+ * `guests.manage-global`, and a pinned user never moves one out of its own location (403); a name
+ * rebuilt from parts sent without it meets the rule a sent one meets (probe P: `null` parts made it
+ * "", two long ones 511 characters).
+ */
+async function columnsOfUpdate(
+  ctx: AppContext,
+  scope: Scope,
+  input: GuestWriteInput,
+  current: { locationId: string; firstName: string | null; lastName: string | null },
+): Promise<ReturnType<typeof toColumns>> {
+  if (!inScope(scope, scope.tenantId, current.locationId)) throw new AppError('NOT_FOUND');
+  if (input.location_id !== current.locationId) {
+    if (!hasPermission(ctx.principal, MANAGE_GLOBAL) || scope.locationId) throw new AppError('FORBIDDEN');
+  }
+  const data = toColumns(input, current);
+  if (!('name' in input) && data.name !== undefined)
+    await validate({ name: data.name }, { name: UPDATED_NAME });
+  return data;
+}
+
 export const updateGuest = operation({
   action: 'guests.update',
   find: async (ctx, scope, id) => {
@@ -502,16 +530,11 @@ export const updateGuest = operation({
   input: (env) => guestWriteFields({ ...env, exceptId: env.id, mode: 'update' }),
   async run({ ctx, action, scope, input, found: existing }): Promise<GuestRow> {
     const locationId = input.location_id;
-    if (locationId !== existing.locationId) {
-      // Moving a guest to another location of the tenant needs `guests.manage-global`; a pinned
-      // user never moves a guest out of its own location.
-      if (!hasPermission(ctx.principal, MANAGE_GLOBAL) || scope.locationId) throw new AppError('FORBIDDEN');
-    }
-    const data = toColumns(input, existing);
-    // A name rebuilt from parts sent without it meets the rule a sent one meets (probe P: `null`
-    // parts made it "", two long ones 511 characters).
-    if (!('name' in input) && data.name !== undefined)
-      await validate({ name: data.name }, { name: UPDATED_NAME });
+    // Judged first on the guest as read (nothing is stored for a refused write, an avatar included),
+    // then again on the guest as locked: a concurrent write may have moved it, or changed the name
+    // parts the columns are built from (probe L: a rebuilt name wrote back a part another PUT had
+    // just changed, and a venue user moved back a guest an admin had just moved away).
+    await columnsOfUpdate(ctx, scope, input, existing);
     // The avatar this write replaces: the one read under the row's lock (a concurrent update may have
     // replaced the one `existing` shows; removing that one again would leave this one's file behind).
     const old: { imagePath: string | null } = { imagePath: null };
@@ -520,6 +543,7 @@ export const updateGuest = operation({
         // Erased meanwhile (a concurrent erasure): absent, as after it.
         const locked = await lockLiveGuest(tx, scope.tenantId, existing.id);
         if (!locked) throw new AppError('NOT_FOUND');
+        const data = await columnsOfUpdate(ctx, scope, input, locked);
         old.imagePath = locked.imagePath;
         if ('avatar' in input && old.imagePath) await markForRemoval(tx, [old.imagePath]);
         const before = await guestInTx(tx, scope.tenantId, existing.id);
