@@ -143,4 +143,52 @@ describe('the event log', () => {
     // Every snapshot is a prefix 1..k: nothing with a lower id showed up after a higher one.
     for (const snap of seen) expect(snap).toEqual(final.slice(0, snap.length));
   });
+
+  it.skipIf(!process.env.TEST_DATABASE_URL)(
+    'times its events and audit entries by commit: a write begun first but committed last is the newest (probe L)',
+    async () => {
+      const { tenant_id } = await newTenant(db.prisma);
+      const audited = (id: string) => ({
+        ...event(id),
+        audit: { action: 'guests.update' as const, changes: { name: { old: 'x', new: id } } },
+      });
+      let go = () => {};
+      const released = new Promise<void>((resolve) => {
+        go = resolve;
+      });
+      let begun = () => {};
+      const started = new Promise<void>((resolve) => {
+        begun = resolve;
+      });
+      // The first writer begins (its transaction's time is set), then waits for the second to commit.
+      const first = writeWithEvents({ prisma: db.prisma, tenantId: tenant_id, actor }, async (tx, log) => {
+        await tx.$queryRaw`SELECT 1`;
+        begun();
+        await released;
+        log.record(audited('first'));
+      });
+      await started;
+      await new Promise((r) => setTimeout(r, 20));
+      await writeWithEvents({ prisma: db.prisma, tenantId: tenant_id, actor }, async (_tx, log) => {
+        log.record(audited('second'));
+      });
+      go();
+      await first;
+      const events = await db.prisma.event.findMany({
+        where: { tenantId: tenant_id },
+        orderBy: { id: 'asc' },
+      });
+      expect(events.map((e) => e.resourceId)).toEqual(['second', 'first']);
+      expect(events[1]?.occurredAt.getTime()).toBeGreaterThanOrEqual(
+        events[0]?.occurredAt.getTime() ?? Infinity,
+      );
+      // Newest first, as the audit log lists them: the change committed last on top.
+      const audit = await db.prisma.auditLog.findMany({
+        where: { tenantId: tenant_id },
+        orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      });
+      expect(audit.map((a) => a.resourceId)).toEqual(['first', 'second']);
+      expect(audit.map((a) => a.createdAt)).toEqual([events[1]?.occurredAt, events[0]?.occurredAt]);
+    },
+  );
 });

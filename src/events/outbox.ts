@@ -92,24 +92,31 @@ const newAuditId = (): string => randomBytes(9).toString('base64url');
 
 // One statement per tenant: take `n` ids from the tenant's sequence (the row lock, held to commit),
 // write the audit entries, append the events in their order. Data-modifying CTEs always run in full.
+// Their time is the clock's once the lock is held, not the transaction's start: the tenant's
+// appends take turns on that lock to their commits, so times follow ids, and the audit log's
+// newest-first order (created_at) is the order its changes were committed in (probe L: a write
+// begun earlier but committed later was listed below the one it overwrote). In whole milliseconds,
+// so that the event's column (3 digits, rounded) and the audit entry's (6) hold the same time.
 const APPEND_SQL = `WITH seq AS (
   INSERT INTO "EventSequence" ("tenantId", "lastId") VALUES ($1, $2::bigint)
   ON CONFLICT ("tenantId") DO UPDATE SET "lastId" = "EventSequence"."lastId" + EXCLUDED."lastId"
   RETURNING "lastId"
+), stamp AS (
+  SELECT date_trunc('milliseconds', clock_timestamp()) AS "at" FROM seq
 ), input AS (
   SELECT e.doc, e.ord FROM json_array_elements($3::json) WITH ORDINALITY AS e(doc, ord)
 ), audit AS (
   INSERT INTO "AuditLog" ("id", "tenantId", "actorUserId", "actorTokenId", "requestId", "action",
     "resourceType", "resourceId", "changes", "createdAt")
   SELECT i.doc->>'auditId', $1, $4, $5, $6, i.doc->>'action', i.doc->>'resourceType',
-    i.doc->>'resourceId', i.doc->'changes', now()
-  FROM input i WHERE i.doc->>'auditId' IS NOT NULL
+    i.doc->>'resourceId', i.doc->'changes', stamp."at"
+  FROM input i, stamp WHERE i.doc->>'auditId' IS NOT NULL
 )
 INSERT INTO "Event" ("tenantId", "id", "type", "occurredAt", "actorType", "actorUserId",
   "actorTokenId", "requestId", "resourceType", "resourceId", "payload")
-SELECT $1, seq."lastId" - $2::bigint + i.ord, i.doc->>'type', now(), $7, $4, $5, $6,
+SELECT $1, seq."lastId" - $2::bigint + i.ord, i.doc->>'type', stamp."at", $7, $4, $5, $6,
   i.doc->>'resourceType', i.doc->>'resourceId', i.doc->'payload'
-FROM seq, input i
+FROM seq, stamp, input i
 RETURNING "id", "occurredAt"`;
 
 /**

@@ -503,8 +503,9 @@ export async function eraseGuestData(
         tenantId,
         erased.map((g) => g.id),
       );
-      // The transaction's time: `erased_at` is then the time of the `guest.erased` event and of its
-      // audit entry (a clock read here came a few ms after both; probe D).
+      // The transaction's time: `erased_at` is then not after the time of the `guest.erased` event
+      // and its audit entry, taken as they are appended (a clock read here came a few ms after
+      // the transaction's time, which they then carried; probe D).
       const now = new Date(row.now);
       for (const g of erased) await eraseRow(tx, log, tenantId, g.id, deps.action, now);
       const avatars = erased.map((g) => g.imagePath).filter((path): path is string => !!path);

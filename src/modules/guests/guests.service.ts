@@ -428,7 +428,8 @@ const guestInTx = (tx: Tx, tenantId: string, id: string): Promise<GuestRow> =>
  */
 export async function lockLiveGuest(tx: Tx, tenantId: string, id: string): Promise<LockedGuest | null> {
   const [row] = await tx.$queryRaw<LockedGuest[]>`
-    SELECT "imagePath", "locationId", "firstName", "lastName", now() AS "now" FROM "Guest"
+    SELECT "imagePath", "locationId", "firstName", "lastName", date_trunc('milliseconds', now()) AS "now"
+    FROM "Guest"
     WHERE "id" = ${id} AND "tenantId" = ${tenantId} AND "erasedAt" IS NULL FOR UPDATE`;
   return row ?? null;
 }
