@@ -456,6 +456,13 @@ describe.concurrent('GET /locations/hierarchy', () => {
       token: a.token,
     });
     expect(off.text).not.toContain('coordinates');
+    // Another spelling of 1 the rule takes is 1 (probe O: accepted, then ignored).
+    for (const one of ['%2B1', '%201%20']) {
+      const other = await t.request('GET', `${URL}/hierarchy?location_id=${loc.id}&with_coordinates=${one}`, {
+        token: a.token,
+      });
+      expect([other.status, other.text], one).toEqual([200, res.text]);
+    }
   });
 
   it('lists every active location of the tenant, empty levels as [] and missing values as null', async () => {

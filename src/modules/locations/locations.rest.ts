@@ -43,10 +43,12 @@ export const hierarchy: Endpoint = {
   response: Obj({ data: Type.Array(HierarchyItemSchema) }),
   async handle({ ctx, query }) {
     const rows = await locationHierarchy(ctx, await hierarchyQuery.query(ctx, query));
-    // The options as sent (once valid): `1` exactly, as the legacy endpoint compared them.
+    // The options once valid (`integer`, in 0 or 1): whatever spelling of 1 the rule took (`+1`,
+    // ` 1 `) is 1, as PHP's `== 1` reads it; only `1` itself was (probe O: accepted, then ignored).
+    const isOne = (v: unknown) => v != null && Number(String(v).trim()) === 1;
     const opts = {
-      withCoordinates: String(query.with_coordinates) === '1',
-      scaleFloors: String(query.scale_floor_dimensions) === '1',
+      withCoordinates: isOne(query.with_coordinates),
+      scaleFloors: isOne(query.scale_floor_dimensions),
     };
     return { data: rows.map((l) => hierarchyItem(l, opts)) };
   },
