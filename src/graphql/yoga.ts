@@ -153,10 +153,19 @@ function withoutParserDetail(error: GraphQLError): GraphQLError {
 /**
  * A request error raised before any field ran (bad variables, unknown operation) has no path and no
  * code: it gets a code, and 400 under `application/graphql-response+json` as the GraphQL over HTTP
- * spec asks when there is no `data` (Yoga does so for validation errors only).
+ * spec asks when there is no `data` (Yoga does so for validation errors only). A body that is no
+ * GraphQL request (Yoga's `BAD_REQUEST`: `{}` without a query among them) answers 400 whatever the
+ * Accept, as a batch or malformed JSON does (`{}` answered 200 under `application/json`; probe O).
  */
 function withRequestCode(error: GraphQLError): GraphQLError {
   if (error.extensions.originalError !== undefined) return withoutParserDetail(error);
+  const http = error.extensions.http as { spec?: boolean } | undefined;
+  if (error.extensions.code === 'BAD_REQUEST' && http?.spec) {
+    return new GraphQLError(error.message, {
+      ...located(error),
+      extensions: { ...error.extensions, http: { ...http, spec: false } },
+    });
+  }
   if (error.path || error.extensions.code) return error;
   const variable = error.nodes?.some((n) => n.kind === Kind.VARIABLE_DEFINITION);
   return new GraphQLError(variable ? withoutEchoedValue(error) : error.message, {
