@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyPassword } from '../src/auth/passwords.js';
+import { issueToken } from '../src/modules/tenants/bootstrap.service.js';
 import { startApp, type TestApp, type TestResponse } from './helpers/app.js';
 import { addUser, newTenant, uniqueName } from './helpers/fixtures.js';
 import { unprocessable as unprocessableBody } from './helpers/laravel.js';
@@ -635,6 +636,13 @@ describe.concurrent('GraphQL users and viewer', () => {
     const admin = data(await t.graphql(a.token, '{ viewer { location { id } allowedActions } }')).viewer;
     expect(admin.location).toBeNull();
     expect(admin.allowedActions).toContain('tenants.switch');
+    // A `read` token's viewer lists what the token may do: the reads (probe O: every write too).
+    const read = (await issueToken(t.db.prisma, a.user_id, ['read'])).token;
+    const reader = data(await t.graphql(read, '{ viewer { allowedActions } }')).viewer.allowedActions;
+    expect(reader).toContain('locations.list');
+    expect(reader).not.toContain('locations.create');
+    expect(reader).not.toContain('tenants.switch');
+    expect(admin.allowedActions).toEqual(expect.arrayContaining(reader));
     // The password hash is not in the graph.
     const field = onlyError(await t.graphql(a.token, '{ viewer { passwordHash } }'));
     expect(field.message).toMatch(/Cannot query field "passwordHash"/);

@@ -1,7 +1,7 @@
 // Dashboard users in the graph: `viewer` (the caller, its tenant, role and allowed actions), the
 // `users` connection with the REST filters and a total count, and the create/update/deactivate/
 // activate mutations. Resolvers run the same operations as REST (users.service.ts).
-import { allowedActions, requires } from '../../auth/permissions.js';
+import { allowedActions, permits, requires } from '../../auth/permissions.js';
 import type { Role } from '../../auth/principal.js';
 import { toRestInput } from '../../graphql/args.js';
 import { builder } from '../../graphql/builder.js';
@@ -47,8 +47,14 @@ builder.prismaObject('User', {
     location: t.relation('location', { nullable: true }),
     permissions: t.exposeStringList('permissions', { description: 'Extra permissions beyond the role' }),
     allowedActions: t.stringList({
-      description: 'The actions of the permission table this user’s role may perform',
-      resolve: (u) => allowedActions(u.role as Role),
+      description:
+        'The actions of the permission table this user’s role may perform; for the caller (`viewer`), those its token’s scopes allow too (a `read` token: the reads)',
+      // The caller's own: what authorize() lets this token do, so a dashboard shows no button that
+      // answers 403 (probe O: a `read` token was listed every write of its role).
+      resolve: (u, _args, ctx) =>
+        u.id === ctx.principal.userId
+          ? allowedActions(u.role as Role).filter((a) => permits(ctx.principal, a))
+          : allowedActions(u.role as Role),
     }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
