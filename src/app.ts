@@ -382,7 +382,7 @@ export async function buildApp(deps: {
     pubsub: live.pubsub,
     closing: closing.signal,
   });
-  mountDocs(fastify, routeTable);
+  mountDocs(fastify, routeTable, config.appUrl);
 
   const fieldGuard = metrics.watchFieldGuard(createFieldGuard(redis));
   const yoga = createGraphqlHandler({

@@ -246,6 +246,26 @@ describe.concurrent('GET /api/v1/openapi.json and /api/v1/docs', () => {
     expect(unknown.status).toBe(404);
   });
 
+  it('under an APP_URL with a path, links the assets, the document, its server and GraphiQL under it (probe O)', async () => {
+    const under = await startApp({ APP_URL: 'http://localhost/wifi/' }, { db: t.db });
+    try {
+      const page = await under.request('GET', '/api/v1/docs');
+      const refs = [...page.text.matchAll(/(?:src|href)="([^"]*)"/g)].map((m) => m[1] ?? '');
+      expect(refs).toEqual([
+        '/wifi/api/v1/docs/swagger-ui.css',
+        '/wifi/api/v1/openapi.json',
+        '/wifi/graphql',
+        '/wifi/api/v1/docs/swagger-ui-bundle.js',
+      ]);
+      expect(page.text).toContain('url: "/wifi/api/v1/openapi.json"');
+      const document = (await under.request('GET', '/api/v1/openapi.json')).json;
+      expect(document.servers).toEqual([{ url: '/wifi/api/v1', description: 'This server' }]);
+      expect(document.info.description).toContain('(/wifi/graphql)');
+    } finally {
+      await under.close();
+    }
+  });
+
   it('keeps every other route gated', async () => {
     const res = await t.request('GET', '/api/v1/locations');
     expect(res.status).toBe(401);

@@ -23,13 +23,17 @@ function assetDir(): string {
   return dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 }
 
-export function docsPage(): string {
+/**
+ * The page; `base` is APP_URL's path (`/wifi` behind a proxy serving the service under one; '' at
+ * the root): its assets, the document and GraphiQL are linked under it (probe O: they were not).
+ */
+export function docsPage(base = ''): string {
   return `<!DOCTYPE html>
 <html lang="en">
 <head>
   <meta charset="utf-8">
   <title>Venue Wi-Fi Gateway · REST API reference</title>
-  <link rel="stylesheet" href="${DOCS_PATH}/swagger-ui.css">
+  <link rel="stylesheet" href="${base}${DOCS_PATH}/swagger-ui.css">
   <style>
     body { margin: 0; font-family: sans-serif; }
     .banner { padding: 10px 20px; background: #1b1b1b; color: #fff; }
@@ -37,13 +41,13 @@ export function docsPage(): string {
   </style>
 </head>
 <body>
-  <div class="banner">REST <code>/api/v1</code> · document: <a href="${OPENAPI_PATH}">${OPENAPI_PATH}</a> ·
-    the same operations in GraphQL: <a href="/graphql">GraphiQL at /graphql</a></div>
+  <div class="banner">REST <code>/api/v1</code> · document: <a href="${base}${OPENAPI_PATH}">${OPENAPI_PATH}</a> ·
+    the same operations in GraphQL: <a href="${base}/graphql">GraphiQL at /graphql</a></div>
   <div id="swagger-ui"></div>
-  <script src="${DOCS_PATH}/swagger-ui-bundle.js"></script>
+  <script src="${base}${DOCS_PATH}/swagger-ui-bundle.js"></script>
   <script>
     window.ui = SwaggerUIBundle({
-      url: ${JSON.stringify(OPENAPI_PATH)},
+      url: ${JSON.stringify(`${base}${OPENAPI_PATH}`)},
       dom_id: '#swagger-ui',
       deepLinking: true,
       validatorUrl: null,
@@ -56,9 +60,13 @@ export function docsPage(): string {
 `;
 }
 
-export function mountDocs(app: FastifyInstance, routes: readonly Route[]): void {
-  const document = JSON.stringify(buildOpenApi(routes));
-  const page = docsPage();
+/** APP_URL's path, without its last `/` ('' at the root): what a proxy serves the service under. */
+export const basePathOf = (appUrl: string): string => new URL(appUrl).pathname.replace(/\/+$/, '');
+
+export function mountDocs(app: FastifyInstance, routes: readonly Route[], appUrl: string): void {
+  const base = basePathOf(appUrl);
+  const document = JSON.stringify(buildOpenApi(routes, undefined, base));
+  const page = docsPage(base);
   const dir = assetDir();
   const assets = new Map<string, Buffer>();
 

@@ -313,7 +313,12 @@ export function bodyRules(e: Endpoint): Rules | undefined {
   return typeof e.body === 'function' ? e.body() : e.body;
 }
 
-export function buildOpenApi(routes: readonly Route[], examples: OpenApiExamples = loadExamples()): Json {
+/** `base`: APP_URL's path, under which the servers' URL and GraphiQL's link are written ('' at the root). */
+export function buildOpenApi(
+  routes: readonly Route[],
+  examples: OpenApiExamples = loadExamples(),
+  base = '',
+): Json {
   const registry = new SchemaRegistry();
   const shared = examples['*'] ?? {};
   const paths: Record<string, Json> = {};
@@ -442,7 +447,7 @@ export function buildOpenApi(routes: readonly Route[], examples: OpenApiExamples
       description:
         'REST under `/api/v1`, byte-compatible with the legacy Laravel contract (keys in order, ' +
         "Laravel's envelopes and messages). The same operations are served by GraphQL at " +
-        '[`/graphql`](/graphql) (GraphiQL in a browser); each operation names its GraphQL field.\n\n' +
+        `[\`/graphql\`](${base}/graphql) (GraphiQL in a browser); each operation names its GraphQL field.\n\n` +
         "Lists answer Laravel's simple-pagination envelope (`page` from 1, `per_page` 1–100). " +
         'Every answer carries `X-Request-Id`, `X-RateLimit-Limit` and `X-RateLimit-Remaining`.\n\n' +
         "Laravel's method override: a `POST` with `X-HTTP-Method-Override` or a `_method` field (body, " +
@@ -450,7 +455,7 @@ export function buildOpenApi(routes: readonly Route[], examples: OpenApiExamples
         'multipart body to update a guest with an avatar.',
       license: { name: 'MIT', identifier: 'MIT' },
     },
-    servers: [{ url: API_PREFIX, description: 'This server' }],
+    servers: [{ url: `${base}${API_PREFIX}`, description: 'This server' }],
     security: [{ bearerAuth: [] }],
     tags,
     paths,
