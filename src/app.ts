@@ -46,7 +46,7 @@ import {
   refuseOverrideWithoutToken,
   sendJson,
 } from './rest/adapter.js';
-import { mountDocs, PUBLIC_API_PATHS } from './rest/docs.js';
+import { basePathOf, mountDocs, PUBLIC_API_PATHS } from './rest/docs.js';
 import { routeTable } from './rest/route-table.js';
 import { hasLoneSurrogate, undecodable } from './shared/json-decode.js';
 import { type FileRemovalPass, startFileRemovals } from './storage/file-removals.js';
@@ -383,6 +383,8 @@ export async function buildApp(deps: {
     closing: closing.signal,
   });
   mountDocs(fastify, routeTable, config.appUrl);
+  // Where a browser reaches GraphQL: under APP_URL's path behind a proxy that serves the service under one.
+  const graphqlEndpoint = `${basePathOf(config.appUrl)}/graphql`;
 
   const fieldGuard = metrics.watchFieldGuard(createFieldGuard(redis));
   const yoga = createGraphqlHandler({
@@ -401,7 +403,7 @@ export async function buildApp(deps: {
       // target it gets is the one routed (the absolute form's origin made it `http://hosthttp://…`,
       // a 500), and no `query`: the PHP-style parse's nested maps (`utm[source]=x`) no URL parameter
       // can hold (a 500 too), so Yoga reads its GET parameters from the query string itself.
-      if (wantsGraphiql(req)) return sendGraphiql(req, reply);
+      if (wantsGraphiql(req)) return sendGraphiql(req, reply, graphqlEndpoint);
       // Yoga reads a multipart body's fields but not as a form's (its `variables` text is refused),
       // nor the multipart request spec's `operations` (file uploads): refused as any other type is.
       if (req.method === 'POST' && isMultipart(req)) throw new AppError('UNSUPPORTED_MEDIA_TYPE');

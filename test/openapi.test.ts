@@ -261,6 +261,10 @@ describe.concurrent('GET /api/v1/openapi.json and /api/v1/docs', () => {
       const document = (await under.request('GET', '/api/v1/openapi.json')).json;
       expect(document.servers).toEqual([{ url: '/wifi/api/v1', description: 'This server' }]);
       expect(document.info.description).toContain('(/wifi/graphql)');
+      // GraphiQL's page sends its queries there too.
+      const graphiql = await under.request('GET', '/graphql', { headers: { accept: 'text/html' } });
+      expect(graphiql.status).toBe(200);
+      expect(graphiql.text).toContain('"endpoint":"/wifi/graphql"');
     } finally {
       await under.close();
     }

@@ -20,12 +20,15 @@ interface Page {
   br: Buffer;
 }
 
-let page: Promise<Page> | undefined;
+/** By endpoint: `/graphql`, or under APP_URL's path behind a proxy that serves the service under one. */
+const pages = new Map<string, Promise<Page>>();
 
 /** The page and its compressed forms, made at the first request (compression runs on libuv's pool). */
-function graphiqlPage(): Promise<Page> {
-  page ??= (async () => {
-    const identity = Buffer.from(renderGraphiQL({ ...GRAPHIQL_OPTIONS, endpoint: '/graphql' }));
+function graphiqlPage(endpoint: string): Promise<Page> {
+  let page = pages.get(endpoint);
+  if (page) return page;
+  page = (async () => {
+    const identity = Buffer.from(renderGraphiQL({ ...GRAPHIQL_OPTIONS, endpoint }));
     const [gz, br] = await Promise.all([
       promisify(gzip)(identity, { level: 9 }),
       promisify(brotliCompress)(identity, { params: { [constants.BROTLI_PARAM_QUALITY]: 6 } }),
@@ -33,9 +36,8 @@ function graphiqlPage(): Promise<Page> {
     const etag = `"${createHash('sha256').update(identity).digest('base64url').slice(0, 27)}"`;
     return { etag, identity, gzip: gz, br };
   })();
-  page.catch(() => {
-    page = undefined;
-  });
+  pages.set(endpoint, page);
+  page.catch(() => pages.delete(endpoint));
   return page;
 }
 
@@ -51,8 +53,12 @@ function accepted(header: string | undefined): Set<string> {
 }
 
 /** Answers GraphiQL's page: 304 when the client holds it (If-None-Match), else brotli, gzip or as is. */
-export async function sendGraphiql(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
-  const p = await graphiqlPage();
+export async function sendGraphiql(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  endpoint = '/graphql',
+): Promise<FastifyReply> {
+  const p = await graphiqlPage(endpoint);
   reply
     .header('Content-Type', 'text/html; charset=utf-8')
     .header('ETag', p.etag)
