@@ -79,7 +79,9 @@ describe.concurrent('OpenAPI document', () => {
           expect(gone.headers[header], `${name} 410 ${header}`).toEqual(op.responses[ok].headers[header]);
         }
       }
-      expect(op.description, name).toContain(r.graphql.startsWith('(') ? 'none' : r.graphql);
+      expect(op.description, name).toContain(
+        r.graphql.startsWith('(') ? `GraphQL: none ${r.graphql}.` : `GraphQL: \`${r.graphql.split(' ')[0]}\``,
+      );
     }
     // Without recorded examples the 410 is the shared `Gone` answer: it lists them too.
     const bare: AnyJson = buildOpenApi(routeTable, {});

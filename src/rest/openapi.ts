@@ -410,12 +410,16 @@ export function buildOpenApi(
         ? uploadContent(e, rules)
         : {
             'application/json': { schema: bodySchema(rules, e.bodyItems, e.descriptions) },
-            ...(e.fileFields
-              ? { 'multipart/form-data': { schema: formSchema(rules, e.fileFields, e.descriptions) } }
-              : {}),
+            // Every body route reads an HTML form too, as Laravel does (README "REST conventions").
+            'application/x-www-form-urlencoded': { schema: formSchema(rules, [], e.descriptions) },
+            'multipart/form-data': { schema: formSchema(rules, e.fileFields ?? [], e.descriptions) },
           }
       : undefined;
-    const graphql = r.graphql.startsWith('(') ? `GraphQL: none ${r.graphql}.` : `GraphQL: \`${r.graphql}\`.`;
+    // `Query.guests (not streamed)`: the field in code, the note after it; `(deprecated)`: no field.
+    const [field = '', ...note] = r.graphql.split(' ');
+    const graphql = r.graphql.startsWith('(')
+      ? `GraphQL: none ${r.graphql}.`
+      : `GraphQL: \`${field}\`${note.length > 0 ? ` ${note.join(' ')}` : ''}.`;
     const operation: Json = {
       operationId: operationId(r),
       summary: e.summary,
@@ -464,7 +468,8 @@ export function buildOpenApi(
         bearerAuth: {
           type: 'http',
           scheme: 'bearer',
-          description: 'A token from `admin bootstrap` or `admin token issue`.',
+          description:
+            'A token from `POST /api-tokens` (a tenant admin issues them), or from the operator: `admin bootstrap` or `admin token issue`.',
         },
       },
       headers: HEADERS,

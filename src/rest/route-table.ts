@@ -82,11 +82,11 @@ export const routeTable: readonly Route[] = [
   // Location analytics (spec 4.5; the four deprecated paths declare their sunset) and the ingest
   // (beyond the spec; tokens with the `ingest` scope or tenant users).
   route('GET', '/locations-analytics/active-sessions', analytics.activeSessions, 'Query.activeSessions'),
-  route('GET', '/locations-analytics/sessions', analytics.sessions, '(deprecated; none)'),
-  route('GET', '/locations-analytics/sessions/count', analytics.sessionsCount, '(deprecated; none)'),
+  route('GET', '/locations-analytics/sessions', analytics.sessions, '(deprecated)'),
+  route('GET', '/locations-analytics/sessions/count', analytics.sessionsCount, '(deprecated)'),
   route('GET', '/locations-analytics/sessions/:id', analytics.session, 'Query.locationSession'),
-  route('GET', '/locations-analytics/location-logs', analytics.logs, '(deprecated; none)'),
-  route('GET', '/locations-analytics/location-logs/count', analytics.logsCount, '(deprecated; none)'),
+  route('GET', '/locations-analytics/location-logs', analytics.logs, '(deprecated)'),
+  route('GET', '/locations-analytics/location-logs/count', analytics.logsCount, '(deprecated)'),
   route('POST', '/ingest/presence', ingest.presence, '(none: REST only)'),
   route('POST', '/ingest/sessions', ingest.sessions, '(none: REST only)'),
   // API keys (beyond the spec): tenant admins manage their users' tokens.

@@ -54,7 +54,7 @@ export const auditLogFilters = {
     where: (v) => ({ createdAt: { gte: dayStart(v) } }),
   }),
   to: auditFilter([nullable(), dateFormat('Y-m-d'), afterOrEqual('from')], {
-    description: 'Written on or before that day, through 24:00 UTC (`YYYY-MM-DD`; not before `from`)',
+    description: 'Written on or before that day, through 24:00 UTC (`YYYY-MM-DD`)',
     where: (v) => ({ createdAt: { lt: nextDayStart(v) } }),
   }),
 };

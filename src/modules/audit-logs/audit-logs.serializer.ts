@@ -37,7 +37,7 @@ export const AuditLogItemSchema = Obj(
     token_id: Nullable(Id('The API token the write came with.')),
     request_id: Nullable(Str('The request’s `X-Request-Id`.')),
     action: Str(
-      'The write: the operation’s permission action (`guests.update`), or `users.deactivate`, `tenants.deactivate`.',
+      'The write: the operation’s permission action (`guests.update`), or `users.deactivate`, `tenants.deactivate`, `retention.anonymize`.',
     ),
     resource_type: StrEnum(AUDIT_RESOURCE_TYPES),
     resource_id: Id(),

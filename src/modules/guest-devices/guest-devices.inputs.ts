@@ -46,7 +46,7 @@ const deviceFilter = filterOf<PrismaNS.GuestDeviceWhereInput>();
 export const deviceFilters = {
   guest_id: deviceFilter(textFilter(), { where: (v) => ({ guestId: v }) }),
   mac: deviceFilter([...textFilter(), macAddress()], {
-    description: '`AA:BB:CC:DD:EE:FF`, `aa-bb-cc-dd-ee-ff` or `aabb.ccdd.eeff`',
+    description: 'The MAC, matched in any notation',
     where: (v) => ({ mac: { equals: normaliseMac(v) ?? '', mode: 'insensitive' } }),
   }),
   online: deviceFilter([nullable(), queryBoolean()], { where: (v) => ({ online: v }) }),

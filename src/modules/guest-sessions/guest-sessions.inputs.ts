@@ -33,7 +33,7 @@ export const sessionFilters = {
   // Its own condition: merged into the scope it would replace a pinned user's location.
   location_id: sessionFilter(textFilter(), { where: (v) => ({ locationId: v }) }),
   guest_device_mac: sessionFilter([...textFilter(), macAddress()], {
-    description: '`AA:BB:CC:DD:EE:FF`, `aa-bb-cc-dd-ee-ff` or `aabb.ccdd.eeff`',
+    description: 'The device’s MAC, matched in any notation',
     where: (v, scope) => ({
       device: {
         mac: { equals: normaliseMac(v) ?? '', mode: 'insensitive' },

@@ -218,7 +218,8 @@ const avatarSize: Rule<Keep> = {
 const avatar: Rule<Avatar> = {
   name: 'avatar',
   doc: {
-    description: `A \`data:image/(png|jpeg|gif|webp);base64,…\` string, at most ${AVATAR_MAX_KB} KB decoded.`,
+    // Its size is avatarSize's to describe.
+    description: 'A `data:image/(png|jpeg|gif|webp);base64,…` string.',
   },
   check: (value, ctx) =>
     parseAvatar(value) === 'image' ? AVATAR_MESSAGES.image.replace(':attribute', ctx.attribute) : null,

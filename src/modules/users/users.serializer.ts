@@ -57,7 +57,10 @@ export const UserItemSchema = Obj(userProperties, 'User');
 export const UserDetailSchema = Obj(
   {
     ...userProperties,
-    api_token: Type.Null({ description: 'Always null: tokens are issued by the operator.' }),
+    api_token: Type.Null({
+      description:
+        'Always null: a token is issued apart (`POST /api-tokens`, or the operator’s `admin token issue`).',
+    }),
   },
   'UserDetail',
 );
