@@ -385,11 +385,13 @@ describe.concurrent('DELETE /guests/:id (erasure)', () => {
       login_type: 'Email',
       at: iso(at),
     });
-    // Seen as no one's, then the other guest's (its IP then), then the erased guest's.
-    await post('presence', { mac, data_type: 1, connected: true, seen_at: iso(600) });
+    // Seen as no one's, then the other guest's (its IP then), then the erased guest's; in the zone
+    // (a detection without one makes no zone visit, no location log).
+    const zone = (await prisma().zone.findFirstOrThrow({ where: { tenantId: a.tenant_id } })).id;
+    await post('presence', { mac, data_type: 1, connected: true, zone_id: zone, seen_at: iso(600) });
     await post('sessions', session(other, 480, ip));
     await post('sessions', session(erased, 300, '10.88.0.1'));
-    await post('presence', { mac, data_type: 1, connected: true, seen_at: iso(10) });
+    await post('presence', { mac, data_type: 1, connected: true, zone_id: zone, seen_at: iso(10) });
     const needles = notations(mac);
     expect(await findAnywhere(needles)).toEqual(expect.arrayContaining(['Event.payload']));
     // The copy holds what the erasure treats as the guest's: the device's presence from before it was

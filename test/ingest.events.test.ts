@@ -190,6 +190,39 @@ describe.concurrent('events of the presence ingest', () => {
     ]);
   });
 
+  it('a detection without a zone ends the zone visit and begins none; the zone again begins the next (probe O)', async () => {
+    const { a, locationId, z0, ingest } = await setup();
+    const mac = 'AA:BB:CC:10:00:17';
+    const [entered, last, nowhere, back] = [ago(60), ago(40), ago(30), ago(20)];
+    const seen = (at: Date, where: Record<string, string>) =>
+      send(PRESENCE, ingest, [
+        { event_id: eid(), mac, data_type: 1, connected: false, seen_at: at.toISOString(), ...where },
+      ]);
+    await seen(entered, { zone_id: z0.id });
+    await seen(last, { zone_id: z0.id });
+    await seen(nowhere, { location_id: locationId });
+    await seen(back, { zone_id: z0.id });
+    const events = (await eventsOf(a.tenant_id)).filter((e) => e.type.startsWith('presence.'));
+    expect(events.map((e) => [e.type, e.payload.reason ?? null])).toEqual([
+      ['presence.location_entered', null],
+      ['presence.zone_entered', null],
+      ['presence.zone_left', 'moved'],
+      ['presence.zone_entered', null],
+    ]);
+    expect(events[2]?.payload).toMatchObject({ left_at: micros(last), duration: 20 });
+    const logs = await prisma().locationLog.findMany({
+      where: { tenantId: a.tenant_id },
+      orderBy: { timestamp: 'asc' },
+    });
+    expect(logs.map((l) => [l.zoneId, l.timestamp, l.duration])).toEqual([
+      [z0.id, entered, 20],
+      [z0.id, back, 0],
+    ]);
+    // The visit's last zone visit is the open one: a timeout or an erasure closes it.
+    const visit = await prisma().locationSession.findFirstOrThrow({ where: { tenantId: a.tenant_id } });
+    expect(visit.lastLogId).toBe(logs[1]?.id);
+  });
+
   it('a device seen in two zones at the same instant, then again where it is, enters and leaves each visit once', async () => {
     const { a, z0, z1, ingest } = await setup();
     const at = ago(30).toISOString();

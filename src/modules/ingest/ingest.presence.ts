@@ -444,6 +444,21 @@ function followZoneLog(
   device: { guestId: string } | undefined,
 ): void {
   const log = state.logBySession.get(session.id);
+  if (e.zoneId === null) {
+    // A detection without a zone (a floor or a location only) is no zone visit: the open one ends at
+    // its last detection in its zone, and none begins (a log without a zone broke the spec's
+    // `zone_id`, a string; probe O). A later detection in a zone begins the next.
+    if (log) {
+      const lastSeen = cur?.seenAt ?? e.seenAt;
+      log.duration = seconds(log.timestamp, lastSeen);
+      touchLog(writes, log);
+      writes.log.record(zoneEvent(log, session.deviceId, { at: lastSeen, reason: 'moved' }));
+      state.logBySession.delete(session.id);
+      session.lastLogId = null;
+      touchSession(writes, session);
+    }
+    return;
+  }
   const stays = log !== undefined && log.zoneId === e.zoneId;
   if (log) {
     const lastSeen = stays ? e.seenAt : (cur?.seenAt ?? e.seenAt);
