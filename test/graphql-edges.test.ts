@@ -591,6 +591,9 @@ describe.concurrent('a crafted cursor', () => {
   // Every connection pages by string ids: a cursor the plugin decodes to another value (a date, a
   // number, null, an object) is refused as a client error, not sent to the database (probe S).
   const crafted = [
+    'raw:eHg=',
+    `raw:${'A'.repeat(10_000)}`,
+    'X:1',
     'I:5',
     'N:5',
     'D:0',
@@ -603,7 +606,10 @@ describe.concurrent('a crafted cursor', () => {
     'J:5',
     'J:null',
   ];
-  const cursorOf = (chunk: string) => Buffer.from(`GPC:${chunk}`).toString('base64');
+  // `raw:`: the cursor as written (not the plugin's `GPC:`), which the plugin cannot read; it repeated
+  // it in its message, however long (probe V).
+  const cursorOf = (chunk: string) =>
+    chunk.startsWith('raw:') ? chunk.slice(4) : Buffer.from(`GPC:${chunk}`).toString('base64');
 
   it('is refused by every root connection, either way it pages', async () => {
     const admin = await callerOf('tenant');
@@ -623,7 +629,7 @@ describe.concurrent('a crafted cursor', () => {
           const query = ask(f, 'edges { cursor }', more);
           const res = await t.graphql(admin, query);
           expect(res.json.errors?.[0], `${chunk}: ${query}`).toMatchObject({
-            message: expect.stringMatching(/^Invalid cursor/),
+            message: 'Invalid cursor.',
             extensions: { code: 'BAD_USER_INPUT' },
           });
         }
@@ -644,7 +650,7 @@ describe.concurrent('a crafted cursor', () => {
         const res = await t.graphql(admin, query);
         expect(res.json.errors, query).toHaveLength(1);
         expect(res.json.errors[0], query).toMatchObject({
-          message: expect.stringMatching(/^Invalid cursor/),
+          message: 'Invalid cursor.',
           locations: [{ line: 1, column: query.indexOf(field) + 1 }],
           extensions: { code: 'BAD_USER_INPUT' },
         });

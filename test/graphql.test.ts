@@ -259,7 +259,7 @@ describe.concurrent('locations connection', () => {
     expect(none.json.data.locations.edges).toEqual([]);
     const cursor = onlyError(await t.graphql(a.token, '{ locations(after: "not-a-cursor") { totalCount } }'));
     expect(cursor.extensions).toEqual({ code: 'BAD_USER_INPUT' });
-    expect(cursor.message).toMatch(/^Invalid cursor/);
+    expect(cursor.message).toBe('Invalid cursor.');
     // A crafted chunk that decodes to an object: the same client error, not a server error.
     const crafted = Buffer.from('GPC:J:{"id":"x"}').toString('base64');
     const object = onlyError(
@@ -288,7 +288,7 @@ describe.concurrent('locations connection', () => {
         'The first field prohibits before from being present.',
         { first: ['The first field prohibits before from being present.'] },
       ],
-      ['after: "not-a-cursor"', 'Invalid cursor: not-a-cursor'],
+      ['after: "not-a-cursor"', 'Invalid cursor.'],
       [`after: "${crafted}"`, 'Invalid cursor.'],
     ];
     for (const [args, message, fields] of refusals) {

@@ -54,6 +54,19 @@ export function pageSizeErrors(
 }
 
 /**
+ * The value a cursor names, as plugin-prisma reads it, or null when it reads none: its own error
+ * repeated the whole cursor (`Invalid cursor: …`, however long), beside this one's `Invalid cursor.`
+ * for the others (probe V).
+ */
+function idOfCursor(cursor: string): unknown {
+  try {
+    return parsePrismaCursor(cursor);
+  } catch {
+    return null;
+  }
+}
+
+/**
  * What a connection refuses in its paging arguments, or null: the page size (pageSizeErrors), then
  * what plugin-prisma throws before reading (prismaCursorConnectionQuery: a negative size, paging in
  * both directions, a cursor it cannot read), in its order and with its conditions, and a cursor
@@ -81,7 +94,7 @@ export function connectionArgumentsError(args: Readonly<Record<string, unknown>>
     if (after != null && last != null)
       throw new PothosValidationError('Arguments "after" and "last" are not supported at the same time');
     const cursor = before ?? after;
-    if (cursor != null && typeof parsePrismaCursor(cursor) !== 'string')
+    if (cursor != null && typeof idOfCursor(cursor) !== 'string')
       throw new AppError('VALIDATION', { message: 'Invalid cursor.' });
   } catch (err) {
     return err;
