@@ -144,8 +144,11 @@ const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 const isGraphql = (request: FastifyRequest): boolean => request.url.split('?')[0] === '/graphql';
 const isForm = (request: FastifyRequest): boolean =>
   /^application\/x-www-form-urlencoded\s*(?:;|$)/i.test(request.headers['content-type'] ?? '');
-const isMultipart = (request: FastifyRequest): boolean =>
-  /^multipart\/form-data\s*(?:;|$)/i.test(request.headers['content-type'] ?? '');
+/** The bodies a GraphQL request is read from: JSON, the query itself, an HTML form. */
+const isGraphqlBody = (request: FastifyRequest): boolean =>
+  /^application\/(?:json|graphql|x-www-form-urlencoded)\s*(?:;|$)/i.test(
+    request.headers['content-type'] ?? '',
+  );
 const wantsGraphiql = (request: FastifyRequest): boolean =>
   request.method === 'GET' && (request.headers.accept ?? '').includes('text/html');
 
@@ -404,9 +407,10 @@ export async function buildApp(deps: {
       // a 500), and no `query`: the PHP-style parse's nested maps (`utm[source]=x`) no URL parameter
       // can hold (a 500 too), so Yoga reads its GET parameters from the query string itself.
       if (wantsGraphiql(req)) return sendGraphiql(req, reply, graphqlEndpoint);
-      // Yoga reads a multipart body's fields but not as a form's (its `variables` text is refused),
-      // nor the multipart request spec's `operations` (file uploads): refused as any other type is.
-      if (req.method === 'POST' && isMultipart(req)) throw new AppError('UNSUPPORTED_MEDIA_TYPE');
+      // A body of another type is 415 (the catch-all parser above made it `{}`, answered as a request
+      // without a query; probe V): a multipart one too, whose fields Yoga read but not as a form's
+      // (its `variables` text refused), nor the multipart request spec's `operations` (uploads).
+      if (req.method === 'POST' && !isGraphqlBody(req)) throw new AppError('UNSUPPORTED_MEDIA_TYPE');
       (req.raw as IncomingMessage & { originalUrl?: string }).originalUrl = req.raw.url;
       if (req.method === 'GET') assertJsonParams(new URLSearchParams(req.url.split('?')[1] ?? ''));
       else if (typeof req.body === 'string' && isForm(req)) assertJsonParams(new URLSearchParams(req.body));

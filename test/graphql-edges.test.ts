@@ -411,6 +411,10 @@ describe.concurrent('another method or body type on /graphql', () => {
     for (const [type, payload] of [
       ['text/plain', '{ viewer { role } }'],
       [multipart.contentType, multipart.body],
+      // Types no parser reads: they were answered `Must provide query string.` (probe V).
+      ['application/xml', '{"query":"{ __typename }"}'],
+      ['application/octet-stream', '{"query":"{ __typename }"}'],
+      ['foo/bar', '{"query":"{ __typename }"}'],
     ] as const) {
       const other = await t.app.fastify.inject({
         method: 'POST',
