@@ -822,6 +822,25 @@ describe.concurrent('limits', () => {
     expect(costly.json.errors, costly.text).toBeUndefined();
   });
 
+  it('refuses fragments spread into more than 10 000 fields as a cost, in one step, before any field ran (probe V)', async () => {
+    const a = await newTenant(t.db.prisma);
+    // Each fragment spreads the one before twice: 2^12 copies of `name` (and of a nested devices).
+    const fragments = ['fragment F0 on Guest { name devices(first: 101) { totalCount } }'];
+    for (let i = 1; i <= 12; i++)
+      fragments.push(`fragment F${i} on Guest { ...F${i - 1} ... on Guest { ...F${i - 1} } }`);
+    const query = `{ guests(first: 1) { edges { node { ...F12 } } } }\n${fragments.join('\n')}`;
+    const res = await t.graphql(a.token, query);
+    expect(res.json).toEqual({
+      errors: [
+        {
+          message:
+            'Query exceeds the limit of 10000 fields (fragments counted where spread): ask for fewer fields or spread fewer fragments.',
+          extensions: { code: 'QUERY_TOO_COSTLY', limit: 10_000 },
+        },
+      ],
+    });
+  });
+
   it('sessionsByIp trims its addresses, as every GraphQL argument is (probe Y)', async () => {
     const a = await newTenant(t.db.prisma);
     const g = await addGuest(t.db.prisma, a.tenant_id, a.location_id);

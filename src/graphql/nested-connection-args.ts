@@ -47,12 +47,11 @@ function nestedConnections(
     if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
   const found: NestedConnection[] = [];
   const seen = new Set<FieldNode>();
-  const walk = (
-    type: GraphQLNamedType | undefined,
-    set: SelectionSetNode,
-    root: boolean,
-    inside: ReadonlySet<string>,
-  ): void => {
+  // Each fragment is walked once per level (root or not): its fields are the same wherever it is
+  // spread, and a document spreading fragments in fragments twice over would otherwise be walked
+  // 2^depth times.
+  const walked = new Set<string>();
+  const walk = (type: GraphQLNamedType | undefined, set: SelectionSetNode, root: boolean): void => {
     for (const sel of set.selections) {
       if (sel.kind === Kind.FIELD) {
         if (!isObjectType(type) && !isInterfaceType(type)) continue;
@@ -63,27 +62,19 @@ function nestedConnections(
           seen.add(sel);
           found.push({ node: sel, field, page });
         }
-        if (sel.selectionSet) walk(getNamedType(field.type), sel.selectionSet, false, inside);
+        if (sel.selectionSet) walk(getNamedType(field.type), sel.selectionSet, false);
       } else if (sel.kind === Kind.INLINE_FRAGMENT) {
-        walk(
-          sel.typeCondition ? schema.getType(sel.typeCondition.name.value) : type,
-          sel.selectionSet,
-          root,
-          inside,
-        );
+        walk(sel.typeCondition ? schema.getType(sel.typeCondition.name.value) : type, sel.selectionSet, root);
       } else {
         const fragment = fragments.get(sel.name.value);
-        if (!fragment || inside.has(sel.name.value)) continue;
-        walk(
-          schema.getType(fragment.typeCondition.name.value),
-          fragment.selectionSet,
-          root,
-          new Set([...inside, sel.name.value]),
-        );
+        const key = `${sel.name.value}|${root}`;
+        if (!fragment || walked.has(key)) continue;
+        walked.add(key);
+        walk(schema.getType(fragment.typeCondition.name.value), fragment.selectionSet, root);
       }
     }
   };
-  walk(schema.getRootType(operation.operation) ?? undefined, operation.selectionSet, true, new Set());
+  walk(schema.getRootType(operation.operation) ?? undefined, operation.selectionSet, true);
   return found;
 }
 

@@ -53,6 +53,9 @@ export const itemsEstimator: ComplexityEstimator = ({ type, field, args, childCo
   return 1 + items * childComplexity;
 };
 
+/** Fields the cost's walk reads, fragments expanded where spread (graphql-query-complexity's default). */
+export const MAX_QUERY_NODES = 10_000;
+
 /** Costs already worked out, by document and by operation name and variables (small ones only). */
 const MAX_KEY = 1024;
 const MAX_PER_DOCUMENT = 100;
@@ -73,13 +76,29 @@ export function queryCostLimit(maxCost: number): Plugin {
       let byInputs = known.get(args.document);
       let cost = byInputs?.get(key);
       if (cost === undefined) {
-        cost = getComplexity({
-          schema: args.schema,
-          query: args.document,
-          variables: inputs,
-          operationName: args.operationName ?? undefined,
-          estimators: [itemsEstimator],
-        });
+        try {
+          cost = getComplexity({
+            schema: args.schema,
+            query: args.document,
+            variables: inputs,
+            operationName: args.operationName ?? undefined,
+            estimators: [itemsEstimator],
+            maxQueryNodes: MAX_QUERY_NODES,
+          });
+        } catch (err) {
+          // Its walk's own bound (fields and fragments spread, counted as expanded): a cost too, as
+          // this limit's (it answered BAD_REQUEST, a code no other limit has; probe V).
+          if (!(err instanceof Error) || !/maximum allowed number of nodes/.test(err.message)) throw err;
+          setResultAndStopExecution({
+            errors: [
+              new GraphQLError(
+                `Query exceeds the limit of ${MAX_QUERY_NODES} fields (fragments counted where spread): ask for fewer fields or spread fewer fragments.`,
+                { extensions: { code: 'QUERY_TOO_COSTLY', limit: MAX_QUERY_NODES } },
+              ),
+            ],
+          });
+          return;
+        }
         if (key.length <= MAX_KEY) {
           if (!byInputs) {
             byInputs = new Map();
