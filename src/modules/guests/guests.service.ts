@@ -494,7 +494,6 @@ export const createGuest = operation({
   },
 });
 
-/** `PUT /guests/:id`, GraphQL `updateGuest`. */
 /**
  * An update's columns, judged on the guest as it stands (`current`): a guest moved out of a pinned
  * caller's location is absent to it (404); moving one to another location needs
@@ -518,6 +517,7 @@ async function columnsOfUpdate(
   return data;
 }
 
+/** `PUT /guests/:id`, GraphQL `updateGuest`. */
 export const updateGuest = operation({
   action: 'guests.update',
   find: async (ctx, scope, id) => {
