@@ -167,7 +167,18 @@ describe('the OpenAPI document', () => {
         Object.keys(op.requestBody.content['application/json'].schema.properties),
       );
     }
-    // Routes without file fields take JSON only.
-    expect(Object.keys(doc.paths['/locations'].post.requestBody.content)).toEqual(['application/json']);
+    // Every body route reads an HTML form as well, as README says (probe O); without file parts.
+    const location = doc.paths['/locations'].post.requestBody.content;
+    expect(Object.keys(location)).toEqual([
+      'application/json',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data',
+    ]);
+    for (const type of ['application/x-www-form-urlencoded', 'multipart/form-data']) {
+      expect(Object.keys(location[type].schema.properties), type).toEqual(
+        Object.keys(location['application/json'].schema.properties),
+      );
+      expect(JSON.stringify(location[type].schema), type).not.toContain('octet-stream');
+    }
   });
 });
