@@ -270,4 +270,25 @@ describe('compiled queries', () => {
     expect(await ask([plugin])).toEqual(expected);
     expect(await ask([plugin])).toEqual(expected);
   });
+
+  it('mask a scalar refusing a value as graphql-js does: Unexpected error., INTERNAL_SERVER_ERROR (probe R)', async () => {
+    // A session open since 1900: its duration in seconds is past a 32-bit Int.
+    const a = await newTenant(compiled.db.prisma);
+    const g = await addGuest(compiled.db.prisma, a.tenant_id, a.location_id);
+    const d = await addDevice(compiled.db.prisma, a.tenant_id, g.id);
+    await addSession(
+      compiled.db.prisma,
+      a.tenant_id,
+      { guestId: g.id, deviceId: d.id, locationId: a.location_id },
+      { startTime: new Date('1900-01-01T00:00:00Z'), endTime: null },
+    );
+    const query = '{ guestSessions(first: 1) { edges { node { id durationSeconds } } } }';
+    const fast = await compiled.graphql(a.token, query);
+    const slow = await plain.graphql(a.token, query);
+    expect(slow.json.errors[0]).toMatchObject({
+      message: 'Unexpected error.',
+      extensions: { code: 'INTERNAL_SERVER_ERROR' },
+    });
+    expect(fast.text).toBe(slow.text);
+  });
 });

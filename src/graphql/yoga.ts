@@ -215,8 +215,10 @@ export function createGraphqlHandler(deps: {
         if (app && app.status >= 500) logFailure(deps.log, original, app);
         if (app) return graphqlError(app, located(error));
         // Parse, validation and variable-coercion errors (graphql-armor limits included), raised before
-        // any field ran. A field's failure wrapping one (a scalar refusing a resolver's value) is masked.
-        if (isGraphqlError(error) && (!error.originalError || (!error.path && graphqlOwn(error)))) {
+        // any field ran: no path. A field's failure is masked, a scalar refusing a resolver's value
+        // too, whether graphql-js wraps the scalar's error or graphql-jit reports it bare (probe R:
+        // the compiled path showed `Int cannot represent …` unmasked, without a code).
+        if (isGraphqlError(error) && !error.path && (!error.originalError || graphqlOwn(error))) {
           return withRequestCode(error);
         }
         deps.log.error({ err: original }, 'GraphQL resolver failed');
