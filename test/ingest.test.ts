@@ -148,7 +148,12 @@ describe.concurrent('POST /ingest/presence', () => {
       },
     });
     expect(res.status).toBe(422);
-    expect(Object.keys(res.json.errors)).toEqual(['events.0.seen_at', 'events.1.seen_at']);
+    // Year 1 in UTC can be held, but is before 2000: a reset clock's, refused too.
+    expect(res.json.errors).toEqual({
+      'events.0.seen_at': ['The events.0.seen_at field must be a valid ISO 8601 date-time with a time zone.'],
+      'events.1.seen_at': ['The events.1.seen_at field must be a valid ISO 8601 date-time with a time zone.'],
+      'events.2.seen_at': ['The events.2.seen_at field must be a date after or equal to 2000-01-01.'],
+    });
     expect(await tables(a.tenant_id)).toEqual(before);
   });
 
@@ -165,17 +170,24 @@ describe.concurrent('POST /ingest/presence', () => {
           presence({ zone_id: z0.id, seen_at: ahead(MAX_CLOCK_SKEW_MINUTES + 1) }),
           presence({ zone_id: z0.id, seen_at: '2030-01-01T00:00:00Z' }),
           presence({ zone_id: z0.id, seen_at: ahead(MAX_CLOCK_SKEW_MINUTES - 1) }),
+          // A controller's clock reset: before 2000 (probe R: a session of 1900 overflowed its duration).
+          presence({ zone_id: z0.id, seen_at: '1999-12-31T23:59:59Z' }),
+          presence({ zone_id: z0.id, seen_at: '0001-01-01T00:00:00Z' }),
+          presence({ zone_id: z0.id, seen_at: '2000-01-01T00:00:00Z' }),
         ],
       },
     });
     expect(res.status).toBe(422);
     const late = (i: number) =>
       `The events.${i}.seen_at field must be a date before or equal to ${MAX_CLOCK_SKEW_MINUTES} minutes from now.`;
+    const early = (i: number) => `The events.${i}.seen_at field must be a date after or equal to 2000-01-01.`;
     expect(res.json.errors).toEqual({
       'events.0.seen_at': ['The events.0.seen_at field must be a valid ISO 8601 date-time with a time zone.'],
       'events.1.seen_at': ['The events.1.seen_at field must be a valid ISO 8601 date-time with a time zone.'],
       'events.2.seen_at': [late(2)],
       'events.3.seen_at': [late(3)],
+      'events.5.seen_at': [early(5)],
+      'events.6.seen_at': [early(6)],
     });
     expect(await tables(a.tenant_id)).toEqual(before);
     // A session event's time likewise.
@@ -194,6 +206,17 @@ describe.concurrent('POST /ingest/presence', () => {
             login_type: 'voucher',
             at: '2030-01-01T00:00:00Z',
           },
+          {
+            event_id: eid(),
+            kind: 'start',
+            mac: 'aa-bb-cc-00-00-09',
+            ip: '10.0.0.9',
+            location_id: a.location_id,
+            bytes_up: 0,
+            bytes_down: 0,
+            login_type: 'voucher',
+            at: '1970-01-01T00:00:00Z',
+          },
         ],
       },
     });
@@ -201,6 +224,7 @@ describe.concurrent('POST /ingest/presence', () => {
       'events.0.at': [
         `The events.0.at field must be a date before or equal to ${MAX_CLOCK_SKEW_MINUTES} minutes from now.`,
       ],
+      'events.1.at': ['The events.1.at field must be a date after or equal to 2000-01-01.'],
     });
     expect(await tables(a.tenant_id)).toEqual(before);
   });

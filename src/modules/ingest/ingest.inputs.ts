@@ -84,6 +84,23 @@ const notAhead = (): Rule<Keep> =>
     { description: `At most ${MAX_CLOCK_SKEW_MINUTES} minutes ahead of the server's clock.` },
   );
 
+/**
+ * The earliest a detection or a session's event may be dated: a controller whose clock was reset
+ * reports 1970 or year 1; stored, such a time made a session decades long (its duration past a
+ * 32-bit integer, which took a whole GraphQL list down) and a visit counted (probe R).
+ */
+export const EARLIEST_EVENT = '2000-01-01';
+
+/** Not earlier than EARLIEST_EVENT (Laravel's `after_or_equal` wording). */
+const notBefore2000 = (): Rule<Keep> =>
+  custom(
+    (v) =>
+      v instanceof Date && v.getTime() < Date.parse(`${EARLIEST_EVENT}T00:00:00Z`)
+        ? `The :attribute field must be a date after or equal to ${EARLIEST_EVENT}.`
+        : null,
+    { description: `Not before ${EARLIEST_EVENT} (UTC).` },
+  );
+
 /** A value its rules guarantee; missing only when a rule's check and its coercion disagree (a bug). */
 function ensured<T>(value: T | null | undefined, what: string): T {
   if (value === null || value === undefined) throw new Error(`Validated ingest ${what} is unreadable.`);
@@ -121,7 +138,7 @@ export const presenceEventRules = rules({
   floor_id: [nullable(), string()],
   location_id: [requiredWithoutAll('zone_id', 'floor_id'), nullable(), string()],
   connected: [required(), boolean()],
-  seen_at: [required(), string(), isoDateTime(), notAhead()],
+  seen_at: [required(), string(), isoDateTime(), notBefore2000(), notAhead()],
 });
 
 export const SESSION_KINDS = ['start', 'interim', 'stop'] as const;
@@ -139,7 +156,7 @@ export const sessionEventRules = rules({
   login_type: [required(), string(), max(50)],
   access_code: [nullable(), string(), max(64)],
   service_profile_id: [nullable(), string()],
-  at: [required(), string(), isoDateTime(), notAhead()],
+  at: [required(), string(), isoDateTime(), notBefore2000(), notAhead()],
 });
 
 // ── The events as their rules let them through ─────────────────────────────────────────────────
