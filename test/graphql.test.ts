@@ -834,7 +834,7 @@ describe.concurrent('limits', () => {
       errors: [
         {
           message:
-            'Query exceeds the limit of 10000 fields (fragments counted where spread): ask for fewer fields or spread fewer fragments.',
+            'Query exceeds the limit of 10000 fields and fragment spreads (each fragment counted where spread): ask for fewer fields or spread fewer fragments.',
           extensions: { code: 'QUERY_TOO_COSTLY', limit: 10_000 },
         },
       ],

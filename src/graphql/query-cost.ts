@@ -53,7 +53,7 @@ export const itemsEstimator: ComplexityEstimator = ({ type, field, args, childCo
   return 1 + items * childComplexity;
 };
 
-/** Fields the cost's walk reads, fragments expanded where spread (graphql-query-complexity's default). */
+/** Fields and fragment spreads the cost's walk reads, each fragment expanded where spread (graphql-query-complexity's default). */
 export const MAX_QUERY_NODES = 10_000;
 
 /** Costs already worked out, by document and by operation name and variables (small ones only). */
@@ -92,7 +92,7 @@ export function queryCostLimit(maxCost: number): Plugin {
           setResultAndStopExecution({
             errors: [
               new GraphQLError(
-                `Query exceeds the limit of ${MAX_QUERY_NODES} fields (fragments counted where spread): ask for fewer fields or spread fewer fragments.`,
+                `Query exceeds the limit of ${MAX_QUERY_NODES} fields and fragment spreads (each fragment counted where spread): ask for fewer fields or spread fewer fragments.`,
                 { extensions: { code: 'QUERY_TOO_COSTLY', limit: MAX_QUERY_NODES } },
               ),
             ],
