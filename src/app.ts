@@ -150,7 +150,8 @@ const isGraphqlBody = (request: FastifyRequest): boolean =>
     request.headers['content-type'] ?? '',
   );
 const wantsGraphiql = (request: FastifyRequest): boolean =>
-  request.method === 'GET' && (request.headers.accept ?? '').includes('text/html');
+  (request.method === 'GET' || request.method === 'HEAD') &&
+  (request.headers.accept ?? '').includes('text/html');
 
 /** A request as its log lines show it (Fastify's fields), a token sent in the query string masked. */
 export function requestLogFields(req: FastifyRequest) {

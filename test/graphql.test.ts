@@ -927,5 +927,27 @@ describe.concurrent('errors and GraphiQL', () => {
     expect(etag).toMatch(/^"[\w-]+"$/);
     const held = await page({ 'if-none-match': etag });
     expect([held.statusCode, held.body]).toEqual([304, '']);
+    // HEAD as GET, without the body (it answered 401 JSON; probe R).
+    const head = await t.app.fastify.inject({
+      method: 'HEAD',
+      url: '/graphql',
+      headers: { accept: 'text/html' },
+    });
+    expect([head.statusCode, head.headers['content-type'], head.headers.etag, head.body]).toEqual([
+      200,
+      'text/html; charset=utf-8',
+      etag,
+      '',
+    ]);
+  });
+
+  it('a mutation sent with GET is 405 METHOD_NOT_ALLOWED, Allow: POST (its code was BAD_REQUEST; probe R)', async () => {
+    const a = await newTenant(t.db.prisma);
+    const res = await t.request('GET', `/graphql?query=${encodeURIComponent('mutation { __typename }')}`, {
+      token: a.token,
+      headers: { accept: 'application/json' },
+    });
+    expect([res.status, res.headers.allow]).toEqual([405, 'POST']);
+    expect(res.json.errors[0].extensions.code).toBe('METHOD_NOT_ALLOWED');
   });
 });

@@ -159,7 +159,14 @@ function withoutParserDetail(error: GraphQLError): GraphQLError {
  */
 function withRequestCode(error: GraphQLError): GraphQLError {
   if (error.extensions.originalError !== undefined) return withoutParserDetail(error);
-  const http = error.extensions.http as { spec?: boolean } | undefined;
+  const http = error.extensions.http as { spec?: boolean; status?: number } | undefined;
+  // A mutation sent with GET: Yoga's 405 (with `Allow: POST`) had the code of a malformed body.
+  if (http?.status === 405) {
+    return new GraphQLError(error.message, {
+      ...located(error),
+      extensions: { ...error.extensions, code: 'METHOD_NOT_ALLOWED' },
+    });
+  }
   if (error.extensions.code === 'BAD_REQUEST' && http?.spec) {
     return new GraphQLError(error.message, {
       ...located(error),
