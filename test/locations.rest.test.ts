@@ -648,6 +648,34 @@ describe.concurrent('POST /locations and PUT /locations/:id', () => {
     );
   });
 
+  it('reads the query string beside the body, the body winning, as Laravel’s all() does (probe P)', async () => {
+    const a = await tenant();
+    const query = await t.request('POST', `${URL}?name=From%20Query&city=QCity`, {
+      token: a.token,
+      body: { description: 'from the body' },
+    });
+    expect(query.status, query.text).toBe(201);
+    expect(query.json.data).toMatchObject({
+      name: 'From Query',
+      city: 'QCity',
+      description: 'from the body',
+    });
+    const both = await t.request('POST', `${URL}?name=Query%20Name&city=QCity`, {
+      token: a.token,
+      body: { name: 'Body Name' },
+    });
+    expect(both.json.data).toMatchObject({ name: 'Body Name', city: 'QCity' });
+    // A bad value in the query is refused as in the body.
+    const bad = await t.request('PUT', `${URL}/${both.json.data.id}?lat=91`, {
+      token: a.token,
+      body: { name: 'Body Name' },
+    });
+    expect([bad.status, bad.json.errors]).toEqual([
+      422,
+      { lat: ['The lat field must be between -90 and 90.'] },
+    ]);
+  });
+
   it('updates: 200 with the same shape, keeping its own name', async () => {
     const a = await tenant();
     const created = await t.request('POST', URL, { token: a.token, body: full });

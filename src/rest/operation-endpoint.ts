@@ -65,6 +65,13 @@ export function countEndpointOf<F extends Filters<W>, W, O>(
 }
 
 /**
+ * A write's input as Laravel's `$request->all()` reads it: the body's fields, and the query string's
+ * beside them, the body's winning on a name both send (probe P: `?user_status=0` on a tenant's
+ * deactivation, or a location's `?name=`, went unread).
+ */
+const inputOf = (req: RestRequest): Readonly<Record<string, unknown>> => ({ ...req.query, ...req.body });
+
+/**
  * A write (or any operation on one record): the JSON body (or, for GET, the query) validated by the
  * operation, the path's `:id` handed to its `find`, the result shaped by `answer`.
  */
@@ -82,7 +89,7 @@ export function endpointOf<F extends Fields, Found, Out>(
     action: op.action,
     ...(from === 'body' ? { body: () => rulesOf(fieldsOf(op, docsOnly)) } : {}),
     async handle(req) {
-      const result = await execute(op, req.ctx, from === 'body' ? req.body : req.query, req.params.id);
+      const result = await execute(op, req.ctx, from === 'body' ? inputOf(req) : req.query, req.params.id);
       return answer(result, req);
     },
   };
