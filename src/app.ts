@@ -112,7 +112,9 @@ export function readableUrl(url: string): string {
   const origin = url.startsWith('/') ? null : /^[a-z][a-z\d+.-]*:\/\/[^/?#]*/i.exec(url);
   const target = origin ? `/${url.slice(origin[0].length).replace(/^\//, '')}` : url;
   const q = target.indexOf('?');
-  let path = q < 0 ? target : target.slice(0, q);
+  // An encoded slash is a slash, as Laravel's router reads the path (rawurldecode): `guests/a%2Fb`
+  // is the unknown route `guests/a/b`, not the guest `a/b` (probe P).
+  let path = (q < 0 ? target : target.slice(0, q)).replace(/%2f/gi, '/');
   if (path.length > 1 && path.endsWith('/')) path = path.replace(/\/+$/, '') || '/';
   if (path.includes('%')) {
     try {

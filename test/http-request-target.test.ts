@@ -84,6 +84,26 @@ describe('the request target', () => {
     expect(list.status).toBe(200);
     expect(list.json.meta.path).toBe('http://localhost/api/v1/guests');
   });
+
+  it('with an encoded slash is routed as Laravel routes its decoded path (probe P)', async () => {
+    // `guests/a/b`: no route, not the guest `a/b`.
+    for (const target of ['/api/v1/guests/a%2Fb', '/api/v1/guests/a%2fb']) {
+      // Past the contract check, which would match the raw target to `guests/:id`.
+      const unknown = await t.app.fastify.inject({
+        method: 'GET',
+        url: target,
+        headers: { authorization: `Bearer ${token}` },
+      });
+      expect([unknown.statusCode, unknown.body], target).toEqual([404, '{"message":"Not Found."}']);
+    }
+    // `guests/count/`: the count, as with a trailing slash.
+    const count = await t.app.fastify.inject({
+      method: 'GET',
+      url: '/api/v1/guests/count%2F',
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect([count.statusCode, Object.keys(count.json())]).toEqual([200, ['count']]);
+  });
 });
 
 describe('405', () => {
