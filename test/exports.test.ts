@@ -496,6 +496,25 @@ describe.sequential('an export of several batches', () => {
   });
 });
 
+describe('the event loop', () => {
+  it('turns between an export’s batches, so other requests are served meanwhile (probe F)', async () => {
+    const { a } = await manySessions(EXPORT_BATCH * 4);
+    let turns = 0;
+    let counting = true;
+    const turn = () => {
+      turns++;
+      if (counting) setImmediate(turn);
+    };
+    setImmediate(turn);
+    const res = await raw(a.token, `${API}/sessions/export?format=ndjson`);
+    counting = false;
+    expect(res.status).toBe(200);
+    expect(res.text.trimEnd().split('\n').length).toBeGreaterThanOrEqual(EXPORT_BATCH * 4);
+    // At least one turn for each batch after the first.
+    expect(turns).toBeGreaterThanOrEqual(4);
+  });
+});
+
 describe('shutdown', () => {
   it('a dozen exports running at once print no warning (one shutdown listener each)', async () => {
     const { a } = await manySessions(EXPORT_BATCH + 5);
