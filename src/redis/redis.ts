@@ -273,12 +273,17 @@ export function connectRedis(url: string, log: RedisLog = silent): RedisLink {
       await Promise.all(
         [...clients.values()].map(async (c) => {
           if (c.status === 'ready') {
-            try {
-              await c.quit();
-              return;
-            } catch {
-              // Fall through: force the socket closed.
-            }
+            // A Redis that hangs answers no QUIT: the subscriber (no commandTimeout) waited for good,
+            // and the stop ran into SHUTDOWN_TIMEOUT_SECONDS, exit 1 (probe F). Bounded as a command.
+            const quit = c.quit().then(
+              () => true,
+              () => false,
+            );
+            const timer = new Promise<false>((resolve) =>
+              setTimeout(resolve, REDIS_TIMEOUT_MS, false).unref(),
+            );
+            if (await Promise.race([quit, timer])) return;
+            // Fall through: force the socket closed.
           }
           // quit() on a reconnecting client would wait for the connection; just drop it.
           c.disconnect();

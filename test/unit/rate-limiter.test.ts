@@ -202,6 +202,26 @@ describe.skipIf(!hasRedisServer)('redis outage (own redis-server)', () => {
       await link.close();
     }
   }, 30_000);
+
+  it('closes a link to a Redis that hangs within the command timeout, its subscriber too (probe F)', async () => {
+    // The subscriber has no command timeout: its QUIT waited for good, and a stop ran into
+    // SHUTDOWN_TIMEOUT_SECONDS, exit 1.
+    const link = connectRedis(server.url);
+    await link.subscriber().subscribe('a-channel');
+    expect(await link.client.ping()).toBe('PONG');
+    server.pause();
+    try {
+      const started = Date.now();
+      const closed = await Promise.race([
+        link.close().then(() => 'closed'),
+        new Promise((resolve) => setTimeout(resolve, REDIS_TIMEOUT_MS + 3_000, 'still waiting').unref()),
+      ]);
+      expect(closed).toBe('closed');
+      expect(Date.now() - started).toBeLessThan(REDIS_TIMEOUT_MS + 1_000);
+    } finally {
+      server.resume();
+    }
+  }, 30_000);
 });
 
 /** A logger that keeps what it is given. */
