@@ -1,7 +1,7 @@
 // The operator interface end to end: the admin CLI and the server as child processes on one
 // embedded database in a temporary DATA_DIR (always embedded, whatever TEST_DATABASE_URL says).
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { closeSync, existsSync, openSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -307,6 +307,35 @@ describe('admin CLI and server on one embedded database', { timeout: 120_000 }, 
     expect(huge.code).toBe(2);
     expect(onlyJson(huge)).toEqual({ error: 'No user with id or email "999999999999999999999".' });
   });
+
+  it.skipIf(!existsSync('/dev/full'))(
+    'bootstrap with a stdout that takes nothing (a full disk) fails, exit 1, saying the token is not shown (probe F)',
+    async () => {
+      // A tenant of its own: the token it issues stays out of the other tests' lists.
+      const [command, args] = npmScript('admin', [
+        'bootstrap',
+        '--tenant',
+        `Full Disk ${Date.now()}`,
+        '--json',
+      ]);
+      const full = openSync('/dev/full', 'w');
+      try {
+        const child = spawn(command, args, { cwd: ROOT, env: childEnv(), stdio: ['ignore', full, 'pipe'] });
+        let stderr = '';
+        child.stderr?.on('data', (d: Buffer) => {
+          stderr += d.toString();
+        });
+        const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+        expect(code, stderr).toBe(1);
+        expect(stderr).toContain(
+          'error: bootstrap ran, but its result could not be written to stdout (ENOSPC: no space left on device, write): a token it issued is not shown again; revoke it (token revoke) and issue another.',
+        );
+        expect(stderr).not.toContain('    at ');
+      } finally {
+        closeSync(full);
+      }
+    },
+  );
 
   it('token issue --user EMAIL matches the e-mail regardless of case, as e-mails are unique', async () => {
     const db = await openDatabase({ dataDir });

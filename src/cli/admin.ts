@@ -730,7 +730,15 @@ async function main(): Promise<number> {
       });
     }
     const result = await run(command, operands, values, db, (s) => console.error(s), stopping);
-    console.log(values.json ? JSON.stringify(result) : formatHuman(result));
+    try {
+      await writeStdout(values.json ? JSON.stringify(result) : formatHuman(result));
+    } catch (err) {
+      // Done, but not said: a token issued this way was never shown (probe F: exit 0 on /dev/full).
+      return fail(
+        `${command} ran, but its result could not be written to stdout (${plainReason(err)}): a token it issued is not shown again; revoke it (token revoke) and issue another.`,
+        1,
+      );
+    }
     return 0;
   } catch (err) {
     if (err instanceof UsageError) return fail(err.message, 2);
@@ -750,6 +758,15 @@ async function main(): Promise<number> {
     await live?.close();
     stopping.dispose();
   }
+}
+
+/** Writes a line to stdout, failing when stdout cannot take it (a full disk, a closed pipe). */
+function writeStdout(text: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    // The stream also emits the error, after this callback: heard here, not as an uncaught crash.
+    if (process.stdout.listenerCount('error') === 0) process.stdout.on('error', () => {});
+    process.stdout.write(`${text}\n`, (err) => (err ? reject(err) : resolve()));
+  });
 }
 
 function formatHuman(result: Result): string {
