@@ -302,6 +302,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       'DATABASE_URL must start with postgresql:// (leave it unset for the embedded database).',
     );
   }
+  // Prisma's own `?schema=` is read by no driver adapter: every table went to `public` beside
+  // another application's (probe F). The driver's way is named instead.
+  if (databaseUrl && /[?&]schema=/i.test(databaseUrl)) {
+    throw new ConfigError(
+      'DATABASE_URL: ?schema= is not read here (the tables would go to public); name the schema as ?options=-c%20search_path%3Dmyschema,public (public keeps the pg_trgm extension), or give the service a database of its own.',
+    );
+  }
   const redisUrl = redisUrlOf(env);
   const sunsetRaw = env.LEGACY_ANALYTICS_SUNSET || '2026-06-01';
   const sunset = new Date(`${sunsetRaw}T00:00:00Z`);

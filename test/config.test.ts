@@ -22,6 +22,23 @@ describe('DATA_DIR', () => {
   });
 });
 
+describe('DATABASE_URL ?schema=', () => {
+  it('is refused, naming the driver’s way (the tables went to public; probe F)', () => {
+    for (const url of [
+      'postgresql://u@db:5432/app?schema=fleet1',
+      'postgresql://u@db:5432/app?sslmode=disable&SCHEMA=fleet1',
+    ]) {
+      expect(() => loadConfig({ DATABASE_URL: url })).toThrow(
+        new ConfigError(
+          'DATABASE_URL: ?schema= is not read here (the tables would go to public); name the schema as ?options=-c%20search_path%3Dmyschema,public (public keeps the pg_trgm extension), or give the service a database of its own.',
+        ),
+      );
+    }
+    const options = 'postgresql://u@db:5432/app?options=-c%20search_path%3Dfleet1,public';
+    expect(loadConfig({ DATABASE_URL: options }).databaseUrl).toBe(options);
+  });
+});
+
 describe('REDIS_URL credentials', () => {
   it.each(['redis://:pa%ss@127.0.0.1:6379/1', 'redis://us%zzer:pw@127.0.0.1:6379'])(
     'refuses %j, a bad percent escape, naming REDIS_URL and never the password (probe V)',
