@@ -293,6 +293,16 @@ function redisUrlOf(env: NodeJS.ProcessEnv): string | undefined {
   return raw;
 }
 
+/** A host name or an IP address (an IPv6 one bare, as HOST takes it), as a URL's host reads it. */
+function isHostName(host: string): boolean {
+  if (isIP(host) !== 0) return true;
+  try {
+    return new URL(`http://${host}/`).hostname === host.toLowerCase() && !/[/:@?#\\[\]]/.test(host);
+  } catch {
+    return false;
+  }
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = int(env, 'PORT', 4000, 1, 65535);
   const host = env.HOST || '127.0.0.1';
@@ -326,8 +336,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   } catch {
     // Named below: APP_URL itself, or the HOST it was made of.
   }
-  if (parsedAppUrl === null && !env.APP_URL)
-    throw new ConfigError(`HOST must be a host name or an IP address; got "${host}".`);
+  // HOST is judged as the host of a URL whatever APP_URL says (with APP_URL set, `a b` reached the
+  // listen, which called it an address of no interface; probe F).
+  if (!isHostName(host)) throw new ConfigError(`HOST must be a host name or an IP address; got "${host}".`);
   // A host right after `//` (WHATWG reads `http:///path` as the host `path`).
   if (
     (parsedAppUrl?.protocol !== 'http:' && parsedAppUrl?.protocol !== 'https:') ||

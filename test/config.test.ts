@@ -22,6 +22,21 @@ describe('DATA_DIR', () => {
   });
 });
 
+describe('HOST', () => {
+  it('is refused when it is no host name nor address, APP_URL set or not (probe F)', () => {
+    for (const host of ['a b', '127.0.0.1/8', 'host:4000', 'user@host', '[::1]']) {
+      for (const appUrl of [{}, { APP_URL: 'http://example.com' }]) {
+        expect(() => loadConfig({ HOST: host, ...appUrl }), host).toThrow(
+          new ConfigError(`HOST must be a host name or an IP address; got "${host}".`),
+        );
+      }
+    }
+    for (const host of ['localhost', '0.0.0.0', '::', '::1', 'gateway-1.internal', 'Gateway.Example.COM']) {
+      expect(loadConfig({ HOST: host, APP_URL: 'http://example.com' }).host, host).toBe(host);
+    }
+  });
+});
+
 describe('DATABASE_URL ?schema=', () => {
   it('is refused, naming the driver’s way (the tables went to public; probe F)', () => {
     for (const url of [
