@@ -192,6 +192,8 @@ describe('admin CLI and server on one embedded database', { timeout: 120_000 }, 
       [['bootstrap', '--bogus', '--json'], "Unknown option '--bogus'"],
       [['bootstrap', '--json'], '--tenant is required.'],
       [['bootstrap', '--tenant', '   ', '--json'], '--tenant must not be blank.'],
+      [['bootstrap', '--tenant', '', '--json'], '--tenant must not be blank.'],
+      [['token', 'issue', '--user', '', '--json'], '--user must not be blank.'],
       [['bootstrap', '--tenant', 'A', '--tenant', 'B', '--json'], '--tenant is given more than once.'],
       [
         ['token', 'issue', '--user', 'u', '--scope', 'read', '--scope', 'ingest', '--json'],

@@ -267,7 +267,9 @@ const NOTHING_IMPORTED = 'nothing was stored (the import writes all or nothing).
 
 function required(values: Values, name: 'tenant' | 'user'): string {
   const v = values[name];
-  if (!v) throw new UsageError(`--${name} is required.`);
+  if (v === undefined) throw new UsageError(`--${name} is required.`);
+  // Given empty is given blank, as `--tenant "  "` is (it was called missing; probe F).
+  if (v.trim() === '') throw new UsageError(`--${name} must not be blank.`);
   return v;
 }
 
