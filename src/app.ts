@@ -295,10 +295,13 @@ export async function buildApp(deps: {
   registerCors(fastify);
   const tokenUsage = createTokenUsage(prisma, {
     intervalMs: config.tokenLastUsedFlushSeconds * 1000,
-    onError: (err) =>
+    // At close there is no next try: said so, not "kept" (probe F: logged beside "shut down cleanly").
+    onError: (err, final) =>
       fastify.log.warn(
-        failureFields(err),
-        'could not write the API tokens’ last use (kept for the next try)',
+        { ...failureFields(err), ...(final ? { lost: true } : {}) },
+        final
+          ? 'could not write the API tokens’ last use before stopping: it is lost'
+          : 'could not write the API tokens’ last use (kept for the next try)',
       ),
   });
   const gate = requestGate(

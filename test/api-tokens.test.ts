@@ -5,12 +5,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { graphqlRootFields } from '../scripts/print-permissions.js';
 import { type Action, permissionTable, readActions } from '../src/auth/permissions.js';
+import { createTokenUsage } from '../src/auth/token-usage.js';
 import { hashToken } from '../src/auth/tokens.js';
 import { routeTable } from '../src/rest/route-table.js';
 import { isoMicros } from '../src/shared/format.js';
 import { recordStatements, startApp, type TestApp, type TestResponse } from './helpers/app.js';
 import { addUser, newTenant } from './helpers/fixtures.js';
 import { unprocessable as unprocessableBody } from './helpers/laravel.js';
+import { migratedMemoryDatabase } from './helpers/pglite-template.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -710,5 +712,19 @@ describe('last_used_at', () => {
     expect((await tokenRow(id)).lastUsedAt).toBeNull();
     await closing.close();
     expect((await tokenRow(id)).lastUsedAt).not.toBeNull();
+  });
+
+  it('a write that fails says the uses are kept for the next try, or, the last at close, lost (probe F)', async () => {
+    const db = await migratedMemoryDatabase();
+    const finals: boolean[] = [];
+    const usage = createTokenUsage(db.prisma, {
+      intervalMs: 3_600_000,
+      onError: (_err, final) => finals.push(final),
+    });
+    await db.close();
+    usage.touch('some-token');
+    await usage.flush();
+    await usage.close();
+    expect(finals).toEqual([false, true]);
   });
 });

@@ -16,12 +16,14 @@ export interface TokenUsage {
 
 export function createTokenUsage(
   prisma: Prisma,
-  opts: { intervalMs: number; onError?: (err: unknown) => void },
+  /** `onError`: `final` when no later flush will come (the last, at close): the uses are lost. */
+  opts: { intervalMs: number; onError?: (err: unknown, final: boolean) => void },
 ): TokenUsage {
   let pending = new Map<string, Date>();
   // Flushes run one after another, so two never race over the same rows.
   let chain: Promise<void> = Promise.resolve();
 
+  let closing = false;
   const write = async (): Promise<void> => {
     if (pending.size === 0) return;
     const uses = pending;
@@ -38,7 +40,7 @@ export function createTokenUsage(
         const later = pending.get(id);
         if (!later || later < at) pending.set(id, at);
       }
-      opts.onError?.(err);
+      opts.onError?.(err, closing);
     }
   };
 
@@ -59,6 +61,7 @@ export function createTokenUsage(
     flush,
     async close() {
       clearInterval(timer);
+      closing = true;
       await flush();
     },
   };
