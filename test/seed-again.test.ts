@@ -313,6 +313,25 @@ describe.concurrent('admin seed, its times', () => {
   });
 });
 
+describe.concurrent('admin seed, devices seen', () => {
+  it('a device with presence or visits was last seen at the latest of them, never before (probe R)', async () => {
+    const a = await newTenant(prisma());
+    await seed(a.tenant_id, 40, { seed: 5 });
+    const [row] = await prisma().$queryRaw<{ behind: number; seen: number }[]>`
+      SELECT count(*) FILTER (WHERE d."lastSeenTime" IS NULL OR d."lastSeenTime" < x."latest")::int AS "behind",
+        count(*)::int AS "seen"
+      FROM "GuestDevice" d JOIN (
+        SELECT "deviceId", max("seenAt") AS "latest" FROM "PresenceRecord" WHERE "tenantId" = ${a.tenant_id}
+          AND "deviceId" IS NOT NULL GROUP BY "deviceId"
+        UNION ALL
+        SELECT "deviceId", max("endedAt") FROM "LocationSession" WHERE "tenantId" = ${a.tenant_id}
+          AND "deviceId" IS NOT NULL GROUP BY "deviceId"
+      ) x ON x."deviceId" = d."id"`;
+    expect(row?.seen).toBeGreaterThan(0);
+    expect(row?.behind).toBe(0);
+  });
+});
+
 describe.concurrent('admin seed, the same --seed on two tenants (decisions.md: deterministic)', () => {
   it('writes the same guests, devices, sessions and presence', async () => {
     const [a, b] = [await newTenant(prisma()), await newTenant(prisma())];

@@ -119,6 +119,25 @@ export async function seedPresence(
     await prisma.locationLog.createMany({ data: logs.slice(i, i + 1000) });
     o.progress(`  location logs ${Math.min(i + 1000, logs.length)}/${logs.length}`);
   }
+  // The devices were seen then: their last-seen time moves forward to their latest detection or
+  // visit, as the ingest moves it (probe R: a device present now showed `lastSeenTime` null).
+  const seen = new Map<string, Date>();
+  const saw = (deviceId: string | null | undefined, at: Date | string | null | undefined) => {
+    if (!deviceId || !at) return;
+    const when = new Date(at);
+    const before = seen.get(deviceId);
+    if (!before || before < when) seen.set(deviceId, when);
+  };
+  for (const r of records) saw(r.deviceId, r.seenAt);
+  for (const v of sessions) saw(v.deviceId, v.endedAt);
+  const ids = [...seen.keys()];
+  if (ids.length > 0) {
+    await prisma.$executeRaw`UPDATE "GuestDevice" AS d SET "lastSeenTime" = v."seen"
+      FROM (SELECT unnest(${ids}::text[]) AS "id",
+                   unnest(${ids.map((id) => seen.get(id)?.toISOString() ?? null)}::timestamptz[]) AS "seen") AS v
+      WHERE d."id" = v."id" AND d."tenantId" = ${tenantId}
+        AND (d."lastSeenTime" IS NULL OR d."lastSeenTime" < v."seen")`;
+  }
   return {
     presence_records: records.length,
     active_sessions: records.length,
