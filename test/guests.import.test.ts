@@ -2,12 +2,11 @@
 // JSON file part; the create rules with Laravel's nested messages (`rows.N.field`), all_or_nothing and
 // skip_invalid, upserts by email or partner_id, location scope, limits and bad files; GraphQL
 // `importGuests`; tenant isolation on both transports.
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordStatements, startApp, type TestApp, type TestResponse } from './helpers/app.js';
 import { checkContract } from './helpers/contract.js';
 import { addGuest, addUser, newTenant } from './helpers/fixtures.js';
-import { lockWaiters } from './helpers/lock-waits.js';
+import { besideWriter } from './helpers/lock-waits.js';
 import { form, type Part } from './helpers/multipart.js';
 
 let t: TestApp;
@@ -253,33 +252,28 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
       const email = `held.${Date.now()}@import.test`;
       const guest = await addGuest(prisma(), a.tenant_id, a.location_id, { email, name: 'Before' });
       // A second client stands for an erasure or a PUT of the guest: it holds the guest's row, then
-      // takes the tenant's event sequence, as a guest write does. Its own deadlock check comes late.
-      const writer = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
-      await writer.connect();
-      try {
-        await writer.query('BEGIN');
-        await writer.query(`SET LOCAL deadlock_timeout = '20s'`);
-        await writer.query('SELECT 1 FROM "Guest" WHERE "id" = $1 FOR UPDATE', [guest.id]);
-        const imported = post(
-          a.token,
+      // takes the tenant's event sequence, as a guest write does.
+      const res = await besideWriter(process.env.TEST_DATABASE_URL as string, {
+        before: [['SELECT 1 FROM "Guest" WHERE "id" = $1 FOR UPDATE', [guest.id]]],
+        request: () =>
+          post(
+            a.token,
+            [
+              { location_id: a.location_id, name: 'New One' },
+              { location_id: a.location_id, email, name: 'After' },
+            ],
+            '?upsert_by=email',
+          ),
+        waiting: '%"Guest"%',
+        after: [
           [
-            { location_id: a.location_id, name: 'New One' },
-            { location_id: a.location_id, email, name: 'After' },
+            `INSERT INTO "EventSequence" ("tenantId", "lastId") VALUES ($1, 0)
+             ON CONFLICT ("tenantId") DO UPDATE SET "lastId" = "EventSequence"."lastId"`,
+            [a.tenant_id],
           ],
-          '?upsert_by=email',
-        );
-        await expect.poll(() => lockWaiters(writer, '%"Guest"%'), { timeout: 10_000 }).toBe(1);
-        await writer.query(
-          `INSERT INTO "EventSequence" ("tenantId", "lastId") VALUES ($1, 0)
-         ON CONFLICT ("tenantId") DO UPDATE SET "lastId" = "EventSequence"."lastId"`,
-          [a.tenant_id],
-        );
-        await writer.query('COMMIT');
-        const res = await imported;
-        expect([res.status, res.json.data]).toEqual([200, { created: 1, updated: 1, skipped: 0 }]);
-      } finally {
-        await writer.end();
-      }
+        ],
+      });
+      expect([res.status, res.json.data]).toEqual([200, { created: 1, updated: 1, skipped: 0 }]);
       expect((await prisma().guest.findUniqueOrThrow({ where: { id: guest.id } })).name).toBe('After');
     });
   },

@@ -3,12 +3,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordStatements, startApp, type TestApp, type TestResponse } from './helpers/app.js';
 import { addGuest, addUser, newTenant, uniqueName } from './helpers/fixtures.js';
 import { unprocessable } from './helpers/laravel.js';
-import { lockWaiters } from './helpers/lock-waits.js';
+import { besideWriter } from './helpers/lock-waits.js';
 
 let t: TestApp;
 // Avatars land in DATA_DIR/avatars: a folder of this file's own, removed afterwards.
@@ -1244,26 +1243,16 @@ describe.concurrent('avatars', () => {
 // A second client stands for another writer of the guest: it holds the guest's row and changes it;
 // the PUT read the guest before, and is judged again on the row it then locks (probe L).
 describe.skipIf(!process.env.TEST_DATABASE_URL)('PUT /guests/:id beside another writer of the guest', () => {
-  async function besideWriter(
-    guestId: string,
-    change: string,
-    values: unknown[],
-    put: () => Promise<TestResponse>,
-  ) {
-    const writer = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
-    await writer.connect();
-    try {
-      await writer.query('BEGIN');
-      await writer.query('SELECT 1 FROM "Guest" WHERE "id" = $1 FOR UPDATE', [guestId]);
-      await writer.query(change, [guestId, ...values]);
-      const answer = put();
-      await expect.poll(() => lockWaiters(writer, '%"Guest"%'), { timeout: 10_000 }).toBe(1);
-      await writer.query('COMMIT');
-      return await answer;
-    } finally {
-      await writer.end();
-    }
-  }
+  /** The PUT beside a writer that holds the guest's row and has run `change` on it. */
+  const besidePut = (guestId: string, change: string, values: unknown[], put: () => Promise<TestResponse>) =>
+    besideWriter(process.env.TEST_DATABASE_URL as string, {
+      before: [
+        ['SELECT 1 FROM "Guest" WHERE "id" = $1 FOR UPDATE', [guestId]],
+        [change, [guestId, ...values]],
+      ],
+      request: put,
+      waiting: '%"Guest"%',
+    });
 
   it('builds the name from the parts the other writer left, and keeps the part it did not send', async () => {
     const a = await tenant();
@@ -1272,7 +1261,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('PUT /guests/:id beside another 
       lastName: 'Old',
       name: 'Ada Old',
     });
-    const res = await besideWriter(
+    const res = await besidePut(
       g.id,
       `UPDATE "Guest" SET "lastName" = $2, "name" = $3 WHERE "id" = $1`,
       ['Zed', 'Ada Zed'],
@@ -1297,7 +1286,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('PUT /guests/:id beside another 
     });
     const g = await addGuest(prisma(), a.tenant_id, a.location_id);
     const venue = await addUser(prisma(), a.tenant_id, 'venue', { locationId: a.location_id });
-    const res = await besideWriter(
+    const res = await besidePut(
       g.id,
       `UPDATE "Guest" SET "locationId" = $2 WHERE "id" = $1`,
       [other.id],

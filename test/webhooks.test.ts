@@ -5,7 +5,6 @@
 // event type named); the SSRF rule refuses non-public targets at creation; tenant admins only; another
 // tenant's endpoints and attempts are out of reach on both transports. Delivery itself:
 // test/webhooks.delivery.test.ts.
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_TYPES } from '../src/events/event-types.js';
 import { openSecret } from '../src/events/webhook-secret.js';
@@ -14,7 +13,7 @@ import { isoMicros } from '../src/shared/format.js';
 import { startApp, type TestApp, type TestResponse } from './helpers/app.js';
 import { addUser, newTenant } from './helpers/fixtures.js';
 import { unprocessable as unprocessableBody } from './helpers/laravel.js';
-import { lockWaiters } from './helpers/lock-waits.js';
+import { besideWriter } from './helpers/lock-waits.js';
 import { type ScratchDatabase, scratchDatabase } from './helpers/scratch-database.js';
 import { type Receiver, startReceiver } from './helpers/webhook-receiver.js';
 
@@ -511,26 +510,19 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('DELETE /webhooks/:id in a deadl
     // A second client stands for the delivery worker: it holds the delivery, then logs an attempt
     // of the endpoint while the deletion waits for that delivery. Its own deadlock check comes
     // late, so PostgreSQL ends the deletion's transaction.
-    const worker = new pg.Client({ connectionString: scratch.url });
-    await worker.connect();
-    try {
-      await worker.query('BEGIN');
-      await worker.query(`SET LOCAL deadlock_timeout = '20s'`);
-      await worker.query('SELECT 1 FROM "WebhookDelivery" WHERE "id" = $1 FOR UPDATE', [delivery?.id]);
-      const deleted = t.request('DELETE', `${URL}/${hook.id}`, { token: a.token });
-      await expect.poll(() => lockWaiters(worker, 'DELETE%')).toBe(1);
-      const logged = worker.query(
-        `INSERT INTO "WebhookAttempt" ("id", "tenantId", "webhookId", "eventType", "messageId", "attempt", "status", "durationMs")
+    const res = await besideWriter(scratch.url as string, {
+      before: [['SELECT 1 FROM "WebhookDelivery" WHERE "id" = $1 FOR UPDATE', [delivery?.id]]],
+      request: () => t.request('DELETE', `${URL}/${hook.id}`, { token: a.token }),
+      waiting: 'DELETE%',
+      after: [
+        [
+          `INSERT INTO "WebhookAttempt" ("id", "tenantId", "webhookId", "eventType", "messageId", "attempt", "status", "durationMs")
          VALUES ($1, $2, $3, 'guest.created', 'm', 1, 'failed', 1)`,
-        [`deadlock-${Date.now()}`, a.tenant_id, hook.id],
-      );
-      await logged;
-      await worker.query('COMMIT');
-      const res = await deleted;
-      expect([res.status, res.text]).toEqual([204, '']);
-    } finally {
-      await worker.end();
-    }
+          [`deadlock-${Date.now()}`, a.tenant_id, hook.id],
+        ],
+      ],
+    });
+    expect([res.status, res.text]).toEqual([204, '']);
     expect(await t.db.prisma.webhook.count({ where: { id: hook.id } })).toBe(0);
     expect(await t.db.prisma.webhookAttempt.count({ where: { webhookId: hook.id } })).toBe(0);
   });
