@@ -192,7 +192,9 @@ function withRequestCode(error: GraphQLError): GraphQLError {
  * media type as every request error.
  */
 function refusedArgument(err: unknown, node: FieldNode): GraphQLError {
-  const app = clientError(err) ?? new AppError('VALIDATION', { message: 'Invalid cursor.' });
+  // connectionArgumentsError returns AppErrors and the plugin's own validation errors, which
+  // clientError words all; anything else would be a fault, masked as one.
+  const app = clientError(err) ?? new AppError('INTERNAL', { message: 'Unexpected error.' });
   const { message, extensions } = graphqlErrorParts(app);
   return new GraphQLError(message, { nodes: [node], extensions: { ...extensions, http: requestErrorHttp } });
 }

@@ -161,6 +161,17 @@ export interface RedisLink {
   close(): Promise<void>;
 }
 
+/** A command's answer, or undefined when it failed or did not come within `ms`. */
+function answeredWithin<T>(command: Promise<T>, ms: number): Promise<T | undefined> {
+  return Promise.race([
+    command.then(
+      (r) => r,
+      () => undefined,
+    ),
+    new Promise<undefined>((resolve) => setTimeout(resolve, ms, undefined).unref()),
+  ]);
+}
+
 export function connectRedis(url: string, log: RedisLog = silent): RedisLink {
   const stats: RedisStats = { outages: 0, errors: 0, failedCommands: 0 };
   const downClients = new Set<string>();
@@ -257,14 +268,8 @@ export function connectRedis(url: string, log: RedisLog = silent): RedisLink {
       for (const c of clients.values()) {
         if (c.status !== 'ready' || c.selectRefused !== undefined) return 'degraded';
       }
-      const pong = await Promise.race([
-        client.ping().then(
-          (r) => r === 'PONG',
-          () => false,
-        ),
-        new Promise<false>((resolve) => setTimeout(resolve, timeoutMs, false).unref()),
-      ]);
-      return pong ? 'ok' : 'degraded';
+      const pong = await answeredWithin(client.ping(), timeoutMs);
+      return pong === 'PONG' ? 'ok' : 'degraded';
     },
     stats: () => ({ ...stats }),
     async close() {
@@ -275,14 +280,7 @@ export function connectRedis(url: string, log: RedisLog = silent): RedisLink {
           if (c.status === 'ready') {
             // A Redis that hangs answers no QUIT: the subscriber (no commandTimeout) waited for good,
             // and the stop ran into SHUTDOWN_TIMEOUT_SECONDS, exit 1 (probe F). Bounded as a command.
-            const quit = c.quit().then(
-              () => true,
-              () => false,
-            );
-            const timer = new Promise<false>((resolve) =>
-              setTimeout(resolve, REDIS_TIMEOUT_MS, false).unref(),
-            );
-            if (await Promise.race([quit, timer])) return;
+            if ((await answeredWithin(c.quit(), REDIS_TIMEOUT_MS)) !== undefined) return;
             // Fall through: force the socket closed.
           }
           // quit() on a reconnecting client would wait for the connection; just drop it.

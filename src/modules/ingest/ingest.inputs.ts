@@ -91,11 +91,13 @@ const notAhead = (): Rule<Keep> =>
  */
 export const EARLIEST_EVENT = '2000-01-01';
 
+const EARLIEST_EVENT_MS = Date.parse(`${EARLIEST_EVENT}T00:00:00Z`);
+
 /** Not earlier than EARLIEST_EVENT (Laravel's `after_or_equal` wording). */
-const notBefore2000 = (): Rule<Keep> =>
+const notBeforeEarliest = (): Rule<Keep> =>
   custom(
     (v) =>
-      v instanceof Date && v.getTime() < Date.parse(`${EARLIEST_EVENT}T00:00:00Z`)
+      v instanceof Date && v.getTime() < EARLIEST_EVENT_MS
         ? `The :attribute field must be a date after or equal to ${EARLIEST_EVENT}.`
         : null,
     { description: `Not before ${EARLIEST_EVENT} (UTC).` },
@@ -138,7 +140,7 @@ export const presenceEventRules = rules({
   floor_id: [nullable(), string()],
   location_id: [requiredWithoutAll('zone_id', 'floor_id'), nullable(), string()],
   connected: [required(), boolean()],
-  seen_at: [required(), string(), isoDateTime(), notBefore2000(), notAhead()],
+  seen_at: [required(), string(), isoDateTime(), notBeforeEarliest(), notAhead()],
 });
 
 export const SESSION_KINDS = ['start', 'interim', 'stop'] as const;
@@ -156,7 +158,7 @@ export const sessionEventRules = rules({
   login_type: [required(), string(), max(50)],
   access_code: [nullable(), string(), max(64)],
   service_profile_id: [nullable(), string()],
-  at: [required(), string(), isoDateTime(), notBefore2000(), notAhead()],
+  at: [required(), string(), isoDateTime(), notBeforeEarliest(), notAhead()],
 });
 
 // ── The events as their rules let them through ─────────────────────────────────────────────────
