@@ -1282,46 +1282,54 @@ describe('claims, shutdown and failures', { timeout: 90_000 }, () => {
     });
   });
 
-  it('at most WEBHOOKS_CONCURRENCY_PER_ENDPOINT (2) attempts at once to one endpoint; another endpoint is served meanwhile', async () => {
-    const own = await scratchDatabase('webhooks_per_endpoint');
-    try {
-      const app = await startApp(
-        { ...DELIVERY, WEBHOOKS_CONCURRENCY: '5', WEBHOOKS_CONCURRENCY_PER_ENDPOINT: '2' },
-        { db: own.db },
-      );
+  // At 4 slots, the slow endpoint's two in flight and its backlog were counted twice (its two as
+  // running, and two more as still to send): no slot was left for another stream (probe W).
+  it.each([
+    ['5', 'one slot beside both endpoints'],
+    ['4', 'exactly two endpoints’ worth'],
+  ])(
+    'at most WEBHOOKS_CONCURRENCY_PER_ENDPOINT (2) attempts at once to one endpoint; another endpoint is served meanwhile (WEBHOOKS_CONCURRENCY %s: %s)',
+    async (concurrency) => {
+      const own = await scratchDatabase(`webhooks_per_endpoint_${concurrency}`);
       try {
-        const a = await newTenant(own.db.prisma);
-        const slow = endpoint((_r, n) => (n < 6 ? 'hold' : 204));
-        const quick = endpoint();
-        await createHook(a, slow.url, ['guest.created'], app);
-        await record(
-          own.db.prisma,
-          a.tenant_id,
-          ...Array.from({ length: 6 }, (_, i) => ['guest.created', `s${i}`] as [EventType, string]),
+        const app = await startApp(
+          { ...DELIVERY, WEBHOOKS_CONCURRENCY: concurrency, WEBHOOKS_CONCURRENCY_PER_ENDPOINT: '2' },
+          { db: own.db },
         );
-        await receiver.waitFor(() => at(slow.path).length >= 2);
-        // The slow endpoint holds its two; the quick one, created now, gets its events meanwhile.
-        await createHook(a, quick.url, ['guest.created'], app);
-        await record(
-          own.db.prisma,
-          a.tenant_id,
-          ...Array.from({ length: 6 }, (_, i) => ['guest.created', `q${i}`] as [EventType, string]),
-        );
-        await receiver.waitFor(() => new Set(at(quick.path).map((r) => r.id)).size >= 6);
-        expect(at(slow.path)).toHaveLength(2);
-        await sleep(300);
-        expect(at(slow.path)).toHaveLength(2);
-        policies.set(slow.path, () => 204);
-        receiver.release(204);
-        await receiver.waitFor(() => new Set(at(slow.path).map((r) => r.id)).size === 12);
-        await until('recorded', async () => (await own.db.prisma.webhookDelivery.count()) === 0);
+        try {
+          const a = await newTenant(own.db.prisma);
+          const slow = endpoint((_r, n) => (n < 6 ? 'hold' : 204));
+          const quick = endpoint();
+          await createHook(a, slow.url, ['guest.created'], app);
+          await record(
+            own.db.prisma,
+            a.tenant_id,
+            ...Array.from({ length: 6 }, (_, i) => ['guest.created', `s${i}`] as [EventType, string]),
+          );
+          await receiver.waitFor(() => at(slow.path).length >= 2);
+          // The slow endpoint holds its two; the quick one, created now, gets its events meanwhile.
+          await createHook(a, quick.url, ['guest.created'], app);
+          await record(
+            own.db.prisma,
+            a.tenant_id,
+            ...Array.from({ length: 6 }, (_, i) => ['guest.created', `q${i}`] as [EventType, string]),
+          );
+          await receiver.waitFor(() => new Set(at(quick.path).map((r) => r.id)).size >= 6);
+          expect(at(slow.path)).toHaveLength(2);
+          await sleep(300);
+          expect(at(slow.path)).toHaveLength(2);
+          policies.set(slow.path, () => 204);
+          receiver.release(204);
+          await receiver.waitFor(() => new Set(at(slow.path).map((r) => r.id)).size === 12);
+          await until('recorded', async () => (await own.db.prisma.webhookDelivery.count()) === 0);
+        } finally {
+          await app.close();
+        }
       } finally {
-        await app.close();
+        await own.drop();
       }
-    } finally {
-      await own.drop();
-    }
-  });
+    },
+  );
 
   it('close() sends nothing new, lets the attempt in flight finish and records it', async () => {
     const own = await scratchDatabase('webhooks_close');

@@ -231,14 +231,19 @@ export function startWebhookDelivery(deps: {
 
   /**
    * How many more streams to hold now: one per endpoint's worth of slots left free by the attempts
-   * in flight and what the held streams have still to send (an endpoint's worth for one with more to
-   * read, whose next window may be on its way), at least one while any slot is free, so that
-   * instances polling the same log share its streams rather than the first taking them all.
+   * in flight and what the held streams may still take beside theirs (up to an endpoint's worth in
+   * all for one with more to read, whose next window may be on its way), at least one while any slot
+   * is free, so that instances polling the same log share its streams rather than the first taking
+   * them all. A stream's attempts in flight are counted once: counted again as still to send, one
+   * slow endpoint's backlog kept every other endpoint waiting (probe W).
    */
   function streamRoom(): number {
     const per = settings.concurrencyPerEndpoint;
     let free = freeInAll();
-    for (const s of held.values()) free -= s.caughtUp ? Math.min(s.waiting.length, per) : per;
+    for (const s of held.values()) {
+      const more = Math.max(0, per - (busy.get(s.webhookId) ?? 0));
+      free -= s.caughtUp ? Math.min(s.waiting.length, more) : more;
+    }
     if (free <= 0) return 0;
     return Math.max(1, Math.floor(free / per));
   }
