@@ -927,6 +927,13 @@ describe.concurrent('errors and GraphiQL', () => {
     expect(etag).toMatch(/^"[\w-]+"$/);
     const held = await page({ 'if-none-match': etag });
     expect([held.statusCode, held.body]).toEqual([304, '']);
+    // Each coding is a representation of its own, with its own tag: a cache holding the page as is
+    // does not revalidate the brotli one (all three shared one tag; probe U).
+    expect(new Set([etag, br.headers.etag, gz.headers.etag]).size).toBe(3);
+    const other = await page({ 'if-none-match': etag, 'accept-encoding': 'br' });
+    expect([other.statusCode, other.headers.etag]).toEqual([200, br.headers.etag]);
+    const same = await page({ 'if-none-match': `W/${br.headers.etag}`, 'accept-encoding': 'br' });
+    expect([same.statusCode, same.headers['content-encoding'], same.body]).toEqual([304, 'br', '']);
     // HEAD as GET, without the body (it answered 401 JSON; probe R).
     const head = await t.app.fastify.inject({
       method: 'HEAD',

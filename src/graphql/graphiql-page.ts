@@ -13,12 +13,10 @@ const GRAPHIQL_OPTIONS = {
   headers: '{\n  "Authorization": "Bearer <token>"\n}',
 };
 
-interface Page {
-  etag: string;
-  identity: Buffer;
-  gzip: Buffer;
-  br: Buffer;
-}
+type Coding = 'identity' | 'gzip' | 'br';
+
+/** Each coding of the page with its own strong ETag: they are different representations (RFC 9110 §8.8.3; probe U). */
+type Page = Record<Coding, { body: Buffer; etag: string }>;
 
 /** By endpoint: `/graphql`, or under APP_URL's path behind a proxy that serves the service under one. */
 const pages = new Map<string, Promise<Page>>();
@@ -33,8 +31,12 @@ function graphiqlPage(endpoint: string): Promise<Page> {
       promisify(gzip)(identity, { level: 9 }),
       promisify(brotliCompress)(identity, { params: { [constants.BROTLI_PARAM_QUALITY]: 6 } }),
     ]);
-    const etag = `"${createHash('sha256').update(identity).digest('base64url').slice(0, 27)}"`;
-    return { etag, identity, gzip: gz, br };
+    const tag = createHash('sha256').update(identity).digest('base64url').slice(0, 27);
+    return {
+      identity: { body: identity, etag: `"${tag}"` },
+      gzip: { body: gz, etag: `"${tag}-gzip"` },
+      br: { body: br, etag: `"${tag}-br"` },
+    };
   })();
   pages.set(endpoint, page);
   page.catch(() => pages.delete(endpoint));
@@ -52,23 +54,23 @@ function accepted(header: string | undefined): Set<string> {
   return out;
 }
 
-/** Answers GraphiQL's page: 304 when the client holds it (If-None-Match), else brotli, gzip or as is. */
+/** Answers GraphiQL's page in brotli, gzip or as is: 304 when the client holds that one (If-None-Match). */
 export async function sendGraphiql(
   request: FastifyRequest,
   reply: FastifyReply,
   endpoint = '/graphql',
 ): Promise<FastifyReply> {
-  const p = await graphiqlPage(endpoint);
+  const encodings = accepted(request.headers['accept-encoding']);
+  const coding: Coding = encodings.has('br') ? 'br' : encodings.has('gzip') ? 'gzip' : 'identity';
+  const { body, etag } = (await graphiqlPage(endpoint))[coding];
   reply
     .header('Content-Type', 'text/html; charset=utf-8')
-    .header('ETag', p.etag)
+    .header('ETag', etag)
     .header('Cache-Control', 'no-cache')
     .header('Vary', 'Accept-Encoding');
+  if (coding !== 'identity') reply.header('Content-Encoding', coding);
   const held = request.headers['if-none-match'];
-  if (held?.split(',').some((tag) => tag.trim().replace(/^W\//, '') === p.etag))
+  if (held?.split(',').some((tag) => tag.trim() === '*' || tag.trim().replace(/^W\//, '') === etag))
     return reply.status(304).send();
-  const encodings = accepted(request.headers['accept-encoding']);
-  if (encodings.has('br')) return reply.header('Content-Encoding', 'br').send(p.br);
-  if (encodings.has('gzip')) return reply.header('Content-Encoding', 'gzip').send(p.gzip);
-  return reply.send(p.identity);
+  return reply.send(body);
 }
