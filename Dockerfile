@@ -41,6 +41,8 @@ COPY package.json ./
 # The migrations are applied on start (dist/db/migrate.js reads prisma/migrations).
 COPY prisma ./prisma
 COPY --from=build /app/dist ./dist
+# `npm start` and `npm run admin` run the build first; without src/ it finds nothing to build.
+COPY scripts/build.mjs ./scripts/
 # The code stays root's (read-only to the service); only DATA_DIR is the service's.
 RUN mkdir -p /app/data && chown node:node /app/data
 USER node

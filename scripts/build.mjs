@@ -42,8 +42,13 @@ function writeIfChanged(file, content) {
   return true;
 }
 
-/** Builds dist/ from src/; returns how many files it wrote. */
+/**
+ * Builds dist/ from src/; returns how many files it wrote. Without src/ beside a dist/ (the container
+ * image's runtime, which has no sources) there is nothing to build: `npm start` and `npm run admin`
+ * run what is there (they stopped with MODULE_NOT_FOUND there; probe O).
+ */
 export async function buildDist() {
+  if (!existsSync(SRC) && existsSync(DIST)) return 0;
   if (!existsSync(path.join(SRC, 'generated'))) {
     throw new Error('src/generated is missing: run `npm run generate:prisma` (npm install runs it).');
   }

@@ -4,9 +4,10 @@
 // loadConfig); and the balancer's config against both. `haproxy -c` and `docker compose config`
 // run too where those programs are installed, and say they were skipped where not.
 import { execFile, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -120,6 +121,27 @@ describe('Dockerfile', () => {
     const ignored = read('.dockerignore').split('\n');
     expect(ignored).toContain('node_modules');
     expect(ignored).toContain('src/generated');
+  });
+
+  it('has what `npm start` and `npm run admin` need: in the runtime stage’s files, their build finds no sources and the CLI runs (its build script was missing: MODULE_NOT_FOUND; probe O)', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'runtime-'));
+    try {
+      for (const { args } of only(runtime, 'COPY')) {
+        const [from, to = ''] = args.replace(/^--from=\w+\s+/, '').split(/\s+/);
+        const target = path.join(dir, to.endsWith('/') ? path.join(to, path.basename(from ?? '')) : to);
+        // The other stages' results, as they are here: the dependencies and dist/ (built by npm install).
+        if (from === '/app/node_modules') symlinkSync(path.join(ROOT, 'node_modules'), target);
+        else cpSync(path.join(ROOT, (from ?? '').replace(/^\/app\//, '')), target, { recursive: true });
+      }
+      expect(existsSync(path.join(dir, 'src'))).toBe(false);
+      const { stdout } = await run('npm', ['run', '--silent', 'admin', '--', '--help'], {
+        cwd: dir,
+        timeout: 60_000,
+      });
+      expect(stdout).toContain('bootstrap --tenant');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('runs as a non-root user, `npm start`’s command in exec form (signals reach the server)', () => {
