@@ -188,6 +188,40 @@ describe.each(Object.entries(MEDIA))('Accept: %s', (_label, media) => {
   });
 });
 
+describe('a subscription', () => {
+  it('names where and why a variable is invalid without its value, as a query does (its message printed the value; probe R)', async () => {
+    const res = await t.app.fastify.inject({
+      method: 'POST',
+      url: '/graphql',
+      headers: {
+        authorization: `Bearer ${token}`,
+        accept: 'text/event-stream',
+        'content-type': 'application/json',
+      },
+      payload: JSON.stringify({
+        query: 'subscription S($t: [String!], $a: ID) { events(types: $t, after: $a) { id } }',
+        variables: { t: ['guest.created', 'x', { ok: 'Echo!Secr3tPw' }], a: 5.5 },
+      }),
+    });
+    const data = /^data: (.+)$/m.exec(res.body)?.[1] ?? 'null';
+    expect(JSON.parse(data)).toEqual({
+      errors: [
+        {
+          message:
+            'Variable "$t" got invalid value at "t[2]"; String cannot represent a non string value: { ok: "Echo!Secr3tPw" }',
+          locations: [{ line: 1, column: 16 }],
+          extensions: { code: 'BAD_USER_INPUT' },
+        },
+        {
+          message: 'Variable "$a" got invalid value; ID cannot represent value: 5.5',
+          locations: [{ line: 1, column: 31 }],
+          extensions: { code: 'BAD_USER_INPUT' },
+        },
+      ],
+    });
+  });
+});
+
 describe('the nesting limit', () => {
   it(`lets ${GRAPHQL_LIMITS.nesting} levels reach coercion, refuses one more`, async () => {
     const at = await post(SESSIONS_BY_IP, `{"ips":${nested(GRAPHQL_LIMITS.nesting)}}`, 'application/json');

@@ -173,8 +173,18 @@ function withRequestCode(error: GraphQLError): GraphQLError {
       extensions: { ...error.extensions, http: { ...http, spec: false } },
     });
   }
-  if (error.path || error.extensions.code) return error;
+  if (error.path) return error;
   const variable = error.nodes?.some((n) => n.kind === Kind.VARIABLE_DEFINITION);
+  if (error.extensions.code) {
+    // A subscription's variables are coerced by @graphql-tools/executor, which codes its error
+    // itself: the value printed whole is left out all the same (probe R).
+    if (!variable) return error;
+    return new GraphQLError(withoutEchoedValue(error), {
+      ...located(error),
+      originalError: error.originalError,
+      extensions: error.extensions,
+    });
+  }
   return new GraphQLError(variable ? withoutEchoedValue(error) : error.message, {
     ...located(error),
     originalError: error.originalError,
