@@ -424,6 +424,10 @@ export async function buildApp(deps: {
       // `{"variables":{}}` is); Yoga takes an empty parsed body for none, reads the stream again
       // (consumed) and calls it malformed.
       const body: unknown = req.body;
+      // An array is a batch only when it holds requests: `[1,2]` is no GraphQL body at all (Yoga
+      // called it a batch; probe R).
+      if (Array.isArray(body) && body.some((e) => typeof e !== 'object' || e === null || Array.isArray(e)))
+        throw new AppError('MALFORMED_JSON');
       const noQuery =
         typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 0;
       const asYogaReads: FastifyRequest = Object.create(req, {
@@ -433,6 +437,8 @@ export async function buildApp(deps: {
       const response = await yoga.handleNodeRequestAndResponse(asYogaReads, reply, { req, reply });
       // Yoga's 415 has no body at all (probe K): GraphQL's error format, as every other refusal.
       if (response.status === 415) throw new AppError('UNSUPPORTED_MEDIA_TYPE');
+      // Its 406 neither (a subscription asked with `Accept: application/json`; probe R).
+      if (response.status === 406) throw new AppError('NOT_ACCEPTABLE');
       response.headers.forEach((value, key) => {
         reply.header(key, value);
       });

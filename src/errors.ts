@@ -23,6 +23,13 @@ export const errorCodes = {
     graphql: 'UNSUPPORTED_MEDIA_TYPE',
     message: 'Unsupported Media Type: send application/json, application/graphql or a form.',
   },
+  /** A GraphQL answer in none of the types the request's Accept takes (Yoga's 406 had no body). */
+  NOT_ACCEPTABLE: {
+    status: 406,
+    graphql: 'NOT_ACCEPTABLE',
+    message:
+      'Not Acceptable: a query or mutation answers application/json or application/graphql-response+json, a subscription text/event-stream or multipart/mixed.',
+  },
   VALIDATION: { status: 422, graphql: 'BAD_USER_INPUT', message: 'The given data was invalid.' },
   RATE_LIMITED: { status: 429, graphql: 'RATE_LIMITED', message: 'Too Many Attempts.' },
   INTERNAL: { status: 500, graphql: 'INTERNAL_SERVER_ERROR', message: 'Server Error' },

@@ -269,7 +269,8 @@ describe('the nesting limit', () => {
 });
 
 describe('a body that is no JSON object', () => {
-  it.concurrent.each(['', 'null', '[]', '"x"'])(
+  // An array of anything but objects is no batch (`[1,2]` was called one; probe R).
+  it.concurrent.each(['', 'null', '[]', '"x"', '[1,2]', '[{"query":"{ __typename }"},null]', '[[]]'])(
     '%j: 400 "Malformed JSON body.", no parser detail',
     async (rawBody) => {
       const res = await t.request('POST', '/graphql', {
@@ -283,6 +284,42 @@ describe('a body that is no JSON object', () => {
       );
     },
   );
+});
+
+describe('a request parameter of the wrong type', () => {
+  it.concurrent.each([
+    ['{"query":42}', 'Expected "query" param to be a string, but given number.'],
+    // It was looked up as a name: OPERATION_RESOLUTION_FAILURE (probe R).
+    [
+      '{"query":"{ __typename }","operationName":5}',
+      'Expected "operationName" param to be a string, but given number.',
+    ],
+    [
+      '{"query":"{ __typename }","operationName":["Q"]}',
+      'Expected "operationName" param to be a string, but given array.',
+    ],
+  ])('%s: 400 BAD_REQUEST naming it, whatever the Accept', async (rawBody, message) => {
+    for (const accept of ['application/json', 'application/graphql-response+json']) {
+      const res = await t.request('POST', '/graphql', {
+        token,
+        rawBody,
+        headers: { 'content-type': 'application/json', accept },
+      });
+      expect([res.status, res.json], accept).toEqual([
+        400,
+        { errors: [{ message, extensions: { code: 'BAD_REQUEST' } }] },
+      ]);
+    }
+  });
+
+  it('a null operationName is none', async () => {
+    const res = await t.request('POST', '/graphql', {
+      token,
+      rawBody: '{"query":"{ __typename }","operationName":null}',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+    });
+    expect([res.status, res.json]).toEqual([200, { data: { __typename: 'Query' } }]);
+  });
 });
 
 describe('a JSON array of operations (a batch; batching is off)', () => {

@@ -448,6 +448,38 @@ describe.concurrent('another method or body type on /graphql', () => {
   });
 });
 
+describe.concurrent('an Accept that takes none of the answer’s types', () => {
+  it('is 406 NOT_ACCEPTABLE in GraphQL’s error format (Yoga’s 406 had an empty text/plain body; probe R)', async () => {
+    const token = await callerOf('tenant');
+    const subscription = JSON.stringify({ query: 'subscription { events { id } }' });
+    for (const [accept, payload] of [
+      ['application/json', subscription],
+      ['application/graphql-response+json', subscription],
+      ['text/csv', JSON.stringify({ query: '{ __typename }' })],
+    ] as const) {
+      const res = await t.app.fastify.inject({
+        method: 'POST',
+        url: '/graphql',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept },
+        payload,
+      });
+      expect([res.statusCode, res.headers['content-type'], res.json()], accept).toEqual([
+        406,
+        'application/json; charset=utf-8',
+        {
+          errors: [
+            {
+              message:
+                'Not Acceptable: a query or mutation answers application/json or application/graphql-response+json, a subscription text/event-stream or multipart/mixed.',
+              extensions: { code: 'NOT_ACCEPTABLE' },
+            },
+          ],
+        },
+      ]);
+    }
+  });
+});
+
 describe.concurrent('a request in URL parameters (GET, or an HTML form’s body)', () => {
   it('a form’s body carries JSON variables, typed, as graphql-yoga reads them', async () => {
     const token = await callerOf('tenant');

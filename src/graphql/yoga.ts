@@ -209,6 +209,21 @@ function refusedArgument(err: unknown, node: FieldNode): GraphQLError {
   return new GraphQLError(message, { nodes: [node], extensions: { ...extensions, http: requestErrorHttp } });
 }
 
+/**
+ * A request whose `operationName` is no string is the caller's malformed request, as Yoga words one
+ * whose `query` is none (it was looked up as a name and answered OPERATION_RESOLUTION_FAILURE; probe R).
+ */
+const operationNameChecked: Plugin = {
+  onParams({ params }) {
+    const name: unknown = params.operationName;
+    if (name === undefined || name === null || typeof name === 'string') return;
+    const given = Array.isArray(name) ? 'array' : typeof name;
+    throw new GraphQLError(`Expected "operationName" param to be a string, but given ${given}.`, {
+      extensions: { code: 'BAD_REQUEST', http: { status: 400 } },
+    });
+  },
+};
+
 export function createGraphqlHandler(deps: {
   prisma: Prisma;
   config: Config;
@@ -247,6 +262,7 @@ export function createGraphqlHandler(deps: {
     plugins: [
       // First, so it also sees the answers of the limits below that stop an operation.
       ...(deps.metrics ? [deps.metrics] : []),
+      operationNameChecked,
       maxDepthPlugin({
         n: GRAPHQL_LIMITS.depth,
         exposeLimits: true,
