@@ -178,6 +178,26 @@ describe('messages', () => {
     expect(early).toBeInstanceOf(ValidationError);
   });
 
+  it('date() reads the numeric shapes PHP’s parser reads, on a real calendar day (d-m-Y was refused; probe W)', async () => {
+    const at = async (v: string) => ((await validate({ v }, { v: [date()] })) as { v: Date }).v.toISOString();
+    for (const v of [
+      '2026-11-29',
+      '2026/11/29',
+      '11/29/2026',
+      '29-11-2026',
+      '29.11.2026',
+      '29.11.2026 00:00',
+    ])
+      expect(await at(v), v).toBe('2026-11-29T00:00:00.000Z');
+    expect(await at('29-11-2026 10:05:07.25+01:00')).toBe('2026-11-29T09:05:07.250Z');
+    expect(await at('02/03/2026')).toBe('2026-02-03T00:00:00.000Z');
+    expect(await at('02-03-2026')).toBe('2026-03-02T00:00:00.000Z');
+    for (const v of ['30.02.2026', '13/01/2026', '2026-11/29', '29/11-2026', '29-11-26', 'now', '2026.11.29'])
+      expect(await errorsOf({ f: v }, { f: [date()] }), v).toEqual({
+        f: ['The f field must be a valid date.'],
+      });
+  });
+
   it('after_or_equal compares fractions of a second to the microsecond, as Carbon does', async () => {
     const rules: Rules = { since: [date()], until: [date(), afterOrEqual('since')] };
     const refused = { until: ['The until field must be a date after or equal to since.'] };

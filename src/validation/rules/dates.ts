@@ -85,9 +85,52 @@ export function dateFormat(format: string): Rule<string> {
   };
 }
 
-const DATE_TIME =
-  /^(\d{4})-(\d{1,2})-(\d{1,2})(?:[ T](\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?(Z|[+-]\d{2}(?::?\d{2})?)?)?$/;
-const US_DATE = /^(\d{1,2})\/(\d{1,2})\/(\d{4})$/;
+/** A time of day after a date: `10:05`, `10:05:07.25`, with a zone (`Z`, `+01:00`, `+0100`, `+01`) or none. */
+const TIME = '(?:[ T](\\d{1,2}):(\\d{2})(?::(\\d{2})(?:\\.(\\d+))?)?(Z|[+-]\\d{2}(?::?\\d{2})?)?)?$';
+
+/**
+ * The numeric date shapes PHP's date parser reads (strtotime, date_parse), each with the order of its
+ * year, month and day: ISO `2026-11-29` and `2026/11/29`, American `11/29/2026`, and day first with
+ * dashes or dots, `29-11-2026` and `29.11.2026` (it was refused; probe W).
+ */
+const DATE_SHAPES: readonly { pattern: RegExp; order: readonly [number, number, number] }[] = [
+  { pattern: new RegExp(`^(\\d{4})-(\\d{1,2})-(\\d{1,2})${TIME}`), order: [0, 1, 2] },
+  { pattern: new RegExp(`^(\\d{4})/(\\d{1,2})/(\\d{1,2})${TIME}`), order: [0, 1, 2] },
+  { pattern: new RegExp(`^(\\d{1,2})/(\\d{1,2})/(\\d{4})${TIME}`), order: [2, 0, 1] },
+  { pattern: new RegExp(`^(\\d{1,2})[-.](\\d{1,2})[-.](\\d{4})${TIME}`), order: [2, 1, 0] },
+];
+
+interface DateParts {
+  year: number;
+  month: number;
+  day: number;
+  hour: number;
+  minute: number;
+  second: number;
+  fraction: string;
+  zone: string | undefined;
+}
+
+/** The parts of a date in one of DATE_SHAPES, as written (not yet checked against a calendar). */
+function dateParts(value: string): DateParts | null {
+  for (const { pattern, order } of DATE_SHAPES) {
+    const m = pattern.exec(value);
+    if (!m) continue;
+    const ymd = [m[1], m[2], m[3]].map(Number);
+    const [h, mi, sec] = [m[4], m[5], m[6]].map((part) => Number(part ?? 0));
+    return {
+      year: ymd[order[0]] ?? 0,
+      month: ymd[order[1]] ?? 0,
+      day: ymd[order[2]] ?? 0,
+      hour: h ?? 0,
+      minute: mi ?? 0,
+      second: sec ?? 0,
+      fraction: m[7] ?? '',
+      zone: m[8],
+    };
+  }
+  return null;
+}
 
 /**
  * An instant to the microsecond, as Carbon keeps one: whole milliseconds since the epoch and the
@@ -108,18 +151,13 @@ const notBefore = (a: Instant, b: Instant): boolean => a.ms > b.ms || (a.ms === 
  * Naive values are read as UTC so two naive values compare. Anything else is no date.
  */
 function parseDate(value: unknown): Instant | null {
-  if (typeof value !== 'string') return null;
-  const us = US_DATE.exec(value);
-  const m = us ? [value, us[3], us[1], us[2]] : DATE_TIME.exec(value);
-  if (!m) return null;
-  const [, y, mo, d, h, mi, s, fraction, zone] = m;
-  const [month = 0, day = 0, hour = 0, minute = 0, second = 0] = [mo, d, h, mi, s].map((part) =>
-    Number(part ?? 0),
-  );
+  const p = typeof value === 'string' ? dateParts(value) : null;
+  if (!p) return null;
+  const { month, day, hour, minute, second, zone } = p;
   if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 59) return null;
   // The fraction to the microsecond, as Carbon keeps it (`.2` and `.5` of one second compare).
-  const micros = Number((fraction ?? '').slice(0, 6).padEnd(6, '0'));
-  let ms = utcDate(Number(y), month, day, hour, minute, second).getTime() + Math.floor(micros / 1000);
+  const micros = Number(p.fraction.slice(0, 6).padEnd(6, '0'));
+  let ms = utcDate(p.year, month, day, hour, minute, second).getTime() + Math.floor(micros / 1000);
   if (zone !== undefined && zone !== 'Z') {
     const sign = zone.startsWith('-') ? -1 : 1;
     const digits = zone.replace(/[+:-]/g, '');
@@ -169,11 +207,8 @@ export const daysIn = (year: number, month: number): number =>
 export function date(opts: { upTo?: 'floor' | 'ceil' } = {}): Rule<Date> {
   const epochOf = (value: unknown): number | null => {
     const instant = parseDate(value);
-    if (instant === null || typeof value !== 'string') return null;
-    const us = US_DATE.exec(value);
-    const m = us ? [value, us[3], us[1], us[2]] : DATE_TIME.exec(value);
-    const [year, month, day] = [m?.[1], m?.[2], m?.[3]].map(Number) as [number, number, number];
-    if (day > daysIn(year, month)) return null;
+    const p = typeof value === 'string' ? dateParts(value) : null;
+    if (instant === null || p === null || p.day > daysIn(p.year, p.month)) return null;
     // To the millisecond a Date holds (parseDate keeps the microseconds, as Carbon does).
     // Rounded up, still a moment the database holds (past 9999's last one there is nothing anyway).
     return opts.upTo === 'ceil' && instant.us > 0 && storableInstant(instant.ms + 1)
