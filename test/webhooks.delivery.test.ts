@@ -41,6 +41,7 @@ import { endpointHealth } from '../src/modules/webhooks/webhooks.service.js';
 import { isoMicros } from '../src/shared/format.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { newTenant } from './helpers/fixtures.js';
+import { besideWriter } from './helpers/lock-waits.js';
 import { type ScratchDatabase, scratchDatabase } from './helpers/scratch-database.js';
 import { startTcpProxy } from './helpers/tcp-proxy.js';
 import { type Received, type Receiver, startReceiver } from './helpers/webhook-receiver.js';
@@ -1281,6 +1282,65 @@ describe('claims, shutdown and failures', { timeout: 90_000 }, () => {
       expect(third?.window.events.map((e) => e.id)).toEqual([e4?.id]);
     });
   });
+
+  // Two connections at once: on PGlite every statement has the one connection to itself.
+  it.skipIf(!process.env.TEST_DATABASE_URL)(
+    'attempts of an endpoint deleted while they are recorded are left out; the others are recorded (the statement failed on the foreign key, and all of them were made again; probe W)',
+    async () => {
+      await withQuietScratch('webhooks_record_deleted', async ({ own, quiet, a }) => {
+        const prisma = own.db.prisma;
+        const gone = await createHook(a, endpoint().url, ['guest.created'], quiet);
+        const kept = await createHook(a, endpoint().url, ['guest.created'], quiet);
+        const [e1] = (await record(prisma, a.tenant_id, ['guest.created', 'g1'])) as [RecordedEvent];
+        const held = await claimStreams(prisma, 10, 60_000, 100);
+        expect(held.map((s) => s.webhookId).sort()).toEqual([gone.id, kept.id].sort());
+        const attempt = (s: (typeof held)[number]): MadeAttempt => ({
+          claim: {
+            id: null,
+            streamLease: s.lease,
+            tenantId: a.tenant_id,
+            webhookId: s.webhookId,
+            eventId: e1.id,
+            eventType: e1.type,
+            attempts: 1,
+            firstAttemptAt: new Date(),
+            url: 'http://unused',
+            secret: 'unused',
+            previousSecret: null,
+            failingSince: null,
+            occurredAt: e1.occurredAt,
+            payloadJson: '{}',
+          },
+          id: newAttemptId(),
+          startedAt: new Date(),
+          finishedAt: new Date(),
+          result: { outcome: 'succeeded', statusCode: 204, durationMs: 2, error: null },
+          status: 'succeeded',
+          retryAt: null,
+        });
+        // The endpoint's deletion commits while the record statement waits on its rows.
+        const recorded = await besideWriter(own.url as string, {
+          before: [['DELETE FROM "Webhook" WHERE "id" = $1', [gone.id]]],
+          request: () =>
+            recordAttempts(
+              prisma,
+              held.map(attempt),
+              held.map((s) => ({
+                webhookId: s.webhookId,
+                lease: s.lease,
+                lastEventId: e1.id,
+                release: true,
+              })),
+              60_000,
+            ),
+          waiting: 'WITH r AS%',
+        });
+        expect(recorded).toEqual({ written: 1, logged: 1, moved: [kept.id], queued: 0 });
+        const logged = await prisma.webhookAttempt.findMany({ select: { webhookId: true, status: true } });
+        expect(logged).toEqual([{ webhookId: kept.id, status: 'succeeded' }]);
+      });
+    },
+  );
 
   // At 4 slots, the slow endpoint's two in flight and its backlog were counted twice (its two as
   // running, and two more as still to send): no slot was left for another stream (probe W).

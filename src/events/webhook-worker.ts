@@ -373,20 +373,37 @@ export async function recordAttempts(
   leaseMs = 0,
 ): Promise<{ written: number; logged: number; moved: string[]; queued: number }> {
   if (attempts.length === 0 && places.length === 0) return { written: 0, logged: 0, moved: [], queued: 0 };
-  // One statement: a deadlock with an endpoint's deletion ends it whole, and it is run again.
-  const [row] = await retryingConflicts(() =>
-    rawRowsOf(prisma)<{ written: number; logged: number; moved: string[]; queued: number }>(RECORD_SQL, [
-      recordParameter(attempts),
-      placesParameter(places),
-      leaseMs,
-    ]),
-  );
+  // One statement: a deadlock with an endpoint's deletion ends it whole, and it is run again; so is
+  // a foreign key refused because the deletion committed while it ran (it read the endpoint still
+  // there): run again, it reads the endpoint gone and leaves its attempts out (probe W: the others
+  // of the batch were made again).
+  const run = () =>
+    retryingConflicts(() =>
+      rawRowsOf(prisma)<{ written: number; logged: number; moved: string[]; queued: number }>(RECORD_SQL, [
+        recordParameter(attempts),
+        placesParameter(places),
+        leaseMs,
+      ]),
+    );
+  const [row] = await run().catch((err: unknown) => {
+    if (!isForeignKeyViolation(err)) throw err;
+    return run();
+  });
   return {
     written: row?.written ?? 0,
     logged: row?.logged ?? 0,
     moved: row?.moved ?? [],
     queued: row?.queued ?? 0,
   };
+}
+
+/** PostgreSQL's foreign key violation (23503), as pg reports it or in a message. */
+function isForeignKeyViolation(err: unknown): boolean {
+  if (typeof err !== 'object' || err === null) return false;
+  if ('code' in err && (err.code === '23503' || err.code === 'P2003')) return true;
+  return (
+    'message' in err && typeof err.message === 'string' && /violates foreign key constraint/.test(err.message)
+  );
 }
 
 /** RECORD_SQL's $2: the places as a JSON array. */
