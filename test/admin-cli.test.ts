@@ -188,6 +188,9 @@ describe('admin CLI and server on one embedded database', { timeout: 120_000 }, 
   it('--json keeps its promise on every usage error: one object, the message without the usage', async () => {
     const cases: [string[], string][] = [
       [['frobnicate', '--json'], 'Unknown command "frobnicate".'],
+      // An operand after a command that takes none: it was called an unknown command (probe O).
+      [['token', 'list', '--tenant', 'T', '--json', '--', 'x'], 'token list takes no operand; got 1: x.'],
+      [['seed', 'extra', '--json'], 'seed takes no operand; got 1: extra.'],
       [['--json'], 'No command given.'],
       [['bootstrap', '--bogus', '--json'], "Unknown option '--bogus'"],
       [['bootstrap', '--json'], '--tenant is required.'],

@@ -116,10 +116,17 @@ const OPERAND_OF: Readonly<Record<string, string>> = {
   'import guests': 'FILE',
 };
 
-/** Operands follow the commands of OPERAND_OF; every other command is its words alone. */
+/**
+ * The command its first words name (two, `token list`, or one, `seed`), and the operands after it
+ * (one for the commands of OPERAND_OF, none for the others: `token list -- x` has one too many, not
+ * an unknown command "token list x"; probe O). Words that name no command are an unknown command.
+ */
 function commandOf(positionals: readonly string[]): { command: string; operands: string[] } {
-  const words = positionals.slice(0, 2).join(' ');
-  if (Object.hasOwn(OPERAND_OF, words)) return { command: words, operands: positionals.slice(2) };
+  for (const n of [2, 1]) {
+    const words = positionals.slice(0, n).join(' ');
+    if (positionals.length >= n && Object.hasOwn(COMMAND_OPTIONS, words))
+      return { command: words, operands: positionals.slice(n) };
+  }
   return { command: positionals.join(' '), operands: [] };
 }
 
@@ -689,10 +696,11 @@ async function main(): Promise<number> {
     if (foreign) return fail(foreign, 2);
   }
   const operand = OPERAND_OF[command];
-  if (operand !== undefined && operands.length !== 1) {
-    const got = operands.length === 0 ? 'none' : `${operands.length}: ${operands.join(' ')}`;
+  const got = operands.length === 0 ? 'none' : `${operands.length}: ${operands.join(' ')}`;
+  if (operand !== undefined && operands.length !== 1)
     return fail(`${command} takes one ${operand}; got ${got}.`, 2);
-  }
+  if (operand === undefined && operands.length > 0)
+    return fail(`${command} takes no operand; got ${got}.`, 2);
   let db: Database | undefined;
   let live: { close(): Promise<void> } | undefined;
   // From here on a stoppable command hears Ctrl-C: a first stops it cleanly, a second at once.
