@@ -92,6 +92,34 @@ describe.skipIf(!hasRedisServer)('REDIS_URL database number', { timeout: 60_000 
     }
   });
 
+  it('a Redis that hangs, then answers again, is one outage: one warn line, one info line (the timed-out command, sent again on the new connection, dropped it: a second outage; probe O)', async () => {
+    const log = recordingLog();
+    const link = connectRedis(redis.url, log);
+    try {
+      // The subscriber too, as the service holds one.
+      link.subscriber();
+      expect(await link.client.set('hang-key', 'x')).toBe('OK');
+      await expect.poll(() => link.health()).toBe('ok');
+      redis.pause();
+      try {
+        await expect(link.client.get('hang-key')).rejects.toThrow('Command timed out');
+        await sleep(2_000);
+      } finally {
+        redis.resume();
+      }
+      await expect.poll(() => link.health(), { timeout: 10_000 }).toBe('ok');
+      await sleep(1_000);
+      expect(log.lines.map((l) => l.split(':')[0])).toEqual([
+        'warn Redis (REDIS_URL) unreachable',
+        'info Redis reachable again',
+      ]);
+      expect(link.stats().outages).toBe(1);
+      expect(await link.client.get('hang-key')).toBe('x');
+    } finally {
+      await link.close();
+    }
+  });
+
   it('Redis away at start and back refusing the database: /health stays degraded', async () => {
     await redis.kill();
     const own = await startApp({ REDIS_URL: `${redis.url}/99` }, { db: await migratedMemoryDatabase() });

@@ -39,7 +39,14 @@ class GuardedRedis extends Redis {
   /** The refusal of the last SELECT (undefined: accepted, or none sent, i.e. database 0). */
   selectRefused: string | undefined;
 
+  /** Commands watched already: ioredis sends a command again after a reconnect (one that timed out too). */
+  private readonly watched = new WeakSet<Command>();
+
   override sendCommand(command: Command, stream?: Parameters<Redis['sendCommand']>[1]): unknown {
+    // Once per command: a timed-out command sent again on the new connection would report its
+    // time-out again, on a connection that is fine, and drop it (a reconnect loop).
+    if (this.watched.has(command)) return super.sendCommand(command, stream);
+    this.watched.add(command);
     command.promise.catch((err: unknown) => this.onCommandFailure(err));
     if (command.name === 'select') {
       command.promise.then(
@@ -231,7 +238,10 @@ export function connectRedis(url: string, log: RedisLog = silent): RedisLink {
       // timeout as an outage and reconnect, so requests stop waiting on it until it answers again.
       if (err instanceof Error && err.message === 'Command timed out' && client.status === 'ready') {
         markDown(name, client, 'command timed out');
-        client.disconnect(true);
+        // Destroyed, not ended: an ended socket closes only once the hung Redis answers (or after
+        // ioredis's 2 s), commands still written to it meanwhile. ioredis reconnects on the close,
+        // as after a lost connection.
+        client.stream.destroy();
       }
     };
     client.onSelect = (refusal) => {
