@@ -1,6 +1,7 @@
 // Tenants (spec 2.10, 3, 4.6 and the decisions "Tenancy and roles", "Resource details"): REST and
 // GraphQL, exact bodies, every transition, group isolation and the 401s the transitions cause.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bootstrapTenant } from '../src/modules/tenants/bootstrap.service.js';
 import { startApp, type TestApp, type TestResponse } from './helpers/app.js';
 import { addUser, newTenant, uniqueName } from './helpers/fixtures.js';
 import { unprocessable as unprocessableBody } from './helpers/laravel.js';
@@ -576,5 +577,24 @@ describe.concurrent('GraphQL tenants', () => {
       expect(onlyError(await t.graphql(a.token, `mutation { ${m} }`)).extensions.code).toBe('NOT_FOUND');
     }
     expect((await tenantRow(stranger.tenant_id)).isTrashed).toBe(false);
+  });
+});
+
+// Several connections at once: on PGlite every transaction has the one connection to itself.
+describe.skipIf(!process.env.TEST_DATABASE_URL)('bootstrap run at once (PostgreSQL)', () => {
+  it('into one new group: every run succeeds and they share the group; of one new tenant, they share the tenant (the losers failed on the group’s unique name; probe L)', async () => {
+    const groupName = uniqueName('Race group');
+    const runs = await Promise.all(
+      [1, 2, 3].map((i) =>
+        bootstrapTenant(t.db.prisma, { tenant: `${groupName} tenant ${i}`, group: groupName }),
+      ),
+    );
+    expect(new Set(runs.map((r) => r.group_id)).size).toBe(1);
+    expect(new Set(runs.map((r) => r.tenant_id)).size).toBe(3);
+    const tenantName = uniqueName('Race tenant');
+    const same = await Promise.all([1, 2, 3].map(() => bootstrapTenant(t.db.prisma, { tenant: tenantName })));
+    expect(new Set(same.map((r) => r.tenant_id)).size).toBe(1);
+    expect(new Set(same.map((r) => r.token)).size).toBe(3);
+    expect(await t.db.prisma.tenantGroup.count({ where: { name: { in: [groupName, tenantName] } } })).toBe(2);
   });
 });

@@ -10,6 +10,20 @@ export function isUniqueViolation(err: unknown): boolean {
   return 'message' in err && typeof err.message === 'string' && /unique constraint/i.test(err.message);
 }
 
+/**
+ * Runs `transaction` (the whole of one), once more when a unique index refused it: a concurrent
+ * writer committed the same new value first (the same group, the same event ids), which the run
+ * again reads and reuses.
+ */
+export async function retryingUniqueViolation<T>(transaction: () => Promise<T>): Promise<T> {
+  try {
+    return await transaction();
+  } catch (err) {
+    if (!isUniqueViolation(err)) throw err;
+    return transaction();
+  }
+}
+
 /** The 422 of the `unique` rule on `field` (`The email has already been taken.`). */
 export function takenError(field: string): AppError {
   return new AppError('VALIDATION', { fields: { [field]: [takenMessage(field)] } });

@@ -3,7 +3,7 @@
 // are unique per tenant, so a retried batch is applied once and answers the same.
 import { createHash, randomBytes } from 'node:crypto';
 import type { Prisma } from '../../db/database.js';
-import { isUniqueViolation } from '../../db/unique-violation.js';
+import { retryingUniqueViolation } from '../../db/unique-violation.js';
 import { retryingConflicts } from '../../db/write-conflict.js';
 import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import {
@@ -219,11 +219,5 @@ export function inBatchOrder<T>(fresh: Set<number>, events: ReadonlyMap<number, 
  * write conflict (src/db/write-conflict.ts) up to its limit.
  */
 export async function inTransaction<T>(prisma: Prisma, fn: (tx: Tx) => Promise<T>): Promise<T> {
-  const run = () => retryingConflicts(() => prisma.$transaction(fn, TX_OPTIONS));
-  try {
-    return await run();
-  } catch (err) {
-    if (!isUniqueViolation(err)) throw err;
-    return run();
-  }
+  return retryingUniqueViolation(() => retryingConflicts(() => prisma.$transaction(fn, TX_OPTIONS)));
 }

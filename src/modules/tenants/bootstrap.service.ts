@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import type { Role } from '../../auth/principal.js';
 import { newToken } from '../../auth/tokens.js';
 import type { Prisma } from '../../db/database.js';
+import { retryingUniqueViolation } from '../../db/unique-violation.js';
 import {
   announceEvents,
   type EventLog,
@@ -73,68 +74,73 @@ export async function bootstrapTenant(prisma: Prisma, opts: BootstrapOptions): P
   const groupName = opts.group ?? opts.tenant;
   const token = newToken();
   let recorded: RecordedEvent[] = [];
-  const result = await prisma.$transaction(async (tx) => {
-    recorded = [];
-    const { log, write } = transactionLog();
-    const group = await tx.tenantGroup.upsert({
-      where: { name: groupName },
-      create: { name: groupName },
-      update: {},
-    });
-    const existing = await tx.tenant.findFirst({
-      where: { groupId: group.id, name: opts.tenant },
-      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-    });
-    // Its users' tokens answer 401 while it is deactivated: a new one would not work either.
-    if (existing?.isTrashed) throw new TenantDeactivatedError(existing);
-    let tenant = existing;
-    if (!tenant) {
-      tenant = await tx.tenant.create({ data: { name: opts.tenant, groupId: group.id } });
-      tenantChange(log, 'tenants.create', null, tenant);
-    }
-    const tenantId = tenant.id;
-    let location = await tx.location.findFirst({ where: { tenantId, name: opts.tenant.slice(0, 50) } });
-    if (!location) {
-      location = await tx.location.create({ data: { tenantId, name: opts.tenant.slice(0, 50) } });
-      locationChange(log, 'locations.create', null, location);
-    }
-    const profile =
-      (await tx.serviceProfile.findFirst({ where: { tenantId, isDefault: true } })) ??
-      (await tx.serviceProfile.create({ data: { tenantId, name: 'Default', isDefault: true } }));
-    const role = opts.role ?? 'tenant';
-    // Run again for the tenant: its API user (the active one holding a bootstrap token) gets another
-    // token, rather than a user more each time.
-    const reused = existing
-      ? await tx.user.findFirst({
-          where: {
-            tenantId,
-            role,
-            status: 1,
-            isTrashed: false,
-            apiTokens: { some: { name: BOOTSTRAP_TOKEN } },
-          },
-          orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-          select: { id: true },
-        })
-      : null;
-    const user =
-      reused ?? (await createApiUser(tx, log, { ...opts, tenantId, role, locationId: location.id }));
-    await insertToken(tx, log, 'apiTokens.create', {
-      userId: user.id,
-      token,
-      scopes: [],
-      name: BOOTSTRAP_TOKEN,
-    });
-    if (opts.events) recorded = await recordEvents(tx, tenantId, systemActor, await write());
-    return {
-      token,
-      tenant_id: tenantId,
-      user_id: user.id,
-      location_id: location.id,
-      service_profile_id: profile.id,
-      group_id: group.id,
-    };
-  }, BOOTSTRAP_TRANSACTION);
+  // Bootstraps run at once into a new group both create it; the loser's unique violation is run
+  // again, and finds the group (and the tenant, if it was the same) then (probe L: `unexpected
+  // failure: Unique constraint failed`).
+  const result = await retryingUniqueViolation(() =>
+    prisma.$transaction(async (tx) => {
+      recorded = [];
+      const { log, write } = transactionLog();
+      const group = await tx.tenantGroup.upsert({
+        where: { name: groupName },
+        create: { name: groupName },
+        update: {},
+      });
+      const existing = await tx.tenant.findFirst({
+        where: { groupId: group.id, name: opts.tenant },
+        orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+      });
+      // Its users' tokens answer 401 while it is deactivated: a new one would not work either.
+      if (existing?.isTrashed) throw new TenantDeactivatedError(existing);
+      let tenant = existing;
+      if (!tenant) {
+        tenant = await tx.tenant.create({ data: { name: opts.tenant, groupId: group.id } });
+        tenantChange(log, 'tenants.create', null, tenant);
+      }
+      const tenantId = tenant.id;
+      let location = await tx.location.findFirst({ where: { tenantId, name: opts.tenant.slice(0, 50) } });
+      if (!location) {
+        location = await tx.location.create({ data: { tenantId, name: opts.tenant.slice(0, 50) } });
+        locationChange(log, 'locations.create', null, location);
+      }
+      const profile =
+        (await tx.serviceProfile.findFirst({ where: { tenantId, isDefault: true } })) ??
+        (await tx.serviceProfile.create({ data: { tenantId, name: 'Default', isDefault: true } }));
+      const role = opts.role ?? 'tenant';
+      // Run again for the tenant: its API user (the active one holding a bootstrap token) gets another
+      // token, rather than a user more each time.
+      const reused = existing
+        ? await tx.user.findFirst({
+            where: {
+              tenantId,
+              role,
+              status: 1,
+              isTrashed: false,
+              apiTokens: { some: { name: BOOTSTRAP_TOKEN } },
+            },
+            orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+            select: { id: true },
+          })
+        : null;
+      const user =
+        reused ?? (await createApiUser(tx, log, { ...opts, tenantId, role, locationId: location.id }));
+      await insertToken(tx, log, 'apiTokens.create', {
+        userId: user.id,
+        token,
+        scopes: [],
+        name: BOOTSTRAP_TOKEN,
+      });
+      if (opts.events) recorded = await recordEvents(tx, tenantId, systemActor, await write());
+      return {
+        token,
+        tenant_id: tenantId,
+        user_id: user.id,
+        location_id: location.id,
+        service_profile_id: profile.id,
+        group_id: group.id,
+      };
+    }, BOOTSTRAP_TRANSACTION),
+  );
   announceEvents(recorded);
   return result;
 }
