@@ -136,6 +136,10 @@ const disableClientInfo = true;
 const COMMAND_OPTIONS: RedisOptions = {
   disableClientInfo,
   enableOfflineQueue: true,
+  // A command in flight when its connection is lost (or dropped after a time-out) is not sent again
+  // on the next one: its caller has had its answer (a rate limit from memory), and sent again it
+  // would count a request twice.
+  autoResendUnfulfilledCommands: false,
   connectTimeout: REDIS_TIMEOUT_MS,
   commandTimeout: REDIS_TIMEOUT_MS,
   maxRetriesPerRequest: 1,
