@@ -277,6 +277,10 @@ describe.concurrent('POST /access-codes/revoke', () => {
       ids: ['The ids field must not have more than 1000 items.'],
     });
     expect422(await revokeBatch(a.token, { ids: 'all' }), { ids: ['The ids field must be an array.'] });
+    // A map is no list: its entries were checked as elements, `ids.a` (probe V).
+    expect422(await revokeBatch(a.token, { ids: { a: mine.id } }), {
+      ids: ['The ids field must be an array.'],
+    });
     const required = {
       ids: [
         'The ids field is required when none of location id / type / status / code / guest id are present.',

@@ -160,6 +160,12 @@ describe.concurrent('POST /api-tokens', () => {
     );
     await create(a.token, { name: 'x'.repeat(255), scopes: ['read'] });
     await expect422({ name: 'n', scopes: 'read' }, { scopes: ['The scopes field must be an array.'] });
+    // A map is no list, as the README's list fields have it (it was `The selected scopes is invalid.`; probe V).
+    await expect422({ name: 'n', scopes: { a: 'read' } }, { scopes: ['The scopes field must be an array.'] });
+    await expect422(
+      { name: 'n', scopes: { a: 'admin' } },
+      { scopes: ['The scopes field must be an array.', 'The selected scopes is invalid.'] },
+    );
     await expect422(
       { name: 'n', scopes: 'admin' },
       { scopes: ['The scopes field must be an array.', 'The selected scopes is invalid.'] },

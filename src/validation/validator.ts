@@ -45,4 +45,4 @@ export {
   requiredWithoutAll,
 } from './rules/presence.js';
 export { between, FILTER_MAX_LENGTH, gteField, max, min, size, textFilter } from './rules/sizes.js';
-export { array, boolean, integer, numeric, queryBoolean, string } from './rules/types.js';
+export { array, boolean, integer, list, numeric, queryBoolean, string } from './rules/types.js';

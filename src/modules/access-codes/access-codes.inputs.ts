@@ -16,6 +16,7 @@ import {
   integer,
   ip,
   type Keep,
+  list,
   max,
   min,
   nullable,
@@ -231,7 +232,13 @@ export function revokeBatchFields({ prisma, scope }: InputEnv) {
   const { location_id, guest_id } = accessCodeFilters;
   return {
     ids: field(
-      [requiredWithoutAll(...Object.keys(accessCodeFilters)), nullable(), array(), max(MAX_REVOKE_IDS)],
+      [
+        requiredWithoutAll(...Object.keys(accessCodeFilters)),
+        nullable(),
+        array(),
+        list(),
+        max(MAX_REVOKE_IDS),
+      ],
       `Ids of the codes to revoke (up to ${MAX_REVOKE_IDS}); without it, the list filters choose them`,
     ),
     ...accessCodeFilters,

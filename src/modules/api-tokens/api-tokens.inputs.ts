@@ -12,6 +12,7 @@ import {
   elementErrors,
   exists,
   inList,
+  list,
   max,
   nullable,
   type Rule,
@@ -86,7 +87,7 @@ export function apiTokenCreateFields({ prisma, scope }: InputEnv) {
   return {
     name: field([required(), string(), max(255)], 'What the token is for; at most 255 characters'),
     scopes: field(
-      [required(), array(), inList(tokenScopeNames), distinctScopes],
+      [required(), array(), list(), inList(tokenScopeNames), distinctScopes],
       '`read` (GET and GraphQL queries only), `ingest` (the ingest), `full` (the user’s rights); one or more',
     ),
     expires_at: field(

@@ -5,7 +5,6 @@ import { EVENT_TYPES, isEventType } from '../../events/event-types.js';
 import { TEST_EVENT_TYPE } from '../../events/webhook-message.js';
 import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { field, filterOf } from '../../operations/operation.js';
-import { isPhpArray } from '../../validation/php-values.js';
 import {
   afterOrEqual,
   array,
@@ -18,6 +17,7 @@ import {
   inList,
   integer,
   type Keep,
+  list,
   max,
   min,
   nullable,
@@ -45,9 +45,8 @@ export const eventTypes: Rule<string[]> = {
     description: `Event types (${EVENT_TYPES.join(', ')}), each at most once; or exactly \`["*"]\`: every type, those added later included.`,
   },
   check: (value, ctx) => {
-    // A JSON object passes `array` (a PHP array), but subscriptions are a list.
-    if (!Array.isArray(value))
-      return isPhpArray(value) ? `The ${ctx.attribute} field must be an array.` : null;
+    // A map is list()'s to refuse, anything else array()'s.
+    if (!Array.isArray(value)) return null;
     const duplicated = duplicatedIndexes(value);
     return elementErrors(value, (item, i) => {
       const attribute = `${ctx.attribute}.${i}`;
@@ -71,7 +70,7 @@ const EVENTS_DESCRIPTION = 'The event types sent to it, or `["*"]` for every typ
 /** The body of `POST /webhooks` (GraphQL CreateWebhookInput). */
 export const webhookCreateFields = {
   url: field([required(), string(), max(URL_MAX), url(['http', 'https'])], URL_DESCRIPTION),
-  events: field([required(), array(), min(1), eventTypes], EVENTS_DESCRIPTION),
+  events: field([required(), array(), list(), min(1), eventTypes], EVENTS_DESCRIPTION),
   description: field([nullable(), string(), max(255)], 'What it is for; at most 255 characters'),
 };
 
@@ -81,7 +80,7 @@ export const webhookCreateFields = {
  */
 export const webhookUpdateFields = {
   url: field([requiredWhenPresent(), string(), max(URL_MAX), url(['http', 'https'])], URL_DESCRIPTION),
-  events: field([requiredWhenPresent(), array(), min(1), eventTypes], EVENTS_DESCRIPTION),
+  events: field([requiredWhenPresent(), array(), list(), min(1), eventTypes], EVENTS_DESCRIPTION),
   description: field([nullable(), string(), max(255)], 'What it is for; null clears it'),
   is_active: field(
     [boolean()],

@@ -20,8 +20,8 @@ export function inList(values: readonly (string | number)[]): Rule<Keep> {
     'in',
     INVALID_SELECTION,
     (v, ctx) =>
-      // With array(), Laravel checks every element instead.
-      ctx.valueType === 'array' && Array.isArray(v) ? v.every(one) : one(v),
+      // With array(), Laravel checks every element instead (a map's values too).
+      ctx.valueType === 'array' && isPhpArray(v) ? Object.values(v).every(one) : one(v),
     { doc: { enum: values } },
   );
 }

@@ -1,5 +1,5 @@
 // Type rules: each says what the value is (size rules measure by it) and may coerce it (integer → number).
-import type { Rule } from '../engine.js';
+import type { Keep, Rule } from '../engine.js';
 import { isNumeric, isPhpArray } from '../php-values.js';
 import { simple } from './simple.js';
 
@@ -68,6 +68,16 @@ export function boolean(): Rule<boolean> {
 /** A list filter's boolean, read from a query string: the words `true`/`false` too (decisions.md). */
 export function queryBoolean(): Rule<boolean> {
   return booleanOf(QUERY_BOOLEANS);
+}
+
+/**
+ * A list, not a map: beside array(), which passes a JSON object (a PHP associative array), such a
+ * value (or a query string's `ids[a]=…`) is refused with the same message, as every list field
+ * refuses one (README; `scopes` and `ids` took a map for a list: probe V). Anything else is array()'s
+ * to judge.
+ */
+export function list(): Rule<Keep> {
+  return simple('list', 'The :attribute field must be an array.', (v) => !isPhpArray(v) || Array.isArray(v));
 }
 
 /** Lists, and plain objects (a PHP associative array is an array). */
