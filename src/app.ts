@@ -74,6 +74,8 @@ export interface App {
   fileRemovals: FileRemovalPass;
   /** The requests being answered now (method, URL, id, seconds running): what a timed-out shutdown waits for. */
   running(): { method: string; url: string; id: string; seconds: number }[];
+  /** What close() waits for now (`writing the API tokens' last uses`), or null before and after it: a timed-out shutdown names it. */
+  closing(): string | null;
   /**
    * Stops taking connections and requests (a request on an open connection answers 503), ends open
    * subscriptions, waits for every in-flight response to be written in full, then closes the app's
@@ -497,6 +499,8 @@ export async function buildApp(deps: {
     log: fastify.log,
     intervalMs: config.eventSweepSeconds * 1000,
   });
+  /** What close() waits for now (see App.closing). */
+  let closingStep: string | null = null;
   return {
     fastify,
     limiter,
@@ -514,8 +518,10 @@ export async function buildApp(deps: {
         id: request.id,
         seconds: Math.round((Date.now() - since) / 100) / 10,
       })),
+    closing: () => closingStep,
     async close() {
       draining = true;
+      closingStep = 'the requests in flight';
       // A retention pass stops after its current batch (the next pass goes on from there).
       const sweeperStopped = Promise.all([retention.close(), events.close(), fileRemovals.close()]);
       // No new attempts from now on; those in flight finish (within WEBHOOKS_TIMEOUT_MS) and are recorded.
@@ -527,18 +533,24 @@ export async function buildApp(deps: {
         });
       }
       // Connections kept alive by clients stay open once answered: close them, idle ones only.
+      closingStep = 'the connections to close';
       const idle = setInterval(() => fastify.server.closeIdleConnections(), 100);
       fastify.server.closeIdleConnections();
       await serverClosed.finally(() => clearInterval(idle));
+      closingStep = 'the sweepers’ current batches';
       await sweeperStopped;
       stopPublishing();
+      closingStep = 'webhook delivery to stop';
       await webhooksStopped;
       // Every answer is written: the uses noted last are written before the database closes.
+      closingStep = 'the database to write the API tokens’ last uses';
       await tokenUsage.close();
+      closingStep = 'Redis to close';
       if (!deps.limiter) await limiter.close();
       await mediaLimiter.close();
       await redis?.close();
       metrics.close();
+      closingStep = null;
     },
   };
 }

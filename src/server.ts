@@ -81,21 +81,29 @@ async function main(): Promise<void> {
     }
     stopping = true;
     log.info(`${signal} received, shutting down (waiting up to ${config.shutdownTimeoutSeconds} s)`);
+    /** What the shutdown waits for after the app's close (which names its own). */
+    let closingStep: string | null = null;
     const deadline = setTimeout(() => {
       const running = app.running();
       // close() also waits for webhook attempts in flight (and records them), which no request shows.
       const attempts = app.webhooks?.inFlight() ?? 0;
+      // With no request running, what it was waiting for (a database that hangs while the tokens'
+      // last uses are written, say): the line named nothing (probe O).
+      const waitingFor = closingStep ?? app.closing();
       log.error(
-        { running, webhookAttempts: attempts },
+        { running, webhookAttempts: attempts, waitingFor },
         `Shutdown timed out after ${config.shutdownTimeoutSeconds} s with ${running.length} request(s) still running` +
           (running.length ? `: ${running.map((r) => `${r.method} ${r.url} (${r.id})`).join(', ')}` : '') +
-          (attempts ? `; webhook delivery still stopping (${attempts} attempt(s) in flight)` : ''),
+          (attempts ? `; webhook delivery still stopping (${attempts} attempt(s) in flight)` : '') +
+          (waitingFor ? `; waiting for ${waitingFor}` : ''),
       );
       process.exit(1);
     }, config.shutdownTimeoutSeconds * 1000);
     try {
       await app.close();
+      closingStep = 'the database to close';
       await db.close();
+      closingStep = 'the metrics listener to close';
       await metricsListener?.close();
     } catch (err) {
       log.error({ err }, 'shutdown failed');
