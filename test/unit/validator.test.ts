@@ -192,6 +192,14 @@ describe('messages', () => {
     expect(await at('29-11-2026 10:05:07.25+01:00')).toBe('2026-11-29T09:05:07.250Z');
     expect(await at('02/03/2026')).toBe('2026-02-03T00:00:00.000Z');
     expect(await at('02-03-2026')).toBe('2026-03-02T00:00:00.000Z');
+    // RFC 3339's `t` and `z` in either case.
+    expect(await at('2026-12-01t10:00:00z')).toBe('2026-12-01T10:00:00.000Z');
+    // An offset no clock has was read as another (`+05:99` as +06:39; probe T).
+    for (const v of ['2026-12-10T10:00:00+05:99', '2026-12-10T10:00:00+99:00', '2026-12-10T10:00:00-24:00'])
+      expect(await errorsOf({ f: v }, { f: [date()] }), v).toEqual({
+        f: ['The f field must be a valid date.'],
+      });
+    expect(await at('2026-12-10T10:00:00-23:59')).toBe('2026-12-11T09:59:00.000Z');
     for (const v of ['30.02.2026', '13/01/2026', '2026-11/29', '29/11-2026', '29-11-26', 'now', '2026.11.29'])
       expect(await errorsOf({ f: v }, { f: [date()] }), v).toEqual({
         f: ['The f field must be a valid date.'],

@@ -85,8 +85,11 @@ export function dateFormat(format: string): Rule<string> {
   };
 }
 
-/** A time of day after a date: `10:05`, `10:05:07.25`, with a zone (`Z`, `+01:00`, `+0100`, `+01`) or none. */
-const TIME = '(?:[ T](\\d{1,2}):(\\d{2})(?::(\\d{2})(?:\\.(\\d+))?)?(Z|[+-]\\d{2}(?::?\\d{2})?)?)?$';
+/**
+ * A time of day after a date: `10:05`, `10:05:07.25`, with a zone (`Z`, `+01:00`, `+0100`, `+01`) or
+ * none; `t` and `z` in either case, as RFC 3339 and PHP's parser take them (probe T).
+ */
+const TIME = '(?:[ Tt](\\d{1,2}):(\\d{2})(?::(\\d{2})(?:\\.(\\d+))?)?([Zz]|[+-]\\d{2}(?::?\\d{2})?)?)?$';
 
 /**
  * The numeric date shapes PHP's date parser reads (strtotime, date_parse), each with the order of its
@@ -158,10 +161,13 @@ function parseDate(value: unknown): Instant | null {
   // The fraction to the microsecond, as Carbon keeps it (`.2` and `.5` of one second compare).
   const micros = Number(p.fraction.slice(0, 6).padEnd(6, '0'));
   let ms = utcDate(p.year, month, day, hour, minute, second).getTime() + Math.floor(micros / 1000);
-  if (zone !== undefined && zone !== 'Z') {
+  if (zone !== undefined && zone.toUpperCase() !== 'Z') {
     const sign = zone.startsWith('-') ? -1 : 1;
     const digits = zone.replace(/[+:-]/g, '');
-    ms -= sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2))) * 60_000;
+    const [offsetHours, offsetMinutes] = [Number(digits.slice(0, 2)), Number(digits.slice(2) || 0)];
+    // An offset no clock has (`+05:99`, `+99:00`) is no date: it was read as another offset (probe T).
+    if (offsetHours > 23 || offsetMinutes > 59) return null;
+    ms -= sign * (offsetHours * 60 + offsetMinutes) * 60_000;
   }
   // A moment the database cannot hold (year 0, or past 9999 once its offset is applied) is no date.
   return storableInstant(ms) ? { ms, us: micros % 1000 } : null;
