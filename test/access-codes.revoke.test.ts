@@ -277,6 +277,12 @@ describe.concurrent('POST /access-codes/revoke', () => {
       ids: ['The ids field must not have more than 1000 items.'],
     });
     expect422(await revokeBatch(a.token, { ids: 'all' }), { ids: ['The ids field must be an array.'] });
+    // With a bad filter beside them, the ids' errors are named in the same 422 (they were hidden; probe G).
+    expect422(await revokeBatch(a.token, { ids: ['nope', 5], status: 9 }), {
+      'ids.0': ['The selected ids.0 is invalid.'],
+      'ids.1': ['The ids.1 field must be a string.'],
+      status: ['The selected status is invalid.'],
+    });
     // A map is no list: its entries were checked as elements, `ids.a` (probe V).
     expect422(await revokeBatch(a.token, { ids: { a: mine.id } }), {
       ids: ['The ids field must be an array.'],

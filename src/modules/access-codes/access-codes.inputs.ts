@@ -11,6 +11,7 @@ import {
   array,
   boolean,
   dateFormat,
+  elementErrors,
   exists,
   inList,
   integer,
@@ -225,6 +226,35 @@ export function redeemFields({ prisma, scope }: InputEnv) {
 // Revoke
 
 /**
+ * `ids.*` => `string` and `exists` in the caller's scope, as Laravel words them for each element
+ * (`The selected ids.3 is invalid.`). A rule of the field, so a bad filter beside them is named in the
+ * same 422 (the service checked them after the rules, and a bad filter hid them; probe G).
+ */
+function codesInScope(prisma: Prisma, scope: Scope): Rule<Keep> {
+  return {
+    name: 'codesInScope',
+    doc: { description: "Each the id of a code in the caller's reach." },
+    deferred: true,
+    check: async (value, ctx) => {
+      if (!Array.isArray(value)) return null;
+      const ids = value.filter((v): v is string => typeof v === 'string');
+      const rows = await prisma.accessCode.findMany({
+        where: { ...scoped(scope, 'locationId'), AND: [{ id: { in: ids } }] },
+        select: { id: true },
+      });
+      const found = new Set(rows.map((r) => r.id));
+      return elementErrors(value, (v, i) =>
+        typeof v !== 'string'
+          ? [`The ${ctx.attribute}.${i} field must be a string.`]
+          : found.has(v)
+            ? []
+            : [`The selected ${ctx.attribute}.${i} is invalid.`],
+      );
+    },
+  };
+}
+
+/**
  * The body of `POST /access-codes/revoke` (GraphQL `revokeAccessCodes`): `ids`, or else the list's
  * filters (at least one of them) choose the codes.
  */
@@ -238,6 +268,7 @@ export function revokeBatchFields({ prisma, scope }: InputEnv) {
         array(),
         list(),
         max(MAX_REVOKE_IDS),
+        codesInScope(prisma, scope),
       ],
       `Ids of the codes to revoke (up to ${MAX_REVOKE_IDS}); without it, the list filters choose them`,
     ),

@@ -7,7 +7,6 @@ import { notFound } from '../../errors.js';
 import { writeWithEvents } from '../../events/outbox.js';
 import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { conditionsOf, type InputOf, operation } from '../../operations/operation.js';
-import { ValidationError } from '../../validation/validator.js';
 import { accessCodeFilters, revokeBatchFields } from './access-codes.inputs.js';
 import { REVOKED } from './access-codes.labels.js';
 import {
@@ -74,15 +73,11 @@ export const revokeAccessCodes = operation({
   action: 'accessCodes.revoke',
   input: revokeBatchFields,
   async run({ ctx, action, scope, input }): Promise<number> {
-    const ids = input.ids ?? null;
-    const entries: [string, unknown][] =
-      ids === null ? [] : Array.isArray(ids) ? ids.map((v, i) => [String(i), v]) : Object.entries(ids);
+    // Each a code in the caller's scope (the rules' codesInScope), in a list (list()).
+    const ids = Array.isArray(input.ids) ? input.ids.filter((v): v is string => typeof v === 'string') : [];
     let where: PrismaNS.AccessCodeWhereInput;
-    if (entries.length > 0) {
-      where = {
-        ...scoped(scope, 'locationId'),
-        AND: [{ id: { in: await idsInScope(ctx, scope, entries) } }],
-      };
+    if (ids.length > 0) {
+      where = { ...scoped(scope, 'locationId'), AND: [{ id: { in: ids } }] };
     } else {
       const filters = Object.fromEntries(Object.entries(input).filter(([k, v]) => k !== 'ids' && v !== null));
       where = accessCodesWithin(scope, conditionsOf(accessCodeFilters, filters, scope));
@@ -118,23 +113,3 @@ export const revokeAccessCodes = operation({
     });
   },
 });
-
-/**
- * `ids.*` => `string` and `exists` in the caller's scope, as Laravel words them for each element
- * (`The selected ids.3 is invalid.`): the ids, or a 422 naming every bad one.
- */
-async function idsInScope(ctx: AppContext, scope: Scope, entries: [string, unknown][]): Promise<string[]> {
-  const ids = entries.flatMap(([, value]) => (typeof value === 'string' ? [value] : []));
-  const rows = await ctx.prisma.accessCode.findMany({
-    where: { ...scoped(scope, 'locationId'), AND: [{ id: { in: ids } }] },
-    select: { id: true },
-  });
-  const found = new Set(rows.map((r) => r.id));
-  const errors: Record<string, string[]> = {};
-  for (const [key, value] of entries) {
-    if (typeof value !== 'string') errors[`ids.${key}`] = [`The ids.${key} field must be a string.`];
-    else if (!found.has(value)) errors[`ids.${key}`] = [`The selected ids.${key} is invalid.`];
-  }
-  if (Object.keys(errors).length > 0) throw new ValidationError(errors);
-  return ids;
-}
