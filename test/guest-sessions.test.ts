@@ -135,6 +135,29 @@ describe.concurrent('GET /sessions', () => {
     );
   });
 
+  it('counts the duration between the whole seconds it shows, on both transports (06:59:00.500 to 07:01:00.499 was 00:01:59; probe T)', async () => {
+    const { a, session } = await setup();
+    const s = await session({
+      startTime: new Date('2026-03-08T06:59:00.500Z'),
+      endTime: new Date('2026-03-08T07:01:00.499Z'),
+    });
+    const res = await t.request('GET', URL, { token: a.token });
+    expect(res.json.data[0]).toMatchObject({
+      id: s.id,
+      start_time: '2026-03-08T06:59:00+00:00',
+      end_time: '2026-03-08T07:01:00+00:00',
+      total_duration: '00:02:00',
+    });
+    const gql = await t.request('POST', '/graphql', {
+      token: a.token,
+      body: { query: '{ guestSessions(first: 1) { edges { node { durationSeconds totalDuration } } } }' },
+    });
+    expect(gql.json.data.guestSessions.edges[0].node).toEqual({
+      durationSeconds: 120,
+      totalDuration: '00:02:00',
+    });
+  });
+
   it('shows an open session as Online, counting its duration up to now, with null end times', async () => {
     const { a, session } = await setup();
     const s = await session({

@@ -28,10 +28,14 @@ export function sessionScopeOf(ctx: AppContext): PrismaNS.GuestSessionWhereInput
   return sessionScope(authorize(ctx.principal, guestSessionsQuery.action));
 }
 
-/** Seconds from start to end; an open session counts up to `now`. */
+/**
+ * Seconds from start to end, between the whole seconds the session shows (`start_time` and `end_time`
+ * are written to the second): 06:59:00.500 to 07:01:00.499 is shown 06:59:00 to 07:01:00, and lasts
+ * 120 s, not 119 (probe T). An open session counts up to `now`.
+ */
 export function sessionSeconds(s: { startTime: Date; endTime: Date | null }, now = new Date()): number {
-  const end = s.endTime ?? now;
-  return Math.max(0, Math.floor((end.getTime() - s.startTime.getTime()) / 1000));
+  const second = (d: Date): number => Math.floor(d.getTime() / 1000);
+  return Math.max(0, second(s.endTime ?? now) - second(s.startTime));
 }
 
 /** The session list and count of both transports (REST `GET /sessions`, GraphQL `guestSessions`). */
