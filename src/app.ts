@@ -1,8 +1,8 @@
 // Builds the service from a config and an open database; used by the server and by the tests.
 import './v8-tuning.js';
 import { randomUUID } from 'node:crypto';
-import { setMaxListeners } from 'node:events';
-import { type IncomingMessage, STATUS_CODES } from 'node:http';
+import { once, setMaxListeners } from 'node:events';
+import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import Fastify, {
   type FastifyBodyParser,
@@ -90,11 +90,18 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 export const MEDIA_BUDGET_FACTOR = 10;
 
 /** Fastify's own errors, in the decisions' terms. */
-function fastifyError(err: FastifyError): AppError | null {
+function fastifyError(err: FastifyError, request: FastifyRequest): AppError | null {
   if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || err.statusCode === 413)
     return new AppError('PAYLOAD_TOO_LARGE');
   if (err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err instanceof SyntaxError)
     return new AppError('MALFORMED_JSON');
+  // A Content-Type that is no media type (`application/json, text/plain`, `a b`) with a body: GraphQL
+  // reads no request from it (its 415), REST no input (a malformed request). Both were 500 (probe H).
+  if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE')
+    return new AppError(isGraphql(request) ? 'UNSUPPORTED_MEDIA_TYPE' : 'BAD_REQUEST');
+  // Any other refusal of Fastify's of the request itself is the caller's, never a 500.
+  if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500)
+    return new AppError('BAD_REQUEST');
   return null;
 }
 
@@ -133,14 +140,37 @@ export function readableUrl(url: string): string {
  * the target, headers over 16 KiB, a timeout): the status alone, as Node answers without Fastify;
  * a connection already reset gets nothing.
  */
-function answerUnreadableRequest(err: NodeJS.ErrnoException, socket: Duplex): void {
+function answerUnreadableRequest(
+  err: NodeJS.ErrnoException,
+  socket: Duplex,
+  answering: ReadonlySet<ServerResponse> = new Set(),
+): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  // Bytes after a request that asked to close the connection are no request (RFC 9112 9.6): that
+  // request is answered, then the connection closes, as it asked (its answer was lost; probe H).
+  if (err.code === 'HPE_CLOSED_CONNECTION') return;
   const status =
     err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
-  if (socket.writable)
-    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\n\r\n`);
-  socket.destroy(err);
+  const refuse = () => {
+    if (socket.destroyed) return;
+    if (socket.writable)
+      socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\n\r\n`);
+    socket.destroy(err);
+  };
+  // The requests read before the bad one are answered first, in order, and the refusal after them:
+  // written at once, it cut their answers (a write done, its answer lost) or landed inside a stream
+  // already under way (probe H). The parser reports each later read too: one refusal per connection.
+  if (answering.size === 0) {
+    refuse();
+    return;
+  }
+  if (refusing.has(socket)) return;
+  refusing.add(socket);
+  void Promise.all([...answering].map((res) => (res.closed ? null : once(res, 'close')))).then(refuse);
 }
+
+/** Connections whose unreadable request waits for the answers before it (answerUnreadableRequest). */
+const refusing = new WeakSet<Duplex>();
 
 /** UTF-8 as PHP's json_decode reads it: an invalid byte sequence is an error, and a BOM stays (JSON.parse refuses it, as json_decode does). */
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
@@ -184,6 +214,8 @@ export async function buildApp(deps: {
 }): Promise<App> {
   const { config, db } = deps;
   const prisma = db.prisma;
+  /** The answers under way on each connection (a bad request pipelined after them waits for them). */
+  const answering = new WeakMap<Duplex, Set<ServerResponse>>();
   const fastify = Fastify({
     logger:
       deps.logger === false
@@ -204,7 +236,7 @@ export async function buildApp(deps: {
     return503OnClosing: false,
     // What Node's HTTP parser cannot read never reaches a route: answered as Node itself answers
     // (no body, the connection closed), not with Fastify's own JSON shape.
-    clientErrorHandler: answerUnreadableRequest,
+    clientErrorHandler: (err, socket) => answerUnreadableRequest(err, socket, answering.get(socket)),
     genReqId: (req) => {
       const incoming = req.headers['x-request-id'];
       return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
@@ -289,10 +321,27 @@ export async function buildApp(deps: {
       throw serviceUnavailable(new Error('the server is stopping'));
     }
     inFlight.set(request, Date.now());
-    reply.raw.once('close', () => {
-      inFlight.delete(request);
+    // Freed when its answer closes, or its connection does: an answer queued behind others on a
+    // connection destroyed (a bad request pipelined after them) never closes, and was held for good,
+    // its request counted as running at every shutdown (probe H).
+    const socket = request.raw.socket;
+    const done = () => {
+      reply.raw.off('close', done);
+      socket.off('close', done);
+      if (!inFlight.delete(request)) return;
       if (inFlight.size === 0) drained?.();
-    });
+    };
+    reply.raw.once('close', done);
+    socket.once('close', done);
+  });
+  // The answers under way on each connection, from the moment Node parsed their request (before any
+  // hook: a bad request parsed in the same read is refused before the hooks of those before it run).
+  fastify.server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const socket = req.socket;
+    const onSocket = answering.get(socket) ?? new Set<ServerResponse>();
+    answering.set(socket, onSocket);
+    onSocket.add(res);
+    res.once('close', () => onSocket.delete(res));
   });
   registerCors(fastify);
   const tokenUsage = createTokenUsage(prisma, {
@@ -350,7 +399,10 @@ export async function buildApp(deps: {
   });
 
   fastify.setErrorHandler((err: FastifyError, request, reply) => {
-    const app = toAppError(err) ?? fastifyError(err) ?? unreadableForm(request);
+    // A method with a body (QUERY) sent without a Content-Type: refused before routing, it is
+    // answered as any request no route takes (its 405 or 404; it was a 500: probe H).
+    if (err.code === 'FST_ERR_ROUTE_MISSING_CONTENT_TYPE') return answerNoRoute(request, reply);
+    const app = toAppError(err) ?? fastifyError(err, request) ?? unreadableForm(request);
     // An AppError answering 500 (a failure with a body of its own) carries the cause to log.
     logFailure(request.log, err, app);
     const known = app ?? new AppError('INTERNAL');
@@ -359,14 +411,15 @@ export async function buildApp(deps: {
     return sendJson(reply, known.status, restErrorBody(known));
   });
 
-  fastify.setNotFoundHandler((request, reply) => {
-    // GraphQL's one path answers its other methods 405 in its own error format (probe K: a REST 404).
+  /** A request no route takes. GraphQL's one path answers its other methods 405 in its own error format (probe K: a REST 404). */
+  const answerNoRoute = (request: FastifyRequest, reply: FastifyReply) => {
     if (isGraphql(request)) {
       reply.header('Allow', 'GET, POST');
       return sendGraphqlError(reply, new AppError('METHOD_NOT_ALLOWED'));
     }
     return answerUnrouted(reply, routeTable, request.method, request.url);
-  });
+  };
+  fastify.setNotFoundHandler(answerNoRoute);
 
   const live = createAppPubSub(redis);
   // First step of close(): an open subscription would keep its connection (and the server) open forever.

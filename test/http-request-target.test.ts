@@ -126,6 +126,86 @@ describe('what Node’s HTTP parser refuses', () => {
   });
 });
 
+/** Sends `bytes` as written on a connection of its own; the whole of what comes back until it closes. */
+function rawText(bytes: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    const chunks: Buffer[] = [];
+    socket.on('data', (c) => chunks.push(c));
+    socket.on('error', reject);
+    socket.setTimeout(10_000, () => socket.destroy(new Error('no answer within 10 s')));
+    socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    socket.write(bytes);
+  });
+}
+
+/** The status lines in `text` (an answer's body may end without a line break before the next). */
+const statusLines = (text: string): string[] => text.match(/HTTP\/1\.1 \d{3} [^\r]*/g) ?? [];
+
+describe('a bad request pipelined after good ones (probe H)', () => {
+  const count = () =>
+    `GET /api/v1/locations/count HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n\r\n`;
+
+  it('the good ones are answered first, in order, then the 400, and no request stays counted as running', async () => {
+    const text = await rawText(`${count()}${count()}GARBAGE\r\n\r\n`);
+    expect(statusLines(text)).toEqual(['HTTP/1.1 200 OK', 'HTTP/1.1 200 OK', 'HTTP/1.1 400 Bad Request']);
+    const health = 'GET /health HTTP/1.1\r\nHost: x\r\n\r\n';
+    const fast = await rawText(`${health}${health}GARBAGE\r\n\r\n`);
+    expect(statusLines(fast)).toEqual(['HTTP/1.1 200 OK', 'HTTP/1.1 200 OK', 'HTTP/1.1 400 Bad Request']);
+    // Their records were held for good (answers queued on a destroyed connection never close), and
+    // counted at every shutdown as still running.
+    await expect.poll(() => t.app.running().length).toBe(0);
+  });
+
+  it('after a request that asked to close, the bytes that follow are no request: it is answered, then the connection closes', async () => {
+    const name = `Pipelined ${Date.now()}`;
+    const body = JSON.stringify({ name });
+    const text = await rawText(
+      `POST /api/v1/locations HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n` +
+        `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}` +
+        `GET /api/v1/locations/count HTTP/1.1\r\nHost: x\r\n\r\n`,
+    );
+    // Its write was done and its answer lost: a client retrying made a second location.
+    expect(statusLines(text)).toEqual(['HTTP/1.1 201 Created']);
+    expect(text).toContain(`"name":"${name}"`);
+  });
+});
+
+describe('what Fastify refuses before a route', () => {
+  it('a method with a body (QUERY) without a Content-Type is answered as no route takes it, not 500', async () => {
+    const known = await raw(
+      `QUERY /api/v1/locations HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nConnection: close\r\n\r\n`,
+    );
+    expect([known.status, known.headers.allow]).toEqual([405, 'GET, HEAD, POST']);
+    expect(JSON.parse(known.body).message).toBe(
+      'The QUERY method is not supported for route api/v1/locations. Supported methods: GET, HEAD, POST.',
+    );
+    const unknown = await raw(
+      `QUERY /api/v1/nope HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nConnection: close\r\n\r\n`,
+    );
+    expect([unknown.status, unknown.body]).toEqual([404, '{"message":"Not Found."}']);
+  });
+
+  it('a Content-Type that is no media type: REST 400 Bad request., GraphQL 415, not 500', async () => {
+    const rest = await t.request('POST', '/api/v1/locations', {
+      token,
+      rawBody: 'x',
+      headers: { 'content-type': 'application/json, text/plain' },
+    });
+    expect([rest.status, rest.text]).toEqual([400, '{"message":"Bad request."}']);
+    const graphql = await t.app.fastify.inject({
+      method: 'POST',
+      url: '/graphql',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'a b' },
+      payload: '{"query":"{ __typename }"}',
+    });
+    expect([graphql.statusCode, graphql.json().errors[0].extensions.code]).toEqual([
+      415,
+      'UNSUPPORTED_MEDIA_TYPE',
+    ]);
+  });
+});
+
 describe('JSON bodies that are no UTF-8', () => {
   it('are malformed (PHP’s json_decode refuses them), not stored with U+FFFD', async () => {
     const body = Buffer.concat([
