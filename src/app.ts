@@ -149,8 +149,8 @@ function answerUnreadableRequest(
   // Bytes after a request that asked to close the connection are no request (RFC 9112 9.6): that
   // request is answered, then the connection closes, as it asked (its answer was lost; probe H).
   if (err.code === 'HPE_CLOSED_CONNECTION') return;
-  const status =
-    err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+  const timedOut = err.code === 'ERR_HTTP_REQUEST_TIMEOUT';
+  const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : timedOut ? 408 : 400;
   const refuse = () => {
     if (socket.destroyed) return;
     if (socket.writable)
@@ -160,7 +160,8 @@ function answerUnreadableRequest(
   // The requests read before the bad one are answered first, in order, and the refusal after them:
   // written at once, it cut their answers (a write done, its answer lost) or landed inside a stream
   // already under way (probe H). The parser reports each later read too: one refusal per connection.
-  if (answering.size === 0) {
+  // A request that timed out is itself among those under way: refused at once.
+  if (answering.size === 0 || timedOut) {
     refuse();
     return;
   }
@@ -333,6 +334,20 @@ export async function buildApp(deps: {
     };
     reply.raw.once('close', done);
     socket.once('close', done);
+    // A body that stalls is refused 408 once REQUEST_TIMEOUT_SECONDS passed since the request began:
+    // a token holder could hold a connection, and an import's buffer, for good (probe H). Node's own
+    // bound (server.requestTimeout) did not end such a request under Fastify.
+    if (!request.raw.complete) {
+      const timer = setTimeout(() => {
+        if (!request.raw.complete)
+          answerUnreadableRequest(
+            Object.assign(new Error('request timed out'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }),
+            socket,
+          );
+      }, config.requestTimeoutSeconds * 1000);
+      timer.unref();
+      reply.raw.once('close', () => clearTimeout(timer));
+    }
   });
   // The answers under way on each connection, from the moment Node parsed their request (before any
   // hook: a bad request parsed in the same read is refused before the hooks of those before it run).

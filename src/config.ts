@@ -29,6 +29,8 @@ export interface Config {
   tenantDbConcurrency: number;
   /** On SIGTERM/SIGINT, how long in-flight requests may run before the process gives up and exits 1. */
   shutdownTimeoutSeconds: number;
+  /** How long a request (its headers and body) may take to arrive before it is refused 408. */
+  requestTimeoutSeconds: number;
   /** Seconds without a turn of the event loop before the watchdog ends the server (EVENT_LOOP_STALL_SECONDS; 0: none). */
   eventLoopStallSeconds: number;
   /** GraphQL queries run compiled (src/graphql/compiled-execution.ts); false: graphql-js runs them all. */
@@ -382,6 +384,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // Two connections stay free for other tenants (and for a pool of 1 or 2, one request at a time).
     tenantDbConcurrency: int(env, 'TENANT_DB_CONCURRENCY', Math.max(1, dbPoolSize - 2), 1, 10_000),
     shutdownTimeoutSeconds,
+    requestTimeoutSeconds: int(env, 'REQUEST_TIMEOUT_SECONDS', 300, 1, 3600),
     eventLoopStallSeconds: int(env, 'EVENT_LOOP_STALL_SECONDS', 60, 0, 3600),
     graphqlCompiledQueries: bool(env, 'GRAPHQL_COMPILED_QUERIES', true),
     mediaStorage: media,

@@ -253,3 +253,31 @@ describe('GraphQL over HTTP', () => {
     expect(plain.json()).toEqual({ data: { __typename: 'Query' } });
   });
 });
+
+describe('REQUEST_TIMEOUT_SECONDS', () => {
+  it('a request whose body stalls is refused 408 once it passed (it was held for good; probe H)', async () => {
+    const own = await startApp({ REQUEST_TIMEOUT_SECONDS: '2' });
+    try {
+      const ownToken = (await newTenant(own.db.prisma)).token;
+      const address = await own.app.fastify.listen({ port: 0, host: '127.0.0.1' });
+      const started = Date.now();
+      const text = await new Promise<string>((resolve, reject) => {
+        const socket = connect(Number(new URL(address).port), '127.0.0.1');
+        const chunks: Buffer[] = [];
+        socket.on('data', (c) => chunks.push(c));
+        socket.on('error', reject);
+        socket.setTimeout(15_000, () => socket.destroy(new Error('no answer within 15 s')));
+        socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
+        socket.write(
+          `POST /api/v1/locations HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ownToken}\r\n` +
+            'Content-Type: application/json\r\nContent-Length: 50\r\n\r\n{"name":',
+        );
+      });
+      expect(statusLines(text)).toEqual(['HTTP/1.1 408 Request Timeout']);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(2_000);
+      expect(own.app.running()).toEqual([]);
+    } finally {
+      await own.close();
+    }
+  });
+});

@@ -1,4 +1,4 @@
-// SHUTDOWN_TIMEOUT_SECONDS and AUDIT_RETENTION_DAYS read and checked like the other settings.
+// SHUTDOWN_TIMEOUT_SECONDS, REQUEST_TIMEOUT_SECONDS and AUDIT_RETENTION_DAYS read and checked like the other settings.
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { openFailure } from '../../src/db/database.js';
@@ -15,6 +15,20 @@ describe('SHUTDOWN_TIMEOUT_SECONDS', () => {
     expect(() => loadConfig({ SHUTDOWN_TIMEOUT_SECONDS: raw })).toThrow(ConfigError);
     expect(() => loadConfig({ SHUTDOWN_TIMEOUT_SECONDS: raw })).toThrow(
       `SHUTDOWN_TIMEOUT_SECONDS must be an integer from 1 to 3600; got "${raw}".`,
+    );
+  });
+});
+
+describe('REQUEST_TIMEOUT_SECONDS', () => {
+  it('defaults to 300 (Node’s own) and takes 1 to 3600', () => {
+    expect(loadConfig({}).requestTimeoutSeconds).toBe(300);
+    expect(loadConfig({ REQUEST_TIMEOUT_SECONDS: '1' }).requestTimeoutSeconds).toBe(1);
+    expect(loadConfig({ REQUEST_TIMEOUT_SECONDS: '3600' }).requestTimeoutSeconds).toBe(3600);
+  });
+
+  it.each(['0', '3601', '2.5'])('refuses %j with a plain message', (raw) => {
+    expect(() => loadConfig({ REQUEST_TIMEOUT_SECONDS: raw })).toThrow(
+      `REQUEST_TIMEOUT_SECONDS must be an integer from 1 to 3600; got "${raw}".`,
     );
   });
 });
