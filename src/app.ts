@@ -201,6 +201,14 @@ export function requestLogFields(req: FastifyRequest) {
 
 /** A refusal on /graphql in GraphQL's error format, as JSON.stringify writes it like Yoga's answers (no PHP escaping of `/`). */
 function sendGraphqlError(reply: FastifyReply, err: AppError): FastifyReply {
+  // With the CORS headers Yoga gives its own answers: without them a browser on another origin
+  // could read no refusal made before Yoga (401, 413, 415, malformed JSON; probe H).
+  const origin = reply.request.headers.origin;
+  if (origin)
+    reply
+      .header('Access-Control-Allow-Origin', origin)
+      .header('Vary', 'Origin')
+      .header('Access-Control-Allow-Credentials', 'true');
   return reply
     .status(err.status)
     .header('Content-Type', 'application/json')

@@ -448,6 +448,34 @@ describe.concurrent('another method or body type on /graphql', () => {
   });
 });
 
+describe.concurrent('cross-origin refusals', () => {
+  it('a refusal made before Yoga carries the CORS headers Yoga’s answers carry, so a browser can read it (probe H)', async () => {
+    const token = await callerOf('tenant');
+    const cors = (res: { headers: Record<string, unknown> }) => [
+      res.headers['access-control-allow-origin'],
+      res.headers['access-control-allow-credentials'],
+      res.headers.vary,
+    ];
+    const expected = ['https://dash.example', 'true', 'Origin'];
+    const ask = (authorization: string, payload: string, type = 'application/json') =>
+      t.app.fastify.inject({
+        method: 'POST',
+        url: '/graphql',
+        headers: { origin: 'https://dash.example', authorization, 'content-type': type },
+        payload,
+      });
+    const yoga = await ask(`Bearer ${token}`, '{"query":"{ __typename }"}');
+    expect([yoga.statusCode, ...cors(yoga)]).toEqual([200, ...expected]);
+    for (const [status, res] of [
+      [401, await ask('Bearer nope', '{"query":"{ __typename }"}')],
+      [400, await ask(`Bearer ${token}`, '{')],
+      [415, await ask(`Bearer ${token}`, '{ __typename }', 'text/plain')],
+    ] as const) {
+      expect([res.statusCode, ...cors(res)], String(status)).toEqual([status, ...expected]);
+    }
+  });
+});
+
 describe.concurrent('an Accept that takes none of the answer’s types', () => {
   it('is 406 NOT_ACCEPTABLE in GraphQL’s error format (Yoga’s 406 had an empty text/plain body; probe R)', async () => {
     const token = await callerOf('tenant');
