@@ -223,8 +223,23 @@ export async function buildApp(deps: {
 }): Promise<App> {
   const { config, db } = deps;
   const prisma = db.prisma;
-  /** The answers under way on each connection (a bad request pipelined after them waits for them). */
-  const answering = new WeakMap<Duplex, Set<ServerResponse>>();
+  /**
+   * Each connection's answers under way (a bad request pipelined after them waits for them), and what
+   * to do when it closes (free the records of its requests), with one listener of its own.
+   */
+  const connections = new WeakMap<Duplex, { answers: Set<ServerResponse>; onClose: Set<() => void> }>();
+  const connectionOf = (socket: Duplex) => {
+    let c = connections.get(socket);
+    if (!c) {
+      const made = { answers: new Set<ServerResponse>(), onClose: new Set<() => void>() };
+      socket.once('close', () => {
+        for (const f of made.onClose) f();
+      });
+      connections.set(socket, made);
+      c = made;
+    }
+    return c;
+  };
   const fastify = Fastify({
     logger:
       deps.logger === false
@@ -245,7 +260,8 @@ export async function buildApp(deps: {
     return503OnClosing: false,
     // What Node's HTTP parser cannot read never reaches a route: answered as Node itself answers
     // (no body, the connection closed), not with Fastify's own JSON shape.
-    clientErrorHandler: (err, socket) => answerUnreadableRequest(err, socket, answering.get(socket)),
+    clientErrorHandler: (err, socket) =>
+      answerUnreadableRequest(err, socket, connections.get(socket)?.answers),
     genReqId: (req) => {
       const incoming = req.headers['x-request-id'];
       return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
@@ -334,14 +350,15 @@ export async function buildApp(deps: {
     // connection destroyed (a bad request pipelined after them) never closes, and was held for good,
     // its request counted as running at every shutdown (probe H).
     const socket = request.raw.socket;
+    const connection = connectionOf(socket);
     const done = () => {
       reply.raw.off('close', done);
-      socket.off('close', done);
+      connection.onClose.delete(done);
       if (!inFlight.delete(request)) return;
       if (inFlight.size === 0) drained?.();
     };
     reply.raw.once('close', done);
-    socket.once('close', done);
+    connection.onClose.add(done);
     // A body that stalls is refused 408 once REQUEST_TIMEOUT_SECONDS passed since the request began:
     // a token holder could hold a connection, and an import's buffer, for good (probe H). Node's own
     // bound (server.requestTimeout) did not end such a request under Fastify.
@@ -360,11 +377,9 @@ export async function buildApp(deps: {
   // The answers under way on each connection, from the moment Node parsed their request (before any
   // hook: a bad request parsed in the same read is refused before the hooks of those before it run).
   fastify.server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    const socket = req.socket;
-    const onSocket = answering.get(socket) ?? new Set<ServerResponse>();
-    answering.set(socket, onSocket);
-    onSocket.add(res);
-    res.once('close', () => onSocket.delete(res));
+    const { answers } = connectionOf(req.socket);
+    answers.add(res);
+    res.once('close', () => answers.delete(res));
   });
   registerCors(fastify);
   const tokenUsage = createTokenUsage(prisma, {

@@ -157,6 +157,20 @@ describe('a bad request pipelined after good ones (probe H)', () => {
     await expect.poll(() => t.app.running().length).toBe(0);
   });
 
+  it('many pipelined requests are answered in order, with no listener warning (one close listener per connection)', async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.name);
+    process.on('warning', onWarning);
+    try {
+      const text = await rawText(`${count().repeat(30)}GARBAGE\r\n\r\n`);
+      expect(statusLines(text)).toEqual([...Array(30).fill('HTTP/1.1 200 OK'), 'HTTP/1.1 400 Bad Request']);
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings).toEqual([]);
+  });
+
   it('after a request that asked to close, the bytes that follow are no request: it is answered, then the connection closes', async () => {
     const name = `Pipelined ${Date.now()}`;
     const body = JSON.stringify({ name });
