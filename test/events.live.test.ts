@@ -413,6 +413,15 @@ describe('the events subscription, one instance', () => {
       message: 'The selected types.0 (guest.born) is invalid.',
       errors: { 'types.0': ['The selected types.0 (guest.born) is invalid.'] },
     });
+    // A map is no list: the filter was dropped, every type answered (probe X).
+    const map = await t.request('GET', '/api/v1/events?types[a]=guest.created', { token: a.token });
+    expect([map.status, map.json]).toEqual([
+      422,
+      {
+        message: 'The types field must be an array.',
+        errors: { types: ['The types field must be an array.'] },
+      },
+    ]);
     const venue = await addUser(t.db.prisma, a.tenant_id, 'venue', { locationId: a.location_id });
     expect((await t.request('GET', '/api/v1/events', { token: venue.token })).status).toBe(403);
     const q = await t.graphql(a.token, '{ events(after: "2", first: 5) { id type payload actor { type } } }');

@@ -3,7 +3,7 @@
 
 import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { filterOf } from '../../operations/operation.js';
-import { array, integer, min, nullable } from '../../validation/validator.js';
+import { array, integer, list, min, nullable } from '../../validation/validator.js';
 import { ALL_EVENTS, eventTypes } from '../webhooks/webhooks.inputs.js';
 
 const eventFilter = filterOf<PrismaNS.EventWhereInput>();
@@ -18,7 +18,7 @@ export const eventFilters = {
       'The events after this id (the last one a reader has): ids count 1, 2, 3… per tenant, in commit order',
     where: (v) => ({ id: { gt: BigInt(v) } }),
   }),
-  types: eventFilter([nullable(), array(), eventTypes], {
+  types: eventFilter([nullable(), array(), list(), eventTypes], {
     description: 'Only these event types (as webhooks name them); every type without, or with `["*"]`',
     where: (v) => {
       const kept = keptTypes(v);
