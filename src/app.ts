@@ -1,7 +1,7 @@
 // Builds the service from a config and an open database; used by the server and by the tests.
 import './v8-tuning.js';
 import { randomUUID } from 'node:crypto';
-import { once, setMaxListeners } from 'node:events';
+import { setMaxListeners } from 'node:events';
 import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import Fastify, {
@@ -143,7 +143,8 @@ export function readableUrl(url: string): string {
 function answerUnreadableRequest(
   err: NodeJS.ErrnoException,
   socket: Duplex,
-  answering: ReadonlySet<ServerResponse> = new Set(),
+  /** When the answers under way on the connection before it have closed; null: none is. */
+  before: () => Promise<void> | null = () => null,
 ): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
   // Bytes after a request that asked to close the connection are no request (RFC 9112 9.6): that
@@ -160,14 +161,14 @@ function answerUnreadableRequest(
   // The requests read before the bad one are answered first, in order, and the refusal after them:
   // written at once, it cut their answers (a write done, its answer lost) or landed inside a stream
   // already under way (probe H). The parser reports each later read too: one refusal per connection.
-  // A request that timed out is itself among those under way: refused at once.
-  if (answering.size === 0 || timedOut) {
+  if (refusing.has(socket)) return;
+  const answered = before();
+  if (answered === null) {
     refuse();
     return;
   }
-  if (refusing.has(socket)) return;
   refusing.add(socket);
-  void Promise.all([...answering].map((res) => (res.closed ? null : once(res, 'close')))).then(refuse);
+  void answered.then(refuse);
 }
 
 /** Connections whose unreadable request waits for the answers before it (answerUnreadableRequest). */
@@ -240,6 +241,25 @@ export async function buildApp(deps: {
     }
     return c;
   };
+  /**
+   * What to do once an answer closes (its request's record freed, a refusal behind it written), run
+   * by the one close listener the connection's bookkeeping puts on it: a stream's answer has many
+   * listeners already, and one more each warned MaxListenersExceeded (a line that is no JSON).
+   */
+  const afterClose = new WeakMap<ServerResponse, (() => void)[]>();
+  const whenClosed = (res: ServerResponse, f: () => void): void => {
+    const list = afterClose.get(res);
+    if (list) list.push(f);
+    else afterClose.set(res, [f]);
+  };
+  /** When `answers` have all closed, or null when none is under way. */
+  const allClosed = (answers: Iterable<ServerResponse> | undefined): Promise<void> | null => {
+    const open = [...(answers ?? [])].filter((res) => !res.closed);
+    if (open.length === 0) return null;
+    return Promise.all(open.map((res) => new Promise<void>((resolve) => whenClosed(res, resolve)))).then(
+      () => {},
+    );
+  };
   const fastify = Fastify({
     logger:
       deps.logger === false
@@ -261,7 +281,7 @@ export async function buildApp(deps: {
     // What Node's HTTP parser cannot read never reaches a route: answered as Node itself answers
     // (no body, the connection closed), not with Fastify's own JSON shape.
     clientErrorHandler: (err, socket) =>
-      answerUnreadableRequest(err, socket, connections.get(socket)?.answers),
+      answerUnreadableRequest(err, socket, () => allClosed(connections.get(socket)?.answers)),
     genReqId: (req) => {
       const incoming = req.headers['x-request-id'];
       return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
@@ -351,35 +371,45 @@ export async function buildApp(deps: {
     // its request counted as running at every shutdown (probe H).
     const socket = request.raw.socket;
     const connection = connectionOf(socket);
+    let timer: NodeJS.Timeout | undefined;
     const done = () => {
-      reply.raw.off('close', done);
+      clearTimeout(timer);
       connection.onClose.delete(done);
       if (!inFlight.delete(request)) return;
       if (inFlight.size === 0) drained?.();
     };
-    reply.raw.once('close', done);
+    // Through the connection's bookkeeping (afterClose); an answer that came no other way (inject)
+    // gets a listener of its own.
+    if (connection.answers.has(reply.raw)) whenClosed(reply.raw, done);
+    else reply.raw.once('close', done);
     connection.onClose.add(done);
     // A body that stalls is refused 408 once REQUEST_TIMEOUT_SECONDS passed since the request began:
     // a token holder could hold a connection, and an import's buffer, for good (probe H). Node's own
-    // bound (server.requestTimeout) did not end such a request under Fastify.
+    // bound (server.requestTimeout) did not end such a request under Fastify. The answers before it
+    // on the connection are written first (probe X: the 408 landed inside a stream).
     if (!request.raw.complete) {
-      const timer = setTimeout(() => {
-        if (!request.raw.complete)
-          answerUnreadableRequest(
-            Object.assign(new Error('request timed out'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }),
-            socket,
-          );
+      timer = setTimeout(() => {
+        if (request.raw.complete) return;
+        const before = [...connection.answers].filter((res) => res !== reply.raw);
+        answerUnreadableRequest(
+          Object.assign(new Error('request timed out'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }),
+          socket,
+          () => allClosed(before),
+        );
       }, config.requestTimeoutSeconds * 1000);
       timer.unref();
-      reply.raw.once('close', () => clearTimeout(timer));
     }
   });
-  // The answers under way on each connection, from the moment Node parsed their request (before any
-  // hook: a bad request parsed in the same read is refused before the hooks of those before it run).
-  fastify.server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+  // The answers under way on each connection, from the moment Node parsed their request: before
+  // Fastify's own listener (prepended), so before any hook, and a bad request parsed in the same read
+  // is refused after them. Their one close listener also frees what the onRequest hook noted.
+  fastify.server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
     const { answers } = connectionOf(req.socket);
     answers.add(res);
-    res.once('close', () => answers.delete(res));
+    res.once('close', () => {
+      answers.delete(res);
+      for (const f of afterClose.get(res) ?? []) f();
+    });
   });
   registerCors(fastify);
   const tokenUsage = createTokenUsage(prisma, {

@@ -290,6 +290,33 @@ describe('REQUEST_TIMEOUT_SECONDS', () => {
       expect(statusLines(text)).toEqual(['HTTP/1.1 408 Request Timeout']);
       expect(Date.now() - started).toBeGreaterThanOrEqual(2_000);
       expect(own.app.running()).toEqual([]);
+
+      // Pipelined behind a stream under way, a stalled body's 408 waits for it: it was written
+      // inside the stream's body (probe X). The stream's answer has no listener warning either.
+      const warnings: string[] = [];
+      const onWarning = (w: Error) => warnings.push(`${w.name}: ${w.message}`);
+      process.on('warning', onWarning);
+      const socket = connect(Number(new URL(address).port), '127.0.0.1');
+      try {
+        const chunks: Buffer[] = [];
+        socket.on('data', (c) => chunks.push(c));
+        socket.on('error', () => {});
+        const subscription = JSON.stringify({ query: 'subscription { events(after: "0") { id } }' });
+        socket.write(
+          `POST /graphql HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ownToken}\r\nAccept: text/event-stream\r\n` +
+            `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(subscription)}\r\n\r\n${subscription}` +
+            `POST /api/v1/locations HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ownToken}\r\n` +
+            'Content-Type: application/json\r\nContent-Length: 50\r\n\r\n{"name":',
+        );
+        await new Promise((resolve) => setTimeout(resolve, 3_500));
+        const seen = Buffer.concat(chunks).toString('utf8');
+        expect(statusLines(seen)).toEqual(['HTTP/1.1 200 OK']);
+        expect(socket.destroyed).toBe(false);
+      } finally {
+        socket.destroy();
+        process.off('warning', onWarning);
+      }
+      expect(warnings).toEqual([]);
     } finally {
       await own.close();
     }
