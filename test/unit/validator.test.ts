@@ -194,6 +194,9 @@ describe('messages', () => {
     expect(await at('02-03-2026')).toBe('2026-03-02T00:00:00.000Z');
     // RFC 3339's `t` and `z` in either case.
     expect(await at('2026-12-01t10:00:00z')).toBe('2026-12-01T10:00:00.000Z');
+    // A space before the zone, as PHP's parser reads it (and Ruby's Time#to_s writes it).
+    expect(await at('2027-01-05 10:00:00 +01:00')).toBe('2027-01-05T09:00:00.000Z');
+    expect(await at('2027-01-05 10:00:00 Z')).toBe('2027-01-05T10:00:00.000Z');
     // An offset no clock has was read as another (`+05:99` as +06:39; probe T).
     for (const v of ['2026-12-10T10:00:00+05:99', '2026-12-10T10:00:00+99:00', '2026-12-10T10:00:00-24:00'])
       expect(await errorsOf({ f: v }, { f: [date()] }), v).toEqual({

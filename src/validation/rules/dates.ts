@@ -87,9 +87,10 @@ export function dateFormat(format: string): Rule<string> {
 
 /**
  * A time of day after a date: `10:05`, `10:05:07.25`, with a zone (`Z`, `+01:00`, `+0100`, `+01`) or
- * none; `t` and `z` in either case, as RFC 3339 and PHP's parser take them (probe T).
+ * none, a space before it or not (`10:00:00 +01:00`, as PHP's parser reads it; probe X); `t` and `z`
+ * in either case, as RFC 3339 and PHP's parser take them (probe T).
  */
-const TIME = '(?:[ Tt](\\d{1,2}):(\\d{2})(?::(\\d{2})(?:\\.(\\d+))?)?([Zz]|[+-]\\d{2}(?::?\\d{2})?)?)?$';
+const TIME = '(?:[ Tt](\\d{1,2}):(\\d{2})(?::(\\d{2})(?:\\.(\\d+))?)? ?([Zz]|[+-]\\d{2}(?::?\\d{2})?)?)?$';
 
 /**
  * The numeric date shapes PHP's date parser reads (strtotime, date_parse), each with the order of its
