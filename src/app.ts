@@ -556,6 +556,9 @@ export async function buildApp(deps: {
       const asYogaReads: FastifyRequest = Object.create(req, {
         query: { value: undefined },
         ...(noQuery ? { body: { value: { query: undefined } } } : {}),
+        // HEAD is answered as GET, without the body (Node writes none for HEAD): Yoga answered 405
+        // where GET is served (RFC 9110 9.3.2; probe H).
+        ...(req.method === 'HEAD' ? { method: { value: 'GET' } } : {}),
       });
       const response = await yoga.handleNodeRequestAndResponse(asYogaReads, reply, { req, reply });
       // Yoga's 415 has no body at all (probe K): GraphQL's error format, as every other refusal.

@@ -448,6 +448,30 @@ describe.concurrent('another method or body type on /graphql', () => {
   });
 });
 
+describe.concurrent('HEAD', () => {
+  it('is answered as GET, without the body: a query’s status and headers (it was 405; probe H)', async () => {
+    const token = await callerOf('tenant');
+    const ask = (method: 'GET' | 'HEAD', query: string) =>
+      t.app.fastify.inject({
+        method,
+        url: `/graphql?query=${encodeURIComponent(query)}`,
+        headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
+      });
+    const get = await ask('GET', '{ __typename }');
+    const head = await ask('HEAD', '{ __typename }');
+    expect([
+      head.statusCode,
+      head.headers['content-type'],
+      head.headers['content-length'],
+      head.body,
+    ]).toEqual([get.statusCode, get.headers['content-type'], get.headers['content-length'], '']);
+    expect(get.json()).toEqual({ data: { __typename: 'Query' } });
+    // A mutation is no more run by HEAD than by GET.
+    const mutation = await ask('HEAD', 'mutation { __typename }');
+    expect([mutation.statusCode, mutation.headers.allow, mutation.body]).toEqual([405, 'POST', '']);
+  });
+});
+
 describe.concurrent('cross-origin refusals', () => {
   it('a refusal made before Yoga carries the CORS headers Yoga’s answers carry, so a browser can read it (probe H)', async () => {
     const token = await callerOf('tenant');
