@@ -225,32 +225,37 @@ export async function buildApp(deps: {
   const { config, db } = deps;
   const prisma = db.prisma;
   /**
-   * Each connection's answers under way (a bad request pipelined after them waits for them), and what
-   * to do when it closes (free the records of its requests), with one listener of its own.
-   */
-  const connections = new WeakMap<Duplex, { answers: Set<ServerResponse>; onClose: Set<() => void> }>();
-  const connectionOf = (socket: Duplex) => {
-    let c = connections.get(socket);
-    if (!c) {
-      const made = { answers: new Set<ServerResponse>(), onClose: new Set<() => void>() };
-      socket.once('close', () => {
-        for (const f of made.onClose) f();
-      });
-      connections.set(socket, made);
-      c = made;
-    }
-    return c;
-  };
-  /**
-   * What to do once an answer closes (its request's record freed, a refusal behind it written), run
-   * by the one close listener the connection's bookkeeping puts on it: a stream's answer has many
-   * listeners already, and one more each warned MaxListenersExceeded (a line that is no JSON).
+   * What to do once an answer is over (its request's record freed, a refusal behind it written): run
+   * when it closes, or when its connection does (an answer queued behind others on a connection
+   * destroyed never closes), by one listener each. A stream's answer has many listeners already, and
+   * one more each warned MaxListenersExceeded (a line that is no JSON).
    */
   const afterClose = new WeakMap<ServerResponse, (() => void)[]>();
   const whenClosed = (res: ServerResponse, f: () => void): void => {
     const list = afterClose.get(res);
     if (list) list.push(f);
     else afterClose.set(res, [f]);
+  };
+  /** Runs what waits for `res` to be over, once. */
+  const over = (res: ServerResponse): void => {
+    const list = afterClose.get(res);
+    afterClose.delete(res);
+    for (const f of list ?? []) f();
+  };
+  /** Each connection's answers under way: a bad request pipelined after them waits for them. */
+  const connections = new WeakMap<Duplex, Set<ServerResponse>>();
+  const answersOn = (socket: Duplex): Set<ServerResponse> => {
+    let answers = connections.get(socket);
+    if (!answers) {
+      const made = new Set<ServerResponse>();
+      socket.once('close', () => {
+        for (const res of made) over(res);
+        made.clear();
+      });
+      connections.set(socket, made);
+      answers = made;
+    }
+    return answers;
   };
   /** When `answers` have all closed, or null when none is under way. */
   const allClosed = (answers: Iterable<ServerResponse> | undefined): Promise<void> | null => {
@@ -281,7 +286,7 @@ export async function buildApp(deps: {
     // What Node's HTTP parser cannot read never reaches a route: answered as Node itself answers
     // (no body, the connection closed), not with Fastify's own JSON shape.
     clientErrorHandler: (err, socket) =>
-      answerUnreadableRequest(err, socket, () => allClosed(connections.get(socket)?.answers)),
+      answerUnreadableRequest(err, socket, () => allClosed(connections.get(socket))),
     genReqId: (req) => {
       const incoming = req.headers['x-request-id'];
       return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
@@ -370,19 +375,17 @@ export async function buildApp(deps: {
     // connection destroyed (a bad request pipelined after them) never closes, and was held for good,
     // its request counted as running at every shutdown (probe H).
     const socket = request.raw.socket;
-    const connection = connectionOf(socket);
+    const answers = answersOn(socket);
     let timer: NodeJS.Timeout | undefined;
     const done = () => {
       clearTimeout(timer);
-      connection.onClose.delete(done);
       if (!inFlight.delete(request)) return;
       if (inFlight.size === 0) drained?.();
     };
     // Through the connection's bookkeeping (afterClose); an answer that came no other way (inject)
     // gets a listener of its own.
-    if (connection.answers.has(reply.raw)) whenClosed(reply.raw, done);
+    if (answers.has(reply.raw)) whenClosed(reply.raw, done);
     else reply.raw.once('close', done);
-    connection.onClose.add(done);
     // A body that stalls is refused 408 once REQUEST_TIMEOUT_SECONDS passed since the request began:
     // a token holder could hold a connection, and an import's buffer, for good (probe H). Node's own
     // bound (server.requestTimeout) did not end such a request under Fastify. The answers before it
@@ -390,7 +393,7 @@ export async function buildApp(deps: {
     if (!request.raw.complete) {
       timer = setTimeout(() => {
         if (request.raw.complete) return;
-        const before = [...connection.answers].filter((res) => res !== reply.raw);
+        const before = [...answers].filter((res) => res !== reply.raw);
         answerUnreadableRequest(
           Object.assign(new Error('request timed out'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }),
           socket,
@@ -404,11 +407,11 @@ export async function buildApp(deps: {
   // Fastify's own listener (prepended), so before any hook, and a bad request parsed in the same read
   // is refused after them. Their one close listener also frees what the onRequest hook noted.
   fastify.server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
-    const { answers } = connectionOf(req.socket);
+    const answers = answersOn(req.socket);
     answers.add(res);
     res.once('close', () => {
       answers.delete(res);
-      for (const f of afterClose.get(res) ?? []) f();
+      over(res);
     });
   });
   registerCors(fastify);
