@@ -156,7 +156,11 @@ const notBefore = (a: Instant, b: Instant): boolean => a.ms > b.ms || (a.ms === 
  */
 function parseDate(value: unknown): Instant | null {
   const p = typeof value === 'string' ? dateParts(value) : null;
-  if (!p) return null;
+  return p && instantOf(p);
+}
+
+/** The instant of a date's parts (parseDate), or null for a time or offset no clock has, or one the database cannot hold. */
+function instantOf(p: DateParts): Instant | null {
   const { month, day, hour, minute, second, zone } = p;
   if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 59) return null;
   // The fraction to the microsecond, as Carbon keeps it (`.2` and `.5` of one second compare).
@@ -213,9 +217,11 @@ export const daysIn = (year: number, month: number): number =>
  */
 export function date(opts: { upTo?: 'floor' | 'ceil' } = {}): Rule<Date> {
   const epochOf = (value: unknown): number | null => {
-    const instant = parseDate(value);
     const p = typeof value === 'string' ? dateParts(value) : null;
-    if (instant === null || p === null || p.day > daysIn(p.year, p.month)) return null;
+    // A day the calendar has, as PHP's `checkdate` requires (2026-02-30 is refused here).
+    if (p === null || p.day > daysIn(p.year, p.month)) return null;
+    const instant = instantOf(p);
+    if (instant === null) return null;
     // To the millisecond a Date holds (parseDate keeps the microseconds, as Carbon does).
     // Rounded up, still a moment the database holds (past 9999's last one there is nothing anyway).
     return opts.upTo === 'ceil' && instant.us > 0 && storableInstant(instant.ms + 1)
