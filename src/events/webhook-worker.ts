@@ -12,6 +12,7 @@ import { randomFillSync } from 'node:crypto';
 import type { Dispatcher } from 'undici';
 import type { WebhookSettings } from '../config.js';
 import { type Prisma, rawRowsOf } from '../db/database.js';
+import { isForeignKeyViolation } from '../db/foreign-key-violation.js';
 import { retryingConflicts } from '../db/write-conflict.js';
 import { storedEventMessage } from './webhook-message.js';
 import { nextRetryDelay } from './webhook-retry.js';
@@ -395,15 +396,6 @@ export async function recordAttempts(
     moved: row?.moved ?? [],
     queued: row?.queued ?? 0,
   };
-}
-
-/** PostgreSQL's foreign key violation (23503), as pg reports it or in a message. */
-function isForeignKeyViolation(err: unknown): boolean {
-  if (typeof err !== 'object' || err === null) return false;
-  if ('code' in err && (err.code === '23503' || err.code === 'P2003')) return true;
-  return (
-    'message' in err && typeof err.message === 'string' && /violates foreign key constraint/.test(err.message)
-  );
 }
 
 /** RECORD_SQL's $2: the places as a JSON array. */

@@ -6,6 +6,7 @@ import type { Scope } from '../../auth/principal.js';
 import type { WebhookSettings } from '../../config.js';
 import type { AppContext } from '../../context.js';
 import type { Prisma } from '../../db/database.js';
+import { isForeignKeyViolation } from '../../db/foreign-key-violation.js';
 import { lockRow } from '../../db/row-lock.js';
 import { retryingConflicts } from '../../db/write-conflict.js';
 import { notFound } from '../../errors.js';
@@ -411,7 +412,7 @@ export const testWebhook = operation({
       });
     } catch (err) {
       // Deleted while its ping was under way (its attempts went with it): 404, as any request after.
-      if ((err as { code?: unknown }).code === 'P2003') throw notFound();
+      if (isForeignKeyViolation(err)) throw notFound();
       throw err;
     }
   },
