@@ -185,6 +185,31 @@ async function queued(
 
 const messageId = (tenantId: string, id: bigint) => `evt_${tenantId}_${id}`;
 
+/** A stream's first attempt of event `e` for `webhookId`, held under `lease`, as the worker claims it. */
+function streamClaim(
+  tenantId: string,
+  webhookId: string,
+  lease: number,
+  e: { id: bigint; type: string; occurredAt: Date; payloadJson?: string },
+): ClaimedDelivery {
+  return {
+    id: null,
+    streamLease: lease,
+    tenantId,
+    webhookId,
+    eventId: e.id,
+    eventType: e.type,
+    attempts: 1,
+    firstAttemptAt: new Date(),
+    url: 'http://unused',
+    secret: 'unused',
+    previousSecret: null,
+    failingSince: null,
+    occurredAt: e.occurredAt,
+    payloadJson: e.payloadJson ?? '{}',
+  };
+}
+
 /** An attempt of `claim` answered `statusCode` now: 204 succeeded, anything else to retry in a minute. */
 function answered(claim: ClaimedDelivery, statusCode: number): MadeAttempt {
   const now = new Date();
@@ -1050,24 +1075,7 @@ describe('claims, shutdown and failures', { timeout: 90_000 }, () => {
       const [held] = await claimStreams(own.db.prisma, 1, 60_000, 500);
       if (!held) throw new Error('no stream held');
       expect(held.window.events).toHaveLength(500);
-      const first = held.window.events.map(
-        (e): ClaimedDelivery => ({
-          id: null,
-          streamLease: held.lease,
-          tenantId: a.tenant_id,
-          webhookId: hook.id,
-          eventId: e.id,
-          eventType: e.type,
-          attempts: 1,
-          firstAttemptAt: new Date(),
-          url: 'http://unused',
-          secret: 'unused',
-          previousSecret: null,
-          failingSince: null,
-          occurredAt: e.occurredAt,
-          payloadJson: e.payloadJson,
-        }),
-      );
+      const first = held.window.events.map((e) => streamClaim(a.tenant_id, hook.id, held.lease, e));
       const place = {
         webhookId: hook.id,
         lease: held.lease,
@@ -1193,22 +1201,7 @@ describe('claims, shutdown and failures', { timeout: 90_000 }, () => {
       const made = (lease: number, e: RecordedEvent, statusCode: number): MadeAttempt => {
         const outcome = statusCode === 204 ? 'succeeded' : statusCode === 503 ? 'retry' : 'failed';
         return {
-          claim: {
-            id: null,
-            streamLease: lease,
-            tenantId: a.tenant_id,
-            webhookId: hook.id,
-            eventId: e.id,
-            eventType: e.type,
-            attempts: 1,
-            firstAttemptAt: new Date(),
-            url: 'http://unused',
-            secret: 'unused',
-            previousSecret: null,
-            failingSince: null,
-            occurredAt: e.occurredAt,
-            payloadJson: '{}',
-          },
+          claim: streamClaim(a.tenant_id, hook.id, lease, e),
           id: newAttemptId(),
           startedAt: new Date(),
           finishedAt: new Date(),
@@ -1294,30 +1287,8 @@ describe('claims, shutdown and failures', { timeout: 90_000 }, () => {
         const [e1] = (await record(prisma, a.tenant_id, ['guest.created', 'g1'])) as [RecordedEvent];
         const held = await claimStreams(prisma, 10, 60_000, 100);
         expect(held.map((s) => s.webhookId).sort()).toEqual([gone.id, kept.id].sort());
-        const attempt = (s: (typeof held)[number]): MadeAttempt => ({
-          claim: {
-            id: null,
-            streamLease: s.lease,
-            tenantId: a.tenant_id,
-            webhookId: s.webhookId,
-            eventId: e1.id,
-            eventType: e1.type,
-            attempts: 1,
-            firstAttemptAt: new Date(),
-            url: 'http://unused',
-            secret: 'unused',
-            previousSecret: null,
-            failingSince: null,
-            occurredAt: e1.occurredAt,
-            payloadJson: '{}',
-          },
-          id: newAttemptId(),
-          startedAt: new Date(),
-          finishedAt: new Date(),
-          result: { outcome: 'succeeded', statusCode: 204, durationMs: 2, error: null },
-          status: 'succeeded',
-          retryAt: null,
-        });
+        const attempt = (s: (typeof held)[number]): MadeAttempt =>
+          answered(streamClaim(a.tenant_id, s.webhookId, s.lease, e1), 204);
         // The endpoint's deletion commits while the record statement waits on its rows.
         const recorded = await besideWriter(own.url as string, {
           before: [['DELETE FROM "Webhook" WHERE "id" = $1', [gone.id]]],
