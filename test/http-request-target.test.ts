@@ -27,31 +27,41 @@ interface RawAnswer {
   body: string;
 }
 
-/** Sends `head` (and `body`) as written, on a connection of its own, and reads the answer until it closes. */
-function raw(head: string, body: Buffer | string = ''): Promise<RawAnswer> {
+/**
+ * Sends `head` (and `body`) as written, on a connection of its own (to the suite's server unless
+ * `port` names another), and reads all that comes back until the connection closes.
+ */
+function exchange(
+  head: string,
+  opts: { body?: Buffer | string; port?: number; timeoutMs?: number } = {},
+): Promise<string> {
   return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1');
+    const socket = connect(opts.port ?? port, '127.0.0.1');
     const chunks: Buffer[] = [];
     socket.on('data', (c) => chunks.push(c));
     socket.on('error', reject);
     // Bounded: an answer that never closes fails the test instead of holding it.
-    socket.setTimeout(10_000, () => socket.destroy(new Error('no answer within 10 s')));
-    socket.on('close', () => {
-      const text = Buffer.concat(chunks).toString('utf8');
-      const [top = '', ...rest] = text.split('\r\n\r\n');
-      const [statusLine = '', ...lines] = top.split('\r\n');
-      const headers: Record<string, string> = {};
-      for (const line of lines) {
-        const i = line.indexOf(':');
-        headers[line.slice(0, i).toLowerCase()] = line.slice(i + 1).trim();
-      }
-      resolve({ status: Number(statusLine.split(' ')[1]), headers, body: rest.join('\r\n\r\n') });
-    });
+    const timeoutMs = opts.timeoutMs ?? 10_000;
+    socket.setTimeout(timeoutMs, () => socket.destroy(new Error(`no answer within ${timeoutMs} ms`)));
+    socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
     // Not ended from this side: a client's FIN may end the exchange before a slower answer (the
     // server closes once it has answered, as `Connection: close` asks).
     socket.write(head);
-    if (body.length > 0) socket.write(body);
+    if (opts.body !== undefined && opts.body.length > 0) socket.write(opts.body);
   });
+}
+
+/** The one answer to `head` (and `body`): its status, headers and body. */
+async function raw(head: string, body: Buffer | string = ''): Promise<RawAnswer> {
+  const text = await exchange(head, { body });
+  const [top = '', ...rest] = text.split('\r\n\r\n');
+  const [statusLine = '', ...lines] = top.split('\r\n');
+  const headers: Record<string, string> = {};
+  for (const line of lines) {
+    const i = line.indexOf(':');
+    headers[line.slice(0, i).toLowerCase()] = line.slice(i + 1).trim();
+  }
+  return { status: Number(statusLine.split(' ')[1]), headers, body: rest.join('\r\n\r\n') };
 }
 
 const get = (target: string, extra = '') =>
@@ -126,19 +136,6 @@ describe('what Node’s HTTP parser refuses', () => {
   });
 });
 
-/** Sends `bytes` as written on a connection of its own; the whole of what comes back until it closes. */
-function rawText(bytes: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1');
-    const chunks: Buffer[] = [];
-    socket.on('data', (c) => chunks.push(c));
-    socket.on('error', reject);
-    socket.setTimeout(10_000, () => socket.destroy(new Error('no answer within 10 s')));
-    socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    socket.write(bytes);
-  });
-}
-
 /** The status lines in `text` (an answer's body may end without a line break before the next). */
 const statusLines = (text: string): string[] => text.match(/HTTP\/1\.1 \d{3} [^\r]*/g) ?? [];
 
@@ -147,10 +144,10 @@ describe('a bad request pipelined after good ones (probe H)', () => {
     `GET /api/v1/locations/count HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n\r\n`;
 
   it('the good ones are answered first, in order, then the 400, and no request stays counted as running', async () => {
-    const text = await rawText(`${count()}${count()}GARBAGE\r\n\r\n`);
+    const text = await exchange(`${count()}${count()}GARBAGE\r\n\r\n`);
     expect(statusLines(text)).toEqual(['HTTP/1.1 200 OK', 'HTTP/1.1 200 OK', 'HTTP/1.1 400 Bad Request']);
     const health = 'GET /health HTTP/1.1\r\nHost: x\r\n\r\n';
-    const fast = await rawText(`${health}${health}GARBAGE\r\n\r\n`);
+    const fast = await exchange(`${health}${health}GARBAGE\r\n\r\n`);
     expect(statusLines(fast)).toEqual(['HTTP/1.1 200 OK', 'HTTP/1.1 200 OK', 'HTTP/1.1 400 Bad Request']);
     // Their records were held for good (answers queued on a destroyed connection never close), and
     // counted at every shutdown as still running.
@@ -162,7 +159,7 @@ describe('a bad request pipelined after good ones (probe H)', () => {
     const onWarning = (w: Error) => warnings.push(w.name);
     process.on('warning', onWarning);
     try {
-      const text = await rawText(`${count().repeat(30)}GARBAGE\r\n\r\n`);
+      const text = await exchange(`${count().repeat(30)}GARBAGE\r\n\r\n`);
       expect(statusLines(text)).toEqual([...Array(30).fill('HTTP/1.1 200 OK'), 'HTTP/1.1 400 Bad Request']);
       await new Promise((resolve) => setImmediate(resolve));
     } finally {
@@ -174,7 +171,7 @@ describe('a bad request pipelined after good ones (probe H)', () => {
   it('after a request that asked to close, the bytes that follow are no request: it is answered, then the connection closes', async () => {
     const name = `Pipelined ${Date.now()}`;
     const body = JSON.stringify({ name });
-    const text = await rawText(
+    const text = await exchange(
       `POST /api/v1/locations HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n` +
         `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}` +
         `GET /api/v1/locations/count HTTP/1.1\r\nHost: x\r\n\r\n`,
@@ -275,18 +272,11 @@ describe('REQUEST_TIMEOUT_SECONDS', () => {
       const ownToken = (await newTenant(own.db.prisma)).token;
       const address = await own.app.fastify.listen({ port: 0, host: '127.0.0.1' });
       const started = Date.now();
-      const text = await new Promise<string>((resolve, reject) => {
-        const socket = connect(Number(new URL(address).port), '127.0.0.1');
-        const chunks: Buffer[] = [];
-        socket.on('data', (c) => chunks.push(c));
-        socket.on('error', reject);
-        socket.setTimeout(15_000, () => socket.destroy(new Error('no answer within 15 s')));
-        socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
-        socket.write(
-          `POST /api/v1/locations HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ownToken}\r\n` +
-            'Content-Type: application/json\r\nContent-Length: 50\r\n\r\n{"name":',
-        );
-      });
+      const text = await exchange(
+        `POST /api/v1/locations HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ownToken}\r\n` +
+          'Content-Type: application/json\r\nContent-Length: 50\r\n\r\n{"name":',
+        { port: Number(new URL(address).port), timeoutMs: 15_000 },
+      );
       expect(statusLines(text)).toEqual(['HTTP/1.1 408 Request Timeout']);
       expect(Date.now() - started).toBeGreaterThanOrEqual(2_000);
       expect(own.app.running()).toEqual([]);
