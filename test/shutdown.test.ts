@@ -18,6 +18,7 @@ import {
   startAdmin,
   waitUntilUp,
 } from './helpers/processes.js';
+import { startTcpProxy } from './helpers/tcp-proxy.js';
 
 const PG = process.env.TEST_DATABASE_URL;
 let dataDir: string;
@@ -60,39 +61,6 @@ async function connectionGate(target: string) {
       for (const client of held.splice(0)) forward(client);
     },
     close: () => new Promise<void>((resolve) => gate.close(() => resolve())),
-  };
-}
-
-/** A loopback relay to PostgreSQL that forwards until `freeze()`, then passes nothing either way (a database that hangs). */
-async function freezableRelay(target: string) {
-  const { hostname, port } = new URL(target);
-  const pairs: [Socket, Socket][] = [];
-  const relay = createServer((client) => {
-    const upstream = connect(Number(port || 5432), hostname);
-    client.pipe(upstream).pipe(client);
-    client.on('error', () => upstream.destroy());
-    upstream.on('error', () => client.destroy());
-    client.on('close', () => upstream.destroy());
-    pairs.push([client, upstream]);
-  });
-  await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
-  const url = new URL(target);
-  url.hostname = '127.0.0.1';
-  url.port = String((relay.address() as { port: number }).port);
-  return {
-    url: url.toString(),
-    freeze() {
-      for (const [client, upstream] of pairs) {
-        client.unpipe();
-        upstream.unpipe();
-        client.pause();
-        upstream.pause();
-      }
-    },
-    close() {
-      for (const pair of pairs) for (const s of pair) s.destroy();
-      return new Promise<void>((resolve) => relay.close(() => resolve()));
-    },
   };
 }
 
@@ -324,14 +292,15 @@ describe('shutdown on SIGTERM', { timeout: 120_000 }, () => {
     expect(run.stdout).not.toContain(tenant.token);
   });
 
-  // A relay to PostgreSQL: the embedded database has no connection to hang.
+  // A proxy to PostgreSQL: the embedded database has no connection to hang.
   it.skipIf(!PG)(
     'a timed-out shutdown with no request running names what it waited for: a database that hangs while the tokens’ last uses are written (it named nothing; probe O)',
     async () => {
-      const relay = await freezableRelay(PG as string);
+      const { hostname, port } = new URL(PG as string);
+      const proxy = await startTcpProxy({ host: hostname, port: Number(port || 5432) });
       try {
         const { server, base } = await startServer({
-          DATABASE_URL: relay.url,
+          DATABASE_URL: proxy.url(PG as string),
           SHUTDOWN_TIMEOUT_SECONDS: '3',
           WEBHOOKS_DELIVERY: 'false',
         });
@@ -340,7 +309,7 @@ describe('shutdown on SIGTERM', { timeout: 120_000 }, () => {
           headers: { authorization: `Bearer ${tenant.token}` },
         });
         expect(res.status).toBe(200);
-        relay.freeze();
+        await proxy.set('hang');
         signal(server, 'SIGTERM');
         const run = await server.exited(15_000);
         expect(run.code, run.stdout + run.stderr).toBe(1);
@@ -348,7 +317,7 @@ describe('shutdown on SIGTERM', { timeout: 120_000 }, () => {
           'Shutdown timed out after 3 s with 0 request(s) still running; waiting for the database to write the API tokens’ last uses',
         );
       } finally {
-        await relay.close();
+        await proxy.close();
       }
     },
   );
