@@ -150,18 +150,32 @@ function answerUnreadableRequest(
   // Bytes after a request that asked to close the connection are no request (RFC 9112 9.6): that
   // request is answered, then the connection closes, as it asked (its answer was lost; probe H).
   if (err.code === 'HPE_CLOSED_CONNECTION') return;
-  const timedOut = err.code === 'ERR_HTTP_REQUEST_TIMEOUT';
-  const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : timedOut ? 408 : 400;
+  const status =
+    err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+  refuseConnection(socket, status, before, err);
+}
+
+/**
+ * Answers `status` alone on the connection and closes it, after the answers under way on it before
+ * (`before`): written at once, the refusal cut their answers (a write done, its answer lost) or
+ * landed inside a stream already under way (probe H). One refusal per connection.
+ */
+function refuseConnection(
+  socket: Duplex,
+  status: number,
+  before: () => Promise<void> | null,
+  err?: Error,
+  /** False for a request read whole and refused (framingRefusal): a parser error after it waits for its answer, this refusal. */
+  once = true,
+): void {
+  if (socket.destroyed || (once && refusing.has(socket))) return;
   const refuse = () => {
     if (socket.destroyed) return;
     if (socket.writable)
       socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\n\r\n`);
     socket.destroy(err);
   };
-  // The requests read before the bad one are answered first, in order, and the refusal after them:
-  // written at once, it cut their answers (a write done, its answer lost) or landed inside a stream
-  // already under way (probe H). The parser reports each later read too: one refusal per connection.
-  if (refusing.has(socket)) return;
+  // The parser reports each later read of a refused connection too: refused once.
   const answered = before();
   if (answered === null) {
     refuse();
@@ -169,6 +183,24 @@ function answerUnreadableRequest(
   }
   refusing.add(socket);
   void answered.then(refuse);
+}
+
+/**
+ * What HTTP/1.1 requires of a request's framing that Node's parser lets through (RFC 9112): one
+ * `Host` (none is allowed in HTTP/1.0), and no transfer coding but `chunked`, the only one read
+ * (`gzip, chunked` was read as its compressed bytes); and no expectation but `100-continue`. The
+ * status to refuse it with, or null.
+ */
+export function framingRefusal(req: IncomingMessage): number | null {
+  let hosts = 0;
+  const raw = req.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) if ((raw[i] as string).toLowerCase() === 'host') hosts++;
+  if (hosts > 1 || (hosts === 0 && req.httpVersion === '1.1')) return 400;
+  const coding = req.headers['transfer-encoding'];
+  if (coding !== undefined && coding.trim().toLowerCase() !== 'chunked') return 501;
+  const expect = req.headers.expect;
+  if (expect !== undefined && expect.trim().toLowerCase() !== '100-continue') return 417;
+  return null;
 }
 
 /** Connections whose unreadable request waits for the answers before it (answerUnreadableRequest). */
@@ -271,6 +303,9 @@ export async function buildApp(deps: {
         ? false
         : { level: config.logLevel, serializers: { req: (req: FastifyRequest) => requestLogFields(req) } },
     bodyLimit: BODY_LIMIT,
+    // A request without `Host` is refused by framingRefusal, as every other framing error is (Node's
+    // own refusal had a chunked empty body).
+    http: { requireHostHeader: false },
     // maxParamLength: `GET /sessions/:ip_address` takes up to 100 comma-separated addresses (100
     // IPv6 addresses, percent-encoded, fit in 8 KiB); Fastify's default of 100 characters answers 414.
     // Node's HTTP parser refuses a request line over its 16 KiB header limit (431) before this, so no
@@ -362,6 +397,16 @@ export async function buildApp(deps: {
   let drained: (() => void) | undefined;
   let draining = false;
   fastify.addHook('onRequest', async (request, reply) => {
+    const refusal = framingRefusal(request.raw);
+    if (refusal !== null) {
+      // Refused as Node's parser refuses what it cannot read: the status alone, after the answers
+      // before it on the connection, which then closes (its body, if any, cannot be told from the
+      // next request).
+      reply.hijack();
+      const before = [...answersOn(request.raw.socket)].filter((res) => res !== reply.raw);
+      refuseConnection(request.raw.socket, refusal, () => allClosed(before), undefined, false);
+      return;
+    }
     // Every answer names its request, the draining 503 too.
     reply.header('X-Request-Id', request.id);
     if (draining) {
@@ -414,6 +459,18 @@ export async function buildApp(deps: {
       over(res);
     });
   });
+  // `Expect: 100-continue` is answered by the route (see the preParsing hook that writes `100
+  // Continue`), not by Node at once: a refusal (401, 413, 429) then comes before the body is sent. Any
+  // other expectation reaches framingRefusal (417). Headers are bounded by their 16 KiB, not a count:
+  // past Node's 2 000th they were dropped unread. `CONNECT` (no proxy here) is refused 405, not left
+  // unanswered.
+  const server = fastify.server;
+  server.on('checkContinue', (req, res) => server.emit('request', req, res));
+  server.on('checkExpectation', (req, res) => server.emit('request', req, res));
+  server.maxHeadersCount = 0;
+  server.on('connect', (_req: IncomingMessage, socket: Duplex) =>
+    refuseConnection(socket, 405, () => allClosed(connections.get(socket))),
+  );
   registerCors(fastify);
   const tokenUsage = createTokenUsage(prisma, {
     intervalMs: config.tokenLastUsedFlushSeconds * 1000,
@@ -467,6 +524,17 @@ export async function buildApp(deps: {
     await gate(request, reply, { requireAuth });
     // Without a token, a POST routed by its body is refused before that body is read.
     if (!request.principal) refuseOverrideWithoutToken(request, routeTable);
+  });
+
+  // The body of an `Expect: 100-continue` request is asked for once the gate let it through and its
+  // size is within the route's limit (beyond it, the 413 comes without it; a multipart body is
+  // bounded by its parts, src/http/multipart.ts).
+  fastify.addHook('preParsing', async (request, reply) => {
+    if (request.headers.expect === undefined || reply.sent) return;
+    const length = Number(request.headers['content-length'] ?? 0);
+    const multipart = /^multipart\//i.test(request.headers['content-type'] ?? '');
+    if (!multipart && length > (request.routeOptions.bodyLimit ?? BODY_LIMIT)) return;
+    reply.raw.writeContinue();
   });
 
   fastify.setErrorHandler((err: FastifyError, request, reply) => {

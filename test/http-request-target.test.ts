@@ -312,3 +312,84 @@ describe('REQUEST_TIMEOUT_SECONDS', () => {
     }
   });
 });
+
+describe('HTTP/1.1 framing Node’s parser lets through (probe H)', () => {
+  const head = (lines: string, target = '/api/v1/locations/count', version = '1.1') =>
+    `GET ${target} HTTP/${version}\r\n${lines}Authorization: Bearer ${token}\r\nConnection: close\r\n\r\n`;
+
+  it('a request without Host, or with two, is refused 400 alone (an HTTP/1.0 one needs none)', async () => {
+    for (const lines of ['', 'Host: a\r\nHost: b\r\n']) {
+      const refused = await raw(head(lines));
+      expect([refused.status, refused.body, refused.headers.connection], lines).toEqual([400, '', 'close']);
+    }
+    const old = await raw(head('', '/api/v1/locations/count', '1.0'));
+    expect([old.status, Object.keys(JSON.parse(old.body))]).toEqual([200, ['count']]);
+  });
+
+  it('a transfer coding other than chunked is refused 501 (it was read as its compressed bytes)', async () => {
+    const body = '5\r\nhello\r\n0\r\n\r\n';
+    for (const coding of ['gzip, chunked', 'identity']) {
+      const refused = await raw(
+        `POST /api/v1/locations HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n` +
+          `Content-Type: application/json\r\nTransfer-Encoding: ${coding}\r\nConnection: close\r\n\r\n`,
+        body,
+      );
+      expect([refused.status, refused.body], coding).toEqual([501, '']);
+    }
+  });
+
+  it('an expectation other than 100-continue is refused 417 alone', async () => {
+    const refused = await raw(head('Host: x\r\nExpect: something\r\n'));
+    expect([refused.status, refused.body, refused.headers.connection]).toEqual([417, '', 'close']);
+  });
+
+  it('Expect: 100-continue gets 100 only once the request may send its body: a 401 or 413 comes without it', async () => {
+    /** The head sent, and what comes back before the body is: the first answer's status line. */
+    const firstAnswer = (text: string) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1');
+        socket.setTimeout(10_000, () => socket.destroy(new Error('no answer')));
+        socket.on('error', reject);
+        socket.once('data', (c) => {
+          resolve(String(c).split('\r\n')[0] ?? '');
+          socket.destroy();
+        });
+        socket.write(text);
+      });
+    const post = (auth: string, length: number) =>
+      `POST /api/v1/locations HTTP/1.1\r\nHost: x\r\n${auth}Content-Type: application/json\r\n` +
+      `Content-Length: ${length}\r\nExpect: 100-continue\r\n\r\n`;
+    expect(await firstAnswer(post('', 20))).toBe('HTTP/1.1 401 Unauthorized');
+    expect(await firstAnswer(post(`Authorization: Bearer ${token}\r\n`, 2 * 1024 * 1024))).toBe(
+      'HTTP/1.1 413 Payload Too Large',
+    );
+    // Let through: 100, then the body is read and answered.
+    const body = '{"name":""}';
+    const text = await new Promise<string>((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1');
+      const chunks: Buffer[] = [];
+      socket.setTimeout(10_000, () => socket.destroy(new Error('no answer')));
+      socket.on('error', reject);
+      socket.on('data', (c) => {
+        if (chunks.length === 0) socket.write(body);
+        chunks.push(c);
+      });
+      socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
+      socket.write(
+        `${post(`Authorization: Bearer ${token}\r\n`, body.length).slice(0, -2)}Connection: close\r\n\r\n`,
+      );
+    });
+    expect(statusLines(text)).toEqual(['HTTP/1.1 100 Continue', 'HTTP/1.1 422 Unprocessable Entity']);
+  });
+
+  it('headers past the 2 000th are read, not dropped', async () => {
+    const many = 'A: b\r\n'.repeat(2_100);
+    const answer = await raw(head(`Host: x\r\n${many}X-Request-Id: past-the-limit\r\n`));
+    expect([answer.status, answer.headers['x-request-id']]).toEqual([200, 'past-the-limit']);
+  });
+
+  it('CONNECT (no proxy here) is refused 405 alone, not left unanswered', async () => {
+    const refused = await raw(`CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n`);
+    expect([refused.status, refused.body, refused.headers.connection]).toEqual([405, '', 'close']);
+  });
+});
