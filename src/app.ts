@@ -320,8 +320,13 @@ export async function buildApp(deps: {
     return503OnClosing: false,
     // What Node's HTTP parser cannot read never reaches a route: answered as Node itself answers
     // (no body, the connection closed), not with Fastify's own JSON shape.
+    // It waits for the answers of the requests read whole before it; one whose body was cut (the
+    // client left mid-body: HPE_INVALID_EOF_STATE) gets none, and waiting for it held the connection,
+    // its request and its tenant's turn for good (probe I).
     clientErrorHandler: (err, socket) =>
-      answerUnreadableRequest(err, socket, () => allClosed(connections.get(socket))),
+      answerUnreadableRequest(err, socket, () =>
+        allClosed([...(connections.get(socket) ?? [])].filter((res) => res.req.complete)),
+      ),
     genReqId: (req) => {
       const incoming = req.headers['x-request-id'];
       return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();

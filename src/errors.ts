@@ -123,8 +123,13 @@ export function toAppError(err: unknown): AppError | null {
   return null;
 }
 
-/** The driver-adapter error under a Prisma error: its `kind` and, for a PostgreSQL error, the SQLSTATE. */
+/**
+ * The driver-adapter error under a Prisma error, or thrown as it is (a transaction's own statement,
+ * such as its COMMIT: probe F, a 500): its `kind` and, for a PostgreSQL error, the SQLSTATE.
+ */
 function driverAdapterCause(err: unknown): { kind?: unknown; originalCode?: unknown } | undefined {
+  if (err instanceof Error && err.name === 'DriverAdapterError')
+    return (err as { cause?: { kind?: unknown; originalCode?: unknown } }).cause;
   const meta = (
     err as { meta?: { driverAdapterError?: { cause?: { kind?: unknown; originalCode?: unknown } } } } | null
   )?.meta;
@@ -168,6 +173,9 @@ const PG_MESSAGES = new Set([
   'Connection terminated due to connection timeout',
   'Connection terminated',
   'Query read timeout',
+  // A transaction's next statement after its connection was lost (probe F: answered 500).
+  'Client has encountered a connection error and is not queryable',
+  'Client was closed and is not queryable',
 ]);
 const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH']);
 

@@ -2,9 +2,10 @@
 // 503 with Retry-After (REST) / SERVICE_UNAVAILABLE (GraphQL), never 500. The length limits run on
 // both databases; the outage, timeout and fairness tests need PostgreSQL (a TCP proxy of our own
 // sits between the app and the shared server, which is never stopped).
+import { connect } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { type Database, openDatabase } from '../src/db/database.js';
+import { type Database, hearConnectionErrors, openDatabase } from '../src/db/database.js';
 import { toAppError } from '../src/errors.js';
 import { routeTable } from '../src/rest/route-table.js';
 import type { Rule } from '../src/validation/validator.js';
@@ -149,6 +150,43 @@ describe('tenant turns release on every path (both databases)', () => {
     await new Promise((resolve) => setTimeout(resolve, 200));
     const res = await fetch(`${address}/api/v1/locations`, { headers: { authorization: `Bearer ${token}` } });
     expect(res.status).toBe(200);
+  });
+
+  it('so does one that went away while sending its body (probe I: its turn was held for good)', async () => {
+    const { token } = await newTenant(t.db.prisma);
+    // Listening since the test before, or now when run alone.
+    if (!t.app.fastify.server.listening) await t.app.fastify.listen({ port: 0, host: '127.0.0.1' });
+    const port = (t.app.fastify.server.address() as { port: number }).port;
+    const address = `http://127.0.0.1:${port}`;
+    const parts: [string, string][] = [
+      ['application/json', '{"name":"half'],
+      [
+        'multipart/form-data; boundary=b',
+        '--b\r\nContent-Disposition: form-data; name="file"; filename="g.csv"\r\n\r\nname\r\n',
+      ],
+    ];
+    for (const [type, part] of parts) {
+      const path = type.startsWith('multipart') ? '/api/v1/guests/import' : '/api/v1/locations';
+      await new Promise<void>((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1', () => {
+          socket.write(
+            `POST ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n` +
+              `Content-Type: ${type}\r\nContent-Length: 100000\r\n\r\n${part}`,
+          );
+          setTimeout(() => socket.destroy(), 300);
+        });
+        socket.on('error', reject);
+        socket.on('close', () => resolve());
+      });
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const started = Date.now();
+    const res = await fetch(`${address}/api/v1/locations/count`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(res.status).toBe(200);
+    expect(Date.now() - started).toBeLessThan(1500);
+    expect(t.app.running()).toEqual([]);
   });
 });
 
@@ -418,6 +456,50 @@ describe.skipIf(!PG_URL)('the health check near max_connections (skipped without
       await limited.close();
       await admin.query(`DROP ROLE ${role}`);
       await admin.end();
+    }
+  });
+});
+
+describe.skipIf(!PG_URL)('a session the server ends (skipped without TEST_DATABASE_URL)', () => {
+  const terminate = (pid: number) =>
+    onMaintenanceDb((c) => c.query('SELECT pg_terminate_backend($1)', [pid]));
+
+  it('ended while its client is handed out, before its taker listens, it does not end the process (probe F)', async () => {
+    const pool = new pg.Pool({ connectionString: PG_URL, max: 2 });
+    hearConnectionErrors(pool);
+    try {
+      const client = await pool.connect();
+      const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+      const ended = new Promise((resolve) => client.once('end', resolve));
+      // Unheard, its FATAL message was thrown from the socket's read and ended the server.
+      await terminate(rows[0]?.pid as number);
+      await ended;
+      client.release(new Error('lost'));
+      expect((await pool.query<{ one: number }>('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it('a transaction whose session ends answers 503, at its next statement as at once (probe F: 500)', async () => {
+    const db = await openDatabase({ url: PG_URL as string, migrate: false, poolSize: 2 });
+    try {
+      for (const waitMs of [0, 300]) {
+        const failure = await db.prisma
+          .$transaction(async (tx) => {
+            const [own] = await tx.$queryRaw<{ pid: number }[]>`SELECT pg_backend_pid() AS pid`;
+            await terminate(own?.pid as number);
+            await new Promise((resolve) => setTimeout(resolve, waitMs));
+            await tx.$queryRaw`SELECT 1`;
+          })
+          .then(
+            () => null,
+            (err: unknown) => err,
+          );
+        expect(toAppError(failure)?.code, `${waitMs} ms: ${String(failure)}`).toBe('SERVICE_UNAVAILABLE');
+      }
+    } finally {
+      await db.close();
     }
   });
 });

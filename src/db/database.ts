@@ -409,6 +409,20 @@ function inUtc(url: string): pg.ClientConfig {
   };
 }
 
+/**
+ * A lost connection never ends the process: pg's client emits 'error' when its server ends the
+ * session (a failover, `pg_terminate_backend`, `idle_session_timeout`), and pg-pool listens only
+ * while the client is idle. A session ended just after it connected, in the read that brought its
+ * first ReadyForQuery, reached a client handed out but not yet heard by its taker: thrown, it ended
+ * the server (probe F). Each client hears its errors from its start; a query in flight still fails
+ * and reports it, and the pool still replaces a lost idle client.
+ */
+export function hearConnectionErrors(pool: pg.Pool): void {
+  const ignore = (): void => {};
+  pool.on('error', ignore);
+  pool.on('connect', (client) => client.on('error', ignore));
+}
+
 async function openPostgres(url: string, migrate: boolean, opts: DatabaseOptions): Promise<Database> {
   const statementTimeoutMs = opts.statementTimeoutMs ?? DEFAULT_POOL.statementTimeoutMs;
   const connectTimeoutMs = opts.connectTimeoutMs ?? DEFAULT_POOL.connectTimeoutMs;
@@ -424,7 +438,7 @@ async function openPostgres(url: string, migrate: boolean, opts: DatabaseOptions
     adapter: new PrismaPg(pool),
     log: [{ emit: 'event', level: 'query' }],
   });
-  pool.on('error', () => {}); // an idle connection lost: the pool replaces it
+  hearConnectionErrors(pool);
   const stopWatching = watchReadTimeout(pool, readTimeoutOf(statementTimeoutMs));
   const { onQuery, timed } = withQueryEvents(prisma);
   const types: pg.CustomTypesConfig = {
@@ -441,11 +455,6 @@ async function openPostgres(url: string, migrate: boolean, opts: DatabaseOptions
     if (!settings) return (await timed(sql, () => pool.query(query))).rows as T[];
     return timed(sql, async () => {
       const client = await pool.connect();
-      // A connection lost while checked out fails the query in flight, which reports it; its client
-      // also emits 'error', which pg-pool listens to only while the client is idle: unheard, it
-      // would be thrown and end the process.
-      const lost = (): void => {};
-      client.on('error', lost);
       let broken: Error | undefined;
       try {
         // One round trip for BEGIN and the settings (the simple protocol takes several statements).
@@ -459,7 +468,6 @@ async function openPostgres(url: string, migrate: boolean, opts: DatabaseOptions
         });
         throw err;
       } finally {
-        client.removeListener('error', lost);
         // A connection that cannot roll back is closed, not handed to the next query.
         client.release(broken);
       }
@@ -477,7 +485,7 @@ async function openPostgres(url: string, migrate: boolean, opts: DatabaseOptions
     ...timeouts(2_000, 2_000),
     query_timeout: readTimeoutOf(2_000),
   });
-  health.on('error', () => {}); // an idle connection lost: the next ping reconnects
+  hearConnectionErrors(health); // a lost connection: the next ping reconnects
   // Made now, before the request pool may fill the server's slots.
   health.query('SELECT 1').catch(() => {});
   return {
