@@ -121,10 +121,12 @@ export function readableUrl(url: string): string {
   const origin = url.startsWith('/') ? null : /^[a-z][a-z\d+.-]*:\/\/[^/?#]*/i.exec(url);
   const target = origin ? `/${url.slice(origin[0].length).replace(/^\//, '')}` : url;
   const q = target.indexOf('?');
-  // An encoded slash is a slash, as Laravel's router reads the path (rawurldecode): `guests/a%2Fb`
-  // is the unknown route `guests/a/b`, not the guest `a/b` (probe P).
-  let path = (q < 0 ? target : target.slice(0, q)).replace(/%2f/gi, '/');
+  // Trailing slashes go as written, then an encoded slash is a slash, as Laravel's router reads the
+  // path (rtrim, then rawurldecode): `guests/a%2Fb` is the unknown route `guests/a/b`, not the guest
+  // `a/b` (probe P), and `guests/%2F` the unknown `guests//`, not the list (probe Q).
+  let path = q < 0 ? target : target.slice(0, q);
   if (path.length > 1 && path.endsWith('/')) path = path.replace(/\/+$/, '') || '/';
+  path = path.replace(/%2f/gi, '/');
   if (path.includes('%')) {
     try {
       decodeURIComponent(path);
@@ -511,8 +513,12 @@ export async function buildApp(deps: {
     if (request.method === 'OPTIONS' && (isPreflight(request) || !url.startsWith(`${API_PREFIX}/`))) return;
     // GraphiQL's page spends the budget too (per address without a token): it is 2 MB a load.
     const api = url.startsWith(`${API_PREFIX}/`) || isGraphql(request);
+    // A path Laravel's router matches to no route, whatever Fastify's matched: an encoded slash
+    // decoded to an empty segment or a trailing one (`guests/%2F`, `guests/count%2F`; probe Q: the
+    // list or the count answered).
+    const unroutable = api && !isGraphql(request) && /\/\/|.\/$/.test(url.split('?')[0] ?? '');
     // Unknown routes and the public docs (openapi.json, /docs) let an unauthenticated caller through.
-    const known = request.routeOptions.url;
+    const known = unroutable ? undefined : request.routeOptions.url;
     // A POST of a path without a POST route is routed by its method override (src/rest/method-override.ts).
     const requireAuth =
       known !== undefined &&
@@ -527,6 +533,7 @@ export async function buildApp(deps: {
     }
     if (!api) return;
     await gate(request, reply, { requireAuth });
+    if (unroutable) return answerNoRoute(request, reply);
     // Without a token, a POST routed by its body is refused before that body is read.
     if (!request.principal) refuseOverrideWithoutToken(request, routeTable);
   });

@@ -95,7 +95,7 @@ describe('the request target', () => {
     expect(list.json.meta.path).toBe('http://localhost/api/v1/guests');
   });
 
-  it('with an encoded slash is routed as Laravel routes its decoded path (probe P)', async () => {
+  it('with an encoded slash is routed as Laravel routes its decoded path (probes P, Q)', async () => {
     // `guests/a/b`: no route, not the guest `a/b`.
     for (const target of ['/api/v1/guests/a%2Fb', '/api/v1/guests/a%2fb']) {
       // Past the contract check, which would match the raw target to `guests/:id`.
@@ -106,13 +106,18 @@ describe('the request target', () => {
       });
       expect([unknown.statusCode, unknown.body], target).toEqual([404, '{"message":"Not Found."}']);
     }
-    // `guests/count/`: the count, as with a trailing slash.
-    const count = await t.app.fastify.inject({
-      method: 'GET',
-      url: '/api/v1/guests/count%2F',
-      headers: { authorization: `Bearer ${token}` },
-    });
-    expect([count.statusCode, Object.keys(count.json())]).toEqual([200, ['count']]);
+    // Trailing slashes go before the decoding (rtrim, then rawurldecode): one decoded from `%2F`
+    // stays, and no route takes it (`guests/count/`, `guests//`); the list and the count answered (probe Q).
+    for (const target of ['/api/v1/guests/count%2F', '/api/v1/guests%2F', '/api/v1/guests/%2F?per_page=1']) {
+      for (const headers of [{ authorization: `Bearer ${token}` }, {}]) {
+        const unknown = await t.app.fastify.inject({ method: 'GET', url: target, headers });
+        expect([unknown.statusCode, unknown.body], target).toEqual([404, '{"message":"Not Found."}']);
+        expect(unknown.headers['x-ratelimit-limit'], target).toBeDefined();
+      }
+    }
+    // A trailing slash as written still goes.
+    const count = await t.request('GET', '/api/v1/guests/count/', { token });
+    expect([count.status, Object.keys(count.json)]).toEqual([200, ['count']]);
   });
 });
 

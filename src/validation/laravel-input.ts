@@ -2,8 +2,12 @@
 // a controller: `validate` reads it so before any rule runs.
 import { isPhpArray } from './php-values.js';
 
-/** TrimStrings' characters (Laravel 11's Str::trim): Unicode white space, BOM, zero-width space, LRM, NUL. */
-const EDGE_SPACE = /^[\s\u200B\u200E\0]+|[\s\u200B\u200E\0]+$/g;
+/**
+ * TrimStrings' characters (Laravel 11's Str::trim): PCRE's `\s` under `/u`, which is JavaScript's
+ * plus NEL (U+0085) and the Mongolian vowel separator (U+180E; probe Q), then BOM, zero-width space,
+ * LRM, NUL.
+ */
+const EDGE_SPACE = /^[\s\u0085\u180E\u200B\u200E\0]+|[\s\u0085\u180E\u200B\u200E\0]+$/g;
 /** Top-level keys TrimStrings leaves as sent (its default `$except`). */
 const NEVER_TRIM = new Set(['current_password', 'password', 'password_confirmation']);
 
