@@ -693,6 +693,10 @@ describe.concurrent('a crafted cursor', () => {
     'T:[]',
     'J:5',
     'J:null',
+    // An id no row can have: NUL reached the database, a 500-like NUL error at the root field and
+    // nothing at all from a nested `totalCount` (probe Q).
+    'S:\0',
+    'S:a\0b',
   ];
   // `raw:`: the cursor as written (not the plugin's `GPC:`), which the plugin cannot read; it repeated
   // it in its message, however long (probe V).

@@ -72,7 +72,7 @@ function idOfCursor(cursor: string): unknown {
  * both directions, a cursor it cannot read), in its order and with its conditions, and a cursor
  * that names no id: every connection pages by its rows' string ids, and another value the plugin
  * decodes (a crafted `GPC:D:…` date, a number) reached the database as a value of the wrong type,
- * a server error. Thrown errors are returned as thrown: the GraphQL edge words them as it words
+ * a server error; so did an id with NUL. Thrown errors are returned as thrown: the GraphQL edge words them as it words
  * the plugin's own. Checked before the operation runs for relation connections
  * (src/graphql/nested-connection-args.ts), in the resolver for root ones (checkedRootConnections).
  */
@@ -94,7 +94,9 @@ export function connectionArgumentsError(args: Readonly<Record<string, unknown>>
     if (after != null && last != null)
       throw new PothosValidationError('Arguments "after" and "last" are not supported at the same time');
     const cursor = before ?? after;
-    if (cursor != null && typeof idOfCursor(cursor) !== 'string')
+    const id = cursor == null ? null : idOfCursor(cursor);
+    // An id with NUL is no id a row can have, and PostgreSQL text cannot hold it (probe Q).
+    if (cursor != null && (typeof id !== 'string' || id.includes('\0')))
       throw new AppError('VALIDATION', { message: 'Invalid cursor.' });
   } catch (err) {
     return err;
