@@ -490,9 +490,10 @@ export async function buildApp(deps: {
           : 'could not write the API tokens’ last use (kept for the next try)',
       ),
   });
+  const apiLimiter = metrics.watchLimiter(limiter);
   const gate = requestGate(
     prisma,
-    metrics.watchLimiter(limiter),
+    apiLimiter,
     metrics.watchTurns(tenantTurns(config.tenantDbConcurrency, config.dbConnectTimeoutMs)),
     tokenUsage,
   );
@@ -683,7 +684,9 @@ export async function buildApp(deps: {
 
   mountHealth(fastify, { db, redis });
   mountMedia(fastify, config, prisma);
-  mountMetrics(fastify, metrics, config.metricsToken);
+  mountMetrics(fastify, metrics, config.metricsToken, (request, reply) =>
+    spendBudget(apiLimiter, clientBudgetKey(request.ip, request.socket?.remoteAddress), reply),
+  );
 
   await fastify.ready();
   const retention = startRetentionSweeper({

@@ -82,18 +82,22 @@ describe('GET /metrics on PORT', () => {
     afterAll(() => t.close());
 
     it.each([
-      ['no Authorization header', undefined],
-      ['another token', 'Bearer metrics-token-0123456789abcdeX'],
-      ['a prefix of the token', `Bearer ${TOKEN.slice(0, -1)}`],
-      ['the token without Bearer', TOKEN],
-      ['Basic credentials', `Basic ${Buffer.from(`x:${TOKEN}`).toString('base64')}`],
-    ])('answers 401 to %s', async (_what, authorization) => {
-      const res = await t.request('GET', '/metrics', {
+      ['no Authorization header', undefined, '10.0.0.1'],
+      ['another token', 'Bearer metrics-token-0123456789abcdeX', '10.0.0.2'],
+      ['a prefix of the token', `Bearer ${TOKEN.slice(0, -1)}`, '10.0.0.3'],
+      ['the token without Bearer', TOKEN, '10.0.0.4'],
+      ['Basic credentials', `Basic ${Buffer.from(`x:${TOKEN}`).toString('base64')}`, '10.0.0.5'],
+    ])('answers 401 to %s', async (_what, authorization, remoteAddress) => {
+      // Each from an address of its own: a refusal spends its address's budget (2 a minute here).
+      const res = await t.app.fastify.inject({
+        method: 'GET',
+        url: '/metrics',
         headers: authorization === undefined ? {} : { authorization },
+        remoteAddress,
       });
-      expect(res.status).toBe(401);
+      expect(res.statusCode).toBe(401);
       expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
-      expect(res.text).toBe('{"message":"Unauthenticated."}');
+      expect(res.body).toBe('{"message":"Unauthenticated."}');
     });
 
     it('answers the Prometheus text with the token, process series included', async () => {
@@ -119,15 +123,26 @@ describe('GET /metrics on PORT', () => {
       expect(text).not.toContain('redis_');
     });
 
-    it('is not counted by the rate limit (2 a minute here)', async () => {
+    it('is not counted by the rate limit (2 a minute here) with the token; a wrong one spends the address budget', async () => {
       for (let i = 0; i < 5; i++) {
         const res = await t.request('GET', '/metrics', { token: TOKEN });
         expect(res.status).toBe(200);
         expect(res.headers['x-ratelimit-limit']).toBeUndefined();
       }
-      const wrong = await t.request('GET', '/metrics', { token: 'wrong-token-0123456789' });
-      expect(wrong.status).toBe(401);
-      expect(wrong.headers['x-ratelimit-limit']).toBeUndefined();
+      // Guessing the token is throttled as guessing an API token is (probe M: never).
+      const guesses = [];
+      for (let i = 0; i < 3; i++) {
+        const wrong = await t.request('GET', '/metrics', { token: `wrong-token-0123456789-${i}` });
+        guesses.push([wrong.status, wrong.headers['x-ratelimit-remaining'], wrong.json.message]);
+      }
+      expect(guesses).toEqual([
+        [401, '1', 'Unauthenticated.'],
+        [401, '0', 'Unauthenticated.'],
+        [429, '0', 'Too Many Attempts.'],
+      ]);
+      // The API's requests without a token share that budget.
+      expect((await t.request('GET', '/api/v1/locations')).status).toBe(429);
+      expect((await t.request('GET', '/metrics', { token: TOKEN })).status).toBe(200);
     });
   });
 });

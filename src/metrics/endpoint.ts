@@ -3,7 +3,7 @@
 // of its own on HOST:METRICS_PORT (no token: reach that port only from the monitoring network).
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { bearerToken } from '../auth/principal.js';
 import { ConfigError } from '../config.js';
 import { sendJson } from '../rest/adapter.js';
@@ -18,10 +18,18 @@ function tokenMatches(given: string | null, expected: string): boolean {
   return given !== null && timingSafeEqual(digest(given), digest(expected));
 }
 
-export function mountMetrics(fastify: FastifyInstance, metrics: Metrics, token: string | undefined): void {
+export function mountMetrics(
+  fastify: FastifyInstance,
+  metrics: Metrics,
+  token: string | undefined,
+  /** Spends the caller's per-address budget, as a request without a valid token does (429 past it). */
+  spendRefusedBudget: (request: FastifyRequest, reply: FastifyReply) => Promise<void>,
+): void {
   if (token === undefined) return; // not served on PORT: the 404 of any unknown path
   fastify.get(METRICS_PATH, { logLevel: 'warn' }, async (request, reply) => {
     if (!tokenMatches(bearerToken(request.headers.authorization), token)) {
+      // Guessing METRICS_TOKEN is throttled as guessing an API token is (probe M: it never was).
+      await spendRefusedBudget(request, reply);
       return sendJson(reply, 401, { message: 'Unauthenticated.' });
     }
     const body = await metrics.registry.metrics();
