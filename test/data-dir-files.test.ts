@@ -2,10 +2,11 @@
 // answered only PGlite's `Aborted(). Build with -sASSERTIONS for more info.`): a file of it this
 // process may not write (left by a command run as root), or files that are damaged.
 import { spawnSync } from 'node:child_process';
-import { chown, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { chmod, chown, mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { prepareDataDir } from '../src/db/database.js';
 import { migratedDataDir } from './helpers/pglite-template.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -115,5 +116,24 @@ describe('an embedded database folder the server cannot start from', { timeout: 
     expect(run.stderr).toBe(
       `Cannot start: DATA_DIR ${dir}: holds an unfinished embedded database (PostgreSQL's folders but no PG_VERSION: was its first start stopped?): empty the folder to start anew, or restore it from a backup\n`,
     );
+  });
+});
+
+describe('the data folder is closed to other accounts (probe E: PGlite writes its files 0666)', () => {
+  it('is made, or found open, without access for others nor writes for the group', async () => {
+    const parent = await mkdtemp(path.join(tmpdir(), 'data-mode-'));
+    folders.push(parent);
+    const made = path.join(parent, 'new', 'data');
+    prepareDataDir(made);
+    expect((await stat(made)).mode & 0o027).toBe(0);
+    const open = path.join(parent, 'open');
+    await mkdir(open);
+    await chmod(open, 0o777);
+    prepareDataDir(open);
+    expect((await stat(open)).mode & 0o777).toBe(0o750);
+    // A private one is left as it is.
+    await chmod(open, 0o700);
+    prepareDataDir(open);
+    expect((await stat(open)).mode & 0o777).toBe(0o700);
   });
 });

@@ -1,6 +1,6 @@
 // One Prisma client over one of two drivers: embedded PGlite under DATA_DIR (the default, nothing
 // to install) or a PostgreSQL server (DATABASE_URL). Both are migrated before the client is used.
-import { accessSync, constants, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { accessSync, chmodSync, constants, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
 import { PrismaPg } from '@prisma/adapter-pg';
@@ -229,6 +229,19 @@ export function prepareDataDir(dataDir: string): void {
     accessSync(dataDir, constants.W_OK);
   } catch (err) {
     throw new Error(`this process may not write there (${fsReason(err)})`);
+  }
+  // The embedded database writes its files 0666 whatever the umask (PGlite's file system), so the
+  // folder is what keeps other accounts out of the guests' data: no access for others and no writes
+  // for the group, as PostgreSQL requires of its data folder (probe E: any local user read the WAL).
+  const mode = statSync(dataDir).mode & 0o777;
+  if ((mode & 0o027) !== 0) {
+    try {
+      chmodSync(dataDir, mode & ~0o027);
+    } catch (err) {
+      throw new Error(
+        `it is open to other accounts (mode ${mode.toString(8)}) and this process may not close it (${fsReason(err)}): make it 700`,
+      );
+    }
   }
 }
 
