@@ -52,6 +52,7 @@ async function main(): Promise<void> {
     const refusal = await redisDatabaseRefusal(config.redisUrl);
     if (refusal) throw new StartError(`REDIS_URL ${redisWhere(config.redisUrl)}: ${refusal}`);
   }
+  const opening = performance.now();
   const db = await openDatabase(databaseOptions(config)).catch((err: unknown) => {
     if (err instanceof DatabaseLockedError) throw err;
     throw new StartError(openFailure(config, err));
@@ -62,8 +63,16 @@ async function main(): Promise<void> {
     console.error('stopped before serving');
     process.exit(0);
   }
+  const openedIn = (performance.now() - opening) / 1000;
   const app = await buildApp({ config, db });
   const log = app.fastify.log;
+  // An upgrade says what it changed (probe E: nothing was said, even at debug).
+  const migrated = db.migrated ?? [];
+  if (migrated.length > 0)
+    log.info(
+      { migrations: migrated },
+      `applied ${migrated.length} database migration(s): ${migrated.join(', ')}`,
+    );
   // Before PORT: a METRICS_PORT in use stops the start before anything was served. It stays open
   // while the server drains, so the shutdown can be watched.
   const metricsListener =
@@ -131,7 +140,7 @@ async function main(): Promise<void> {
   // embedded database's open and migrations, before this, may hold it longer).
   startStallWatchdog(config.eventLoopStallSeconds);
   log.info(
-    `REST on ${config.appUrl}/api/v1, GraphQL on ${config.appUrl}/graphql (${db.kind === 'pglite' ? `embedded database in ${config.dataDir}` : 'PostgreSQL'})`,
+    `REST on ${config.appUrl}/api/v1, GraphQL on ${config.appUrl}/graphql (${db.kind === 'pglite' ? `embedded database in ${config.dataDir}, opened in ${openedIn.toFixed(1)} s` : 'PostgreSQL'})`,
   );
 }
 

@@ -1,12 +1,17 @@
 // schema.prisma and prisma/migrations must describe the same database, and the migration runner
 // must keep Prisma's bookkeeping so `prisma migrate deploy` agrees with it.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
 import { describe, expect, it } from 'vitest';
 import { diffMigrationsToSchema } from '../scripts/schema-engine.js';
 import { HAND_WRITTEN_INDEXES } from '../src/db/hand-written-indexes.js';
 import { applyMigrations, pgliteRunner, readMigrations } from '../src/db/migrate.js';
+import { newPglite } from '../src/db/pglite.js';
 import { CASE_INSENSITIVE_UNIQUE } from '../src/db/text-search.js';
 import { initdbMemoryPglite } from './helpers/pglite-template.js';
+import { freePort, killGroup, startServer, waitUntilUp } from './helpers/processes.js';
 
 /**
  * The indexes Prisma's diff does not see: on expressions (`lower(email)`) or partial. They are
@@ -159,6 +164,40 @@ describe('migrations', () => {
       expect(recorded.rows).toEqual([]);
     } finally {
       await db.close();
+    }
+  });
+});
+
+describe('the server at start', { timeout: 120_000 }, () => {
+  it('says which migrations an upgrade applied (probe E: nothing was said, even at debug)', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'upgrade-log-'));
+    try {
+      const all = readMigrations();
+      const last = all.at(-1)?.name as string;
+      const old = newPglite(dir);
+      await applyMigrations(pgliteRunner(old), all.slice(0, -1));
+      await old.close();
+      const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dir, HOST: '127.0.0.1' };
+      delete env.DATABASE_URL;
+      delete env.REDIS_URL;
+      const port = await freePort();
+      const server = startServer({ ...env, PORT: String(port) });
+      try {
+        await waitUntilUp(server, `http://127.0.0.1:${port}`);
+        const lines = server
+          .stdout()
+          .split('\n')
+          .filter((l) => l.includes('migration'))
+          .map((l) => JSON.parse(l) as { msg: string; migrations: string[] });
+        expect(lines.map((l) => [l.msg, l.migrations])).toEqual([
+          [`applied 1 database migration(s): ${last}`, [last]],
+        ]);
+        expect(server.stdout()).toMatch(/embedded database in .*, opened in \d+\.\d s/);
+      } finally {
+        killGroup(server.process, 'SIGKILL');
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
     }
   });
 });

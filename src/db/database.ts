@@ -71,6 +71,8 @@ export interface Database {
    */
   tryExclusive<T>(key: bigint, run: () => Promise<T>): Promise<Exclusive<T>>;
   close(): Promise<void>;
+  /** The migrations this open applied, in order (none: the schema was current, or not migrated). */
+  migrated?: readonly string[];
 }
 
 export type Exclusive<T> = { acquired: true; value: T } | { acquired: false };
@@ -299,6 +301,7 @@ const SESSION_TIME_ZONE = "SET TimeZone TO 'UTC'";
 async function openPglite(dataDir: string, migrate: boolean): Promise<Database> {
   let release: (() => void) | undefined;
   let pglite: PGlite;
+  let migrated: string[] = [];
   if (dataDir === 'memory://') {
     pglite = newPglite();
   } else {
@@ -323,16 +326,14 @@ async function openPglite(dataDir: string, migrate: boolean): Promise<Database> 
       throw err;
     });
     await pglite.exec(SESSION_TIME_ZONE);
-    if (migrate) {
-      await applyMigrations(pgliteRunner(pglite));
-    }
+    if (migrate) migrated = await applyMigrations(pgliteRunner(pglite));
   } catch (err) {
     // An aborted PGlite fails its close too: the reason is the first failure's.
     await pglite.close().catch(() => {});
     release?.();
     throw err;
   }
-  return pgliteDatabase(pglite, release);
+  return { ...pgliteDatabase(pglite, release), migrated };
 }
 
 /** The Database over an open (and migrated) PGlite; `release` frees its data folder after closing. */
@@ -439,7 +440,7 @@ export function hearConnectionErrors(pool: pg.Pool): void {
 async function openPostgres(url: string, migrate: boolean, opts: DatabaseOptions): Promise<Database> {
   const statementTimeoutMs = opts.statementTimeoutMs ?? DEFAULT_POOL.statementTimeoutMs;
   const connectTimeoutMs = opts.connectTimeoutMs ?? DEFAULT_POOL.connectTimeoutMs;
-  if (migrate) await migrateDatabaseUrl(url, connectTimeoutMs);
+  const migrated = migrate ? await migrateDatabaseUrl(url, connectTimeoutMs) : [];
   // One pool for Prisma and the raw reads, so both share its size and timeouts.
   const pool = new pg.Pool({
     ...inUtc(url),
@@ -504,6 +505,7 @@ async function openPostgres(url: string, migrate: boolean, opts: DatabaseOptions
   return {
     prisma,
     kind: 'postgresql',
+    migrated,
     url,
     onQuery,
     rows,
