@@ -211,6 +211,9 @@ const refusing = new WeakSet<Duplex>();
 /** UTF-8 as PHP's json_decode reads it: an invalid byte sequence is an error, and a BOM stays (JSON.parse refuses it, as json_decode does). */
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
+/** Methods that change nothing. */
+const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
 const isGraphql = (request: FastifyRequest): boolean => request.url.split('?')[0] === '/graphql';
 const isForm = (request: FastifyRequest): boolean =>
   /^application\/x-www-form-urlencoded\s*(?:;|$)/i.test(request.headers['content-type'] ?? '');
@@ -498,8 +501,16 @@ export async function buildApp(deps: {
     tokenUsage,
   );
   // The tenant's turn ends once the answer is ready: a streamed body (a subscription) does not keep it.
-  fastify.addHook('onSend', async (request, _reply, payload) => {
+  fastify.addHook('onSend', async (request, reply, payload) => {
     request.releaseTurn?.();
+    // A write answered to a client that had left: its answer is lost, and a retry may do it twice
+    // (probe I: an import stored after its client left said nothing in the log).
+    if (reply.raw.destroyed && !READS.has(request.method)) {
+      request.log.warn(
+        { statusCode: reply.statusCode },
+        `${request.method} ${redactSecretQuery(request.url)} answered ${reply.statusCode} after its client left: the answer was not delivered`,
+      );
+    }
     return payload;
   });
   // The gate runs before the body is read: an unauthenticated or throttled caller is refused without

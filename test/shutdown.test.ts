@@ -406,6 +406,43 @@ async function holdingProxy(target: number): Promise<{ close(): void; port: numb
   };
 }
 
+describe('a write whose client left before its answer', { timeout: 120_000 }, () => {
+  it('is logged once answered: its answer was not delivered (probe I: an import stored silently)', async () => {
+    const { server, base } = await startServer();
+    try {
+      const stamp = Date.now();
+      const rows = Array.from({ length: 3000 }, (_, i) => ({
+        location_id: tenant.location_id,
+        name: `Left ${i}`,
+        email: `left-${stamp}-${i}@example.com`,
+      }));
+      const body = JSON.stringify({ rows });
+      const socket = connect(Number(new URL(base).port), '127.0.0.1', () => {
+        socket.write(
+          `POST /api/v1/guests/import HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${tenant.token}\r\n` +
+            `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+          () => setTimeout(() => socket.destroy(), 100),
+        );
+      });
+      socket.on('error', () => {});
+      const said = () =>
+        server
+          .stdout()
+          .split('\n')
+          .find((l) => l.includes('after its client left'));
+      const deadline = Date.now() + 60_000;
+      while (!said() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(JSON.parse(said() ?? '{}')).toMatchObject({
+        level: 40,
+        statusCode: 200,
+        msg: 'POST /api/v1/guests/import answered 200 after its client left: the answer was not delivered',
+      });
+    } finally {
+      signal(server, 'SIGKILL');
+    }
+  });
+});
+
 describe('start-up: plain failures, and a signal before serving', { timeout: 120_000 }, () => {
   it('a PORT in use stops the start in one line naming it (exit 1, no stack trace)', async () => {
     const taken = createServer();
