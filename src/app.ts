@@ -205,7 +205,7 @@ export function framingRefusal(req: IncomingMessage): number | null {
   return null;
 }
 
-/** Connections whose unreadable request waits for the answers before it (answerUnreadableRequest). */
+/** Connections whose refusal waits for the answers before it (refuseConnection). */
 const refusing = new WeakSet<Duplex>();
 
 /** UTF-8 as PHP's json_decode reads it: an invalid byte sequence is an error, and a BOM stays (JSON.parse refuses it, as json_decode does). */
@@ -293,6 +293,17 @@ export async function buildApp(deps: {
       answers = made;
     }
     return answers;
+  };
+  /** Each connection's request refused by framingRefusal: those pipelined after it are not served. */
+  const refusedOn = new WeakMap<Duplex, ServerResponse>();
+  /** The answers under way on `res`'s connection before it, in order (those after it wait for it). */
+  const answersBefore = (res: ServerResponse): ServerResponse[] => {
+    const before: ServerResponse[] = [];
+    for (const other of answersOn(res.req.socket)) {
+      if (other === res) break;
+      before.push(other);
+    }
+    return before;
   };
   /** When `answers` have all closed, or null when none is under way. */
   const allClosed = (answers: Iterable<ServerResponse> | undefined): Promise<void> | null => {
@@ -407,14 +418,24 @@ export async function buildApp(deps: {
   let drained: (() => void) | undefined;
   let draining = false;
   fastify.addHook('onRequest', async (request, reply) => {
+    const socket = request.raw.socket;
+    // A request pipelined after one refused on its connection is not served: the connection closes
+    // once the answers before the refusal are written (a write after it would run unanswered).
+    const refused = refusedOn.get(socket);
+    if (refused && answersBefore(reply.raw).includes(refused)) {
+      reply.hijack();
+      return;
+    }
     const refusal = framingRefusal(request.raw);
     if (refusal !== null) {
       // Refused as Node's parser refuses what it cannot read: the status alone, after the answers
       // before it on the connection, which then closes (its body, if any, cannot be told from the
-      // next request).
+      // next request). Only the answers before it: one pipelined after it never comes (probe X: the
+      // connection hung).
       reply.hijack();
-      const before = [...answersOn(request.raw.socket)].filter((res) => res !== reply.raw);
-      refuseConnection(request.raw.socket, refusal, () => allClosed(before), undefined, false);
+      refusedOn.set(socket, reply.raw);
+      const before = answersBefore(reply.raw);
+      refuseConnection(socket, refusal, () => allClosed(before), undefined, false);
       return;
     }
     // Every answer names its request, the draining 503 too.
@@ -429,7 +450,6 @@ export async function buildApp(deps: {
     // Freed when its answer closes, or its connection does: an answer queued behind others on a
     // connection destroyed (a bad request pipelined after them) never closes, and was held for good,
     // its request counted as running at every shutdown (probe H).
-    const socket = request.raw.socket;
     const answers = answersOn(socket);
     let timer: NodeJS.Timeout | undefined;
     const done = () => {
@@ -448,7 +468,7 @@ export async function buildApp(deps: {
     if (!request.raw.complete) {
       timer = setTimeout(() => {
         if (request.raw.complete) return;
-        const before = [...answers].filter((res) => res !== reply.raw);
+        const before = answersBefore(reply.raw);
         answerUnreadableRequest(
           Object.assign(new Error('request timed out'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }),
           socket,
@@ -554,7 +574,8 @@ export async function buildApp(deps: {
   // size is within the route's limit (beyond it, the 413 comes without it; a multipart body is
   // bounded by its parts, src/http/multipart.ts).
   fastify.addHook('preParsing', async (request, reply) => {
-    if (request.headers.expect === undefined || reply.sent) return;
+    // An HTTP/1.0 client's expectation is ignored: it reads no 1xx answer (RFC 9110 10.1.1; probe X).
+    if (request.headers.expect === undefined || reply.sent || request.raw.httpVersion !== '1.1') return;
     const length = Number(request.headers['content-length'] ?? 0);
     const multipart = /^multipart\//i.test(request.headers['content-type'] ?? '');
     if (!multipart && length > (request.routeOptions.bodyLimit ?? BODY_LIMIT)) return;

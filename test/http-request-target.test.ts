@@ -397,6 +397,35 @@ describe('HTTP/1.1 framing Node’s parser lets through (probe H)', () => {
     expect([answer.status, answer.headers['x-request-id']]).toEqual([200, 'past-the-limit']);
   });
 
+  it('pipelined: answered after the answers before it, and nothing after it is served (probe X: it hung)', async () => {
+    const count = `GET /api/v1/locations/count HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n\r\n`;
+    const before = await t.request('GET', '/api/v1/locations/count', { token });
+    const body = '{"name":"Pipelined after a refusal"}';
+    const create =
+      `POST /api/v1/locations HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n` +
+      `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+    const noHost = `GET /api/v1/locations/count HTTP/1.1\r\nAuthorization: Bearer ${token}\r\n\r\n`;
+    for (const [text, statuses] of [
+      [noHost + create, ['HTTP/1.1 400 Bad Request']],
+      [count + noHost + create + count, ['HTTP/1.1 200 OK', 'HTTP/1.1 400 Bad Request']],
+      [
+        `${count}GET /api/v1/locations/count HTTP/1.1\r\nHost: x\r\nExpect: foo\r\n\r\n${create}`,
+        ['HTTP/1.1 200 OK', 'HTTP/1.1 417 Expectation Failed'],
+      ],
+    ] as const) {
+      expect(statusLines(await exchange(text))).toEqual(statuses);
+    }
+    const after = await t.request('GET', '/api/v1/locations/count', { token });
+    expect(after.json).toEqual(before.json);
+  });
+
+  it('an HTTP/1.0 request’s Expect: 100-continue gets no 100 (a 1.0 client reads no 1xx answer)', async () => {
+    const text = await exchange(
+      `GET /api/v1/locations/count HTTP/1.0\r\nAuthorization: Bearer ${token}\r\nExpect: 100-continue\r\n\r\n`,
+    );
+    expect(statusLines(text)).toEqual(['HTTP/1.1 200 OK']);
+  });
+
   it('CONNECT (no proxy here) is refused 405 alone, not left unanswered', async () => {
     const refused = await raw(`CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n`);
     expect([refused.status, refused.body, refused.headers.connection]).toEqual([405, '', 'close']);
