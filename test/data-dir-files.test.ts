@@ -119,18 +119,22 @@ describe('an embedded database folder the server cannot start from', { timeout: 
   });
 });
 
-describe('the data folder is closed to other accounts (probe E: PGlite writes its files 0666)', () => {
-  it('is made, or found open, without access for others nor writes for the group', async () => {
+describe('the data folder is closed to every other account (probes E, X: PGlite writes its files 0666)', () => {
+  it('is made, or found open, without access for any other account', async () => {
     const parent = await mkdtemp(path.join(tmpdir(), 'data-mode-'));
     folders.push(parent);
     const made = path.join(parent, 'new', 'data');
     prepareDataDir(made);
-    expect((await stat(made)).mode & 0o027).toBe(0);
+    expect((await stat(made)).mode & 0o077).toBe(0);
     const open = path.join(parent, 'open');
     await mkdir(open);
     await chmod(open, 0o777);
     prepareDataDir(open);
-    expect((await stat(open)).mode & 0o777).toBe(0o750);
+    expect((await stat(open)).mode & 0o777).toBe(0o700);
+    // Its group too (probe X: at 750 the group could write the files), its setgid bit kept.
+    await chmod(open, 0o2750);
+    prepareDataDir(open);
+    expect((await stat(open)).mode & 0o7777).toBe(0o2700);
     // A private one is left as it is.
     await chmod(open, 0o700);
     prepareDataDir(open);

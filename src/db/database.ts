@@ -233,15 +233,16 @@ export function prepareDataDir(dataDir: string): void {
     throw new Error(`this process may not write there (${fsReason(err)})`);
   }
   // The embedded database writes its files 0666 whatever the umask (PGlite's file system), so the
-  // folder is what keeps other accounts out of the guests' data: no access for others and no writes
-  // for the group, as PostgreSQL requires of its data folder (probe E: any local user read the WAL).
-  const mode = statSync(dataDir).mode & 0o777;
-  if ((mode & 0o027) !== 0) {
+  // folder is what keeps every other account out of the guests' data, the group's too (probe E: any
+  // local user read the WAL; probe X: at 750 the group could still write it). Its setgid and sticky
+  // bits stay.
+  const mode = statSync(dataDir).mode & 0o7777;
+  if ((mode & 0o077) !== 0) {
     try {
-      chmodSync(dataDir, mode & ~0o027);
+      chmodSync(dataDir, mode & ~0o077);
     } catch (err) {
       throw new Error(
-        `it is open to other accounts (mode ${mode.toString(8)}) and this process may not close it (${fsReason(err)}): make it 700`,
+        `it is open to other accounts (mode ${(mode & 0o777).toString(8)}) and this process may not close it (${fsReason(err)}): give it to the service's account (chown), mode 700`,
       );
     }
   }
