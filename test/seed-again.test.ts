@@ -6,16 +6,23 @@
 // parity test and the OpenAPI examples do.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { newSeedRun, type SeedOptions, seeders, seedTurn } from '../src/cli/seeders.js';
+import type { Database } from '../src/db/database.js';
 import { seededRandom } from '../src/modules/locations/locations.seed.js';
-import { startApp, type TestApp } from './helpers/app.js';
+import { openTestDatabase, startApp, type TestApp } from './helpers/app.js';
 import { addDevice, newTenant } from './helpers/fixtures.js';
 
 let t: TestApp;
+let db: Database | undefined;
 beforeAll(async () => {
-  t = await startApp();
+  // Its concurrent describes hold up to eight seed transactions at once (pg-pool waits at most 5 s
+  // for a connection, and a 300-guest seed on a busy machine takes longer): one connection each, and
+  // one for the test that seeds without a transaction.
+  db = await openTestDatabase(10);
+  t = await startApp({}, { db });
 });
 afterAll(async () => {
   await t?.close();
+  await db?.close();
 });
 
 const prisma = () => t.db.prisma;

@@ -38,9 +38,10 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function openTestDatabase(): Promise<Database> {
+/** `poolSize`: PostgreSQL connections (4 unless a file opens more transactions at once). */
+export async function openTestDatabase(poolSize = 4): Promise<Database> {
   const url = process.env.TEST_DATABASE_URL;
-  return url ? openDatabase({ url, migrate: false, poolSize: 4 }) : migratedMemoryDatabase();
+  return url ? openDatabase({ url, migrate: false, poolSize }) : migratedMemoryDatabase();
 }
 
 export async function startApp(
