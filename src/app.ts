@@ -154,7 +154,7 @@ function answerUnreadableRequest(
   if (err.code === 'HPE_CLOSED_CONNECTION') return;
   const status =
     err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
-  refuseConnection(socket, status, before, err);
+  refuseConnection(socket, status, before, { err });
 }
 
 /**
@@ -166,10 +166,14 @@ function refuseConnection(
   socket: Duplex,
   status: number,
   before: () => Promise<void> | null,
-  err?: Error,
-  /** False for a request read whole and refused (framingRefusal): a parser error after it waits for its answer, this refusal. */
-  once = true,
+  opts: {
+    /** Why the connection ends (the parser's error), given to socket.destroy. */
+    err?: Error;
+    /** False for a request read whole and refused (framingRefusal): a parser error after it waits for its answer, this refusal. */
+    once?: boolean;
+  } = {},
 ): void {
+  const { err, once = true } = opts;
   if (socket.destroyed || (once && refusing.has(socket))) return;
   const refuse = () => {
     if (socket.destroyed) return;
@@ -257,7 +261,8 @@ export async function buildApp(deps: {
   config: Config;
   db: Database;
   limiter?: RateLimiter;
-  logger?: boolean;
+  /** False: no log; a stream: the JSON lines go there (tests read them); otherwise stdout. */
+  logger?: false | { write(line: string): void };
 }): Promise<App> {
   const { config, db } = deps;
   const prisma = db.prisma;
@@ -317,7 +322,11 @@ export async function buildApp(deps: {
     logger:
       deps.logger === false
         ? false
-        : { level: config.logLevel, serializers: { req: (req: FastifyRequest) => requestLogFields(req) } },
+        : {
+            level: config.logLevel,
+            serializers: { req: (req: FastifyRequest) => requestLogFields(req) },
+            ...(deps.logger ? { stream: deps.logger } : {}),
+          },
     bodyLimit: BODY_LIMIT,
     // A request without `Host` is refused by framingRefusal, as every other framing error is (Node's
     // own refusal had a chunked empty body).
@@ -435,7 +444,7 @@ export async function buildApp(deps: {
       reply.hijack();
       refusedOn.set(socket, reply.raw);
       const before = answersBefore(reply.raw);
-      refuseConnection(socket, refusal, () => allClosed(before), undefined, false);
+      refuseConnection(socket, refusal, () => allClosed(before), { once: false });
       return;
     }
     // Every answer names its request, the draining 503 too.

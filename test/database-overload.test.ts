@@ -292,12 +292,17 @@ describe.skipIf(!PG_URL)('PostgreSQL down, hung or slow: 503 (skipped without TE
     try {
       await locker.query('BEGIN');
       await locker.query('UPDATE "Location" SET "name" = "name" WHERE "id" = $1', [location.id]);
-      // The test app logs nowhere (logger: false), so its requests log through its one logger, watched here.
-      const warn = vi.spyOn(t.app.fastify.log, 'warn');
-      const error = vi.spyOn(t.app.fastify.log, 'error');
+      // An app of its own whose log lines are read: each names its request (reqId).
+      const log: Record<string, unknown>[] = [];
+      const logged = await startApp(
+        { DB_CONNECT_TIMEOUT_MS: '1000', TENANT_DB_CONCURRENCY: '2' },
+        { db, log },
+      );
+      const warnings = () =>
+        log.filter((l) => Number(l.level) >= 40).map((l) => ({ level: l.level, reqId: l.reqId, msg: l.msg }));
       const started = Date.now();
       try {
-        const res = await t.request('PUT', `/api/v1/locations/${location.id}`, {
+        const res = await logged.request('PUT', `/api/v1/locations/${location.id}`, {
           token: a.token,
           body: { name: 'Renamed venue' },
         });
@@ -305,25 +310,21 @@ describe.skipIf(!PG_URL)('PostgreSQL down, hung or slow: 503 (skipped without TE
         expect(res.text).toBe('{"message":"Service Unavailable"}');
         expect(res.headers['retry-after']).toBe('5');
         expect(Date.now() - started).toBeLessThan(5000);
-        // An expected answer under overload: one warn line with the reason, no error with its stack.
-        expect(error).not.toHaveBeenCalled();
-        expect(warn.mock.calls).toEqual([
-          ['request answered 503 Service Unavailable: canceling statement due to statement timeout'],
-        ]);
-        // The same through GraphQL.
-        const gql = await t.graphql(
+        // An expected answer under overload: one warn line with the reason and the request's id, no
+        // error with its stack.
+        const msg = 'request answered 503 Service Unavailable: canceling statement due to statement timeout';
+        expect(warnings()).toEqual([{ level: 40, reqId: res.headers['x-request-id'], msg }]);
+        // The same through GraphQL (probe F2: its line had no request id).
+        const gql = await logged.graphql(
           a.token,
           'mutation($id: ID!) { updateLocation(id: $id, input: { name: "Renamed venue" }) { id } }',
           { id: location.id },
         );
         expect(gql.status).toBe(503);
-        expect(error).not.toHaveBeenCalled();
-        expect(warn.mock.calls[1]).toEqual([
-          'request answered 503 Service Unavailable: canceling statement due to statement timeout',
-        ]);
+        expect(gql.headers['x-request-id']).not.toBe(res.headers['x-request-id']);
+        expect(warnings().slice(1)).toEqual([{ level: 40, reqId: gql.headers['x-request-id'], msg }]);
       } finally {
-        warn.mockRestore();
-        error.mockRestore();
+        await logged.close();
       }
     } finally {
       await locker.query('ROLLBACK');

@@ -11,11 +11,11 @@ import {
   Kind,
   type ValidationContext,
 } from 'graphql';
-import { createYoga, type Plugin } from 'graphql-yoga';
+import { createYoga, handleStreamOrSingleExecutionResult, type Plugin } from 'graphql-yoga';
 import type { Config } from '../config.js';
 import { type AppContext, requestContext } from '../context.js';
 import type { Prisma } from '../db/database.js';
-import { AppError, errorCodes, logFailure, toAppError } from '../errors.js';
+import { AppError, errorCodes, type FailureLog, logFailure, toAppError } from '../errors.js';
 import { graphqlErrorParts } from '../http/error-bodies.js';
 import type { AppPubSub } from '../redis/pubsub.js';
 import { checkedRootConnections } from './args.js';
@@ -224,6 +224,57 @@ const operationNameChecked: Plugin = {
   },
 };
 
+/**
+ * Parse, validation and variable-coercion errors (graphql-armor limits included), raised before any
+ * field ran: no path; shown as they are. A field's failure is masked, a scalar refusing a resolver's
+ * value too, whether graphql-js wraps the scalar's error or graphql-jit reports it bare (probe R: the
+ * compiled path showed `Int cannot represent …` unmasked, without a code).
+ */
+const requestError = (error: unknown): error is GraphQLError =>
+  isGraphqlError(error) && !error.path && (!error.originalError || graphqlOwn(error));
+
+/** The failures already logged, each once, though both failuresLogged and maskError see it. */
+const loggedFailures = new WeakSet<object>();
+
+/** Logs what an error answers: a 503's warn line, any other 5xx or a masked fault with its stack. */
+function logFailureOnce(log: FailureLog, error: unknown): void {
+  const original = unwrap(error);
+  if (typeof original === 'object' && original !== null) {
+    if (loggedFailures.has(original)) return;
+    loggedFailures.add(original);
+  }
+  const app = clientError(original);
+  if (app) {
+    if (app.status >= 500) logFailure(log, original, app);
+  } else if (!requestError(error)) {
+    log.error({ err: original }, 'GraphQL resolver failed');
+  }
+}
+
+/**
+ * The failures of an operation's result (each payload of a stream), logged to its request's log,
+ * as REST's are: the line carries the request's id (probe F2: a GraphQL 503 had none). Before the
+ * masking, which sees no request.
+ */
+function failuresLogged(fallback: FailureLog): Plugin {
+  const logResult =
+    (log: FailureLog) =>
+    ({ result }: { result: { errors?: readonly unknown[] } }): void => {
+      for (const error of result.errors ?? []) logFailureOnce(log, error);
+    };
+  const logOf = (context: unknown): FailureLog => (context as { req?: FastifyRequest }).req?.log ?? fallback;
+  return {
+    onExecute({ args }) {
+      const log = logResult(logOf(args.contextValue));
+      return { onExecuteDone: (payload) => handleStreamOrSingleExecutionResult(payload, log) };
+    },
+    onSubscribe({ args }) {
+      const log = logResult(logOf(args.contextValue));
+      return { onSubscribeResult: (payload) => handleStreamOrSingleExecutionResult(payload, log) };
+    },
+  };
+}
+
 export function createGraphqlHandler(deps: {
   prisma: Prisma;
   config: Config;
@@ -244,24 +295,19 @@ export function createGraphqlHandler(deps: {
     context: ({ req, request }) => ({ ...requestContext(deps, req), stream: streamPositionOf(request) }),
     maskedErrors: {
       maskError(error) {
-        const original = unwrap(error);
-        const app = clientError(original);
-        if (app && app.status >= 500) logFailure(deps.log, original, app);
+        // Logged here only when failuresLogged did not (an error outside execution): without the
+        // request's id.
+        logFailureOnce(deps.log, error);
+        const app = clientError(unwrap(error));
         if (app) return graphqlError(app, located(error));
-        // Parse, validation and variable-coercion errors (graphql-armor limits included), raised before
-        // any field ran: no path. A field's failure is masked, a scalar refusing a resolver's value
-        // too, whether graphql-js wraps the scalar's error or graphql-jit reports it bare (probe R:
-        // the compiled path showed `Int cannot represent …` unmasked, without a code).
-        if (isGraphqlError(error) && !error.path && (!error.originalError || graphqlOwn(error))) {
-          return withRequestCode(error);
-        }
-        deps.log.error({ err: original }, 'GraphQL resolver failed');
+        if (requestError(error)) return withRequestCode(error);
         return graphqlError(new AppError('INTERNAL', { message: 'Unexpected error.' }), located(error));
       },
     },
     plugins: [
       // First, so it also sees the answers of the limits below that stop an operation.
       ...(deps.metrics ? [deps.metrics] : []),
+      failuresLogged(deps.log),
       operationNameChecked,
       maxDepthPlugin({
         n: GRAPHQL_LIMITS.depth,

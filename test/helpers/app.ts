@@ -46,7 +46,8 @@ export async function openTestDatabase(poolSize = 4): Promise<Database> {
 
 export async function startApp(
   env: Record<string, string> = {},
-  opts: { db?: Database } = {},
+  /** `log`: the app's log lines, parsed, are pushed there (none are written otherwise). */
+  opts: { db?: Database; log?: Record<string, unknown>[] } = {},
 ): Promise<TestApp> {
   const db = opts.db ?? (await openTestDatabase());
   // Tokens' last uses are written when a test flushes them (app.tokenUsage.flush()), not by a timer
@@ -62,7 +63,12 @@ export async function startApp(
     EVENT_SWEEP_SECONDS: '0',
     ...env,
   });
-  const app = await buildApp({ config, db, logger: false });
+  const log = opts.log;
+  const app = await buildApp({
+    config,
+    db,
+    logger: log ? { write: (line) => void log.push(JSON.parse(line)) } : false,
+  });
   const request = async (method: string, url: string, o: RequestOptions = {}): Promise<TestResponse> => {
     const headers: Record<string, string> = { ...o.headers };
     if (o.token) headers.authorization = `Bearer ${o.token}`;
