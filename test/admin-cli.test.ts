@@ -446,6 +446,20 @@ describe('admin CLI and server on one embedded database', { timeout: 120_000 }, 
       const inUse = `The embedded database in ${dataDir} is in use by process ${process.pid} (is the server running?).`;
       expect(onlyJson(run).error).toContain(inUse);
       expect(run.stderr).toContain(inUse);
+      // A usage mistake is answered without the database: its own message, not "in use".
+      for (const [args, message] of [
+        [['token', 'issue', '--user', ' ', '--scope', 'read'], '--user must not be blank.'],
+        [['seed', '--tenant', 'T', '--guests', '0'], '--guests must be between 1 and 10000; got "0".'],
+        [['seed', '--tenant', 'T', '--seed', '-1'], '--seed must be a whole number, 0 or more; got "-1".'],
+        [['simulate', '--devices', '5'], '--tenant is required.'],
+        [['import', 'guests', 'f.csv', '--mode', 'some'], '--mode must be one of'],
+        [['import', 'guests', 'f.csv'], '--tenant is required.'],
+        [['tenant', 'activate', 'T', '--user-status', '9'], '--user-status must be 0 (Passive)'],
+      ] as const) {
+        const mistake = await admin(...args, '--json');
+        expect(mistake.code, mistake.stderr).toBe(2);
+        expect(onlyJson(mistake).error).toContain(message);
+      }
     } finally {
       await held.close();
     }

@@ -371,11 +371,6 @@ function serverUrl(raw: string): string {
   return url.origin;
 }
 
-function opened(db: Database | undefined): Database {
-  if (!db) throw new Error('no database opened');
-  return db;
-}
-
 /** Refuses an unknown tenant id as a usage error (exit 2). */
 async function requireTenant(database: Database, tenantId: string): Promise<void> {
   const tenant = await database.prisma.tenant.findUnique({ where: { id: tenantId }, select: { id: true } });
@@ -386,7 +381,8 @@ async function run(
   command: string,
   operands: readonly string[],
   values: Values,
-  db: Database | undefined,
+  /** Opens the database: each command calls it once its options are checked. */
+  open: () => Promise<Database>,
   progress: (s: string) => void,
   stopping: Interruption,
 ): Promise<Result> {
@@ -399,7 +395,7 @@ async function run(
       const group = values.group === undefined ? undefined : nameOption(values.group, 'group');
       // A deactivated tenant: a token it cannot use is never printed (exit 1, nothing issued).
       return await failingPlainly(
-        () => bootstrapTenant(opened(db).prisma, { tenant, group, events: true }),
+        async () => bootstrapTenant((await open()).prisma, { tenant, group, events: true }),
         (err) => err instanceof TenantDeactivatedError && {},
       );
     }
@@ -408,9 +404,10 @@ async function run(
       if (scope !== undefined && !TOKEN_SCOPES.includes(scope)) {
         throw new UsageError(`--scope must be one of: ${TOKEN_SCOPES.join(', ')}; got "${scope}".`);
       }
+      const user = required(values, 'user');
       const { issueToken, UnknownUserError } = await import('../modules/tenants/bootstrap.service.js');
       try {
-        return await issueToken(opened(db).prisma, required(values, 'user'), scope ? [scope] : []);
+        return await issueToken((await open()).prisma, user, scope ? [scope] : []);
       } catch (err) {
         // An unknown user is a wrong operand (exit 2), as an unknown tenant or token id is.
         if (err instanceof UnknownUserError) throw new UsageError(err.message);
@@ -421,7 +418,7 @@ async function run(
       const tenantId = required(values, 'tenant');
       const { tenantTokens } = await import('../modules/api-tokens/api-tokens.service.js');
       const { apiTokenItem } = await import('../modules/api-tokens/api-tokens.serializer.js');
-      const rows = await tenantTokens(opened(db).prisma, tenantId);
+      const rows = await tenantTokens((await open()).prisma, tenantId);
       if (!rows) throw new UsageError(`No tenant with id "${tenantId}".`);
       const tokens = rows.map(apiTokenItem);
       return withText({ tenant_id: tenantId, tokens }, tokenTable(tokens));
@@ -430,7 +427,7 @@ async function run(
       const id = operands[0] ?? '';
       const { revokeToken } = await import('../modules/api-tokens/api-tokens.service.js');
       const { apiTokenItem } = await import('../modules/api-tokens/api-tokens.serializer.js');
-      const revoked = await revokeToken(opened(db).prisma, id);
+      const revoked = await revokeToken((await open()).prisma, id);
       if (!revoked) throw new UsageError(`No token with id "${id}".`);
       const item = apiTokenItem(revoked.row);
       const what = `token ${item.id} (${item.name ?? 'no name'}, ${item.user.email})`;
@@ -444,7 +441,7 @@ async function run(
     case 'tenant activate': {
       const id = operands[0] ?? '';
       const userStatus = userStatusOption(values['user-status']);
-      const { prisma } = opened(db);
+      const { prisma } = await open();
       const { setTenantTrashed } = await import('../modules/tenants/tenants.service.js');
       const { tenantDetail } = await import('../modules/tenants/tenants.serializer.js');
       const { systemActor } = await import('../events/outbox.js');
@@ -480,6 +477,9 @@ async function run(
     case 'simulate': {
       const devices = boundedInt(values.devices, 'devices', 200, MAX_DEVICES);
       const intervalMs = boundedInt(values['interval-ms'], 'interval-ms', 2000, MAX_INTERVAL_MS);
+      const rand = nonNegativeInt(values.seed, 'seed', 1);
+      // On the database: of a tenant. Over HTTP the token names it.
+      const tenantId = overHttp(values) ? '' : required(values, 'tenant');
       const { seededRandom } = await import('../modules/locations/locations.seed.js');
       const { databaseSink, SimulationError, simulateVenue, venueFromDatabase } = await import(
         '../modules/ingest/ingest.simulate.js'
@@ -489,7 +489,7 @@ async function run(
       const options = {
         devices,
         intervalMs,
-        rand: seededRandom(nonNegativeInt(values.seed, 'seed', 1)),
+        rand: seededRandom(rand),
         signal: stopping.signal,
         progress,
       };
@@ -507,8 +507,7 @@ async function run(
           );
           return await simulateVenue(venue, httpSink(client), options);
         }
-        const database = opened(db);
-        const tenantId = required(values, 'tenant');
+        const database = await open();
         await requireTenant(database, tenantId);
         const venue = await venueFromDatabase(database.prisma, tenantId, devices);
         const sink = await databaseSink(database.prisma, loadConfig(), tenantId);
@@ -522,13 +521,14 @@ async function run(
     case 'seed': {
       const { seededRandom } = await import('../modules/locations/locations.seed.js');
       const { newSeedRun, seedTurn, seeders } = await import('./seeders.js');
-      const database = opened(db);
       const tenantId = required(values, 'tenant');
       const guests = boundedInt(values.guests, 'guests', 200, MAX_SEED_GUESTS);
+      const seed = nonNegativeInt(values.seed, 'seed', 1);
+      const database = await open();
       await requireTenant(database, tenantId);
       const opts = {
         tenantId,
-        rand: seededRandom(nonNegativeInt(values.seed, 'seed', 1)),
+        rand: seededRandom(seed),
         guests,
         // The seeders report as they go: a Ctrl-C stops the seed at the next report.
         progress: (s: string) => {
@@ -559,9 +559,9 @@ async function run(
     }
     case 'import guests': {
       const { mode, upsertBy, format } = await importOptions(values);
-      const { ImportFailed, importGuestsFile, importProgress } = await import('./import-guests.js');
-      const database = opened(db);
       const tenantId = required(values, 'tenant');
+      const { ImportFailed, importGuestsFile, importProgress } = await import('./import-guests.js');
+      const database = await open();
       await requireTenant(database, tenantId);
       // Relative to where the command was typed: `npm run` starts it in the package's folder and
       // keeps the caller's in INIT_CWD.
@@ -589,8 +589,8 @@ async function run(
       const tenantId = required(values, 'tenant');
       const { RetentionBusyError, runRetention } = await import('./retention.js');
       const run = await failingPlainly(
-        () =>
-          runRetention(opened(db), loadConfig(), {
+        async () =>
+          runRetention(await open(), loadConfig(), {
             tenantId,
             dryRun: values['dry-run'],
             stderr: process.stderr,
@@ -703,6 +703,38 @@ async function main(): Promise<number> {
     return fail(`${command} takes no operand; got ${got}.`, 2);
   let db: Database | undefined;
   let live: { close(): Promise<void> } | undefined;
+  /**
+   * The database, opened when the command asks for it: after its options are checked, so a usage
+   * mistake is answered at once (it waited seconds for the embedded database to open, or was "in
+   * use" while the server held it). `simulate --url` talks to a running server and never asks.
+   */
+  const open = async (): Promise<Database> => {
+    if (db) return db;
+    const config = loadConfig();
+    if (config.redisUrl) {
+      // The servers' live readers hear of this command's events at once, as of their own writes.
+      const { publishEventsThroughRedis } = await import('./live-events.js');
+      live = publishEventsThroughRedis(config.redisUrl);
+    }
+    // Only bootstrap starts an embedded database: for any other command, a DATA_DIR without one
+    // is a mistyped path, said so at once rather than made into an empty database.
+    if (
+      !config.databaseUrl &&
+      command !== 'bootstrap' &&
+      !existsSync(path.join(config.dataDir, 'PG_VERSION'))
+    ) {
+      throw new CommandFailed(
+        `DATA_DIR ${config.dataDir}: no database there; \`bootstrap\` starts one (is it the server's DATA_DIR?)`,
+      );
+    }
+    const { openDatabase, openFailure } = await import('../db/database.js');
+    // Maintenance commands (seeding) may run long statements: no statement timeout here.
+    db = await openDatabase({ ...databaseOptions(config), statementTimeoutMs: 0 }).catch((err: unknown) => {
+      if (err instanceof DatabaseLockedError) throw err;
+      throw new CommandFailed(openFailure(config, err));
+    });
+    return db;
+  };
   // From here on a stoppable command hears Ctrl-C: a first stops it cleanly, a second at once.
   const stopping = interruption(STOPPABLE.includes(command), (by) => {
     const code = fail(
@@ -712,34 +744,7 @@ async function main(): Promise<number> {
     process.exit(code);
   });
   try {
-    // `simulate --url` talks to a running server: the database (maybe its embedded one) is not opened.
-    if (command === 'import guests') await importOptions(values);
-    if (!(command === 'simulate' && overHttp(values))) {
-      const config = loadConfig();
-      if (config.redisUrl) {
-        // The servers' live readers hear of this command's events at once, as of their own writes.
-        const { publishEventsThroughRedis } = await import('./live-events.js');
-        live = publishEventsThroughRedis(config.redisUrl);
-      }
-      // Only bootstrap starts an embedded database: for any other command, a DATA_DIR without one
-      // is a mistyped path, said so at once rather than made into an empty database.
-      if (
-        !config.databaseUrl &&
-        command !== 'bootstrap' &&
-        !existsSync(path.join(config.dataDir, 'PG_VERSION'))
-      ) {
-        throw new CommandFailed(
-          `DATA_DIR ${config.dataDir}: no database there; \`bootstrap\` starts one (is it the server's DATA_DIR?)`,
-        );
-      }
-      const { openDatabase, openFailure } = await import('../db/database.js');
-      // Maintenance commands (seeding) may run long statements: no statement timeout here.
-      db = await openDatabase({ ...databaseOptions(config), statementTimeoutMs: 0 }).catch((err: unknown) => {
-        if (err instanceof DatabaseLockedError) throw err;
-        throw new CommandFailed(openFailure(config, err));
-      });
-    }
-    const result = await run(command, operands, values, db, (s) => console.error(s), stopping);
+    const result = await run(command, operands, values, open, (s) => console.error(s), stopping);
     try {
       await writeStdout(values.json ? JSON.stringify(result) : formatHuman(result));
     } catch (err) {
