@@ -460,6 +460,10 @@ describe('admin CLI and server on one embedded database', { timeout: 120_000 }, 
         expect(mistake.code, mistake.stderr).toBe(2);
         expect(onlyJson(mistake).error).toContain(message);
       }
+      // So is an import's file that cannot be read (exit 1).
+      const device = await admin('import', 'guests', '/dev/zero', '--tenant', 'T', '--json');
+      expect(device.code, device.stderr).toBe(1);
+      expect(onlyJson(device).error).toBe('Cannot read /dev/zero: it is a device, not a regular file.');
     } finally {
       await held.close();
     }

@@ -560,28 +560,35 @@ async function run(
     case 'import guests': {
       const { mode, upsertBy, format } = await importOptions(values);
       const tenantId = required(values, 'tenant');
-      const { ImportFailed, importGuestsFile, importProgress } = await import('./import-guests.js');
-      const database = await open();
-      await requireTenant(database, tenantId);
+      const { ImportFailed, importGuestsFile, importProgress, readGuestFile } = await import(
+        './import-guests.js'
+      );
+      const config = loadConfig();
       // Relative to where the command was typed: `npm run` starts it in the package's folder and
       // keeps the caller's in INIT_CWD.
       const file = path.resolve(process.env.INIT_CWD ?? process.cwd(), operands[0] ?? '');
+      const cmd = { file, tenantId, mode, upsertBy, format };
       // Refused rows (or an unreadable file): each named plainly; nothing was stored.
+      const plainly = <T>(f: () => Promise<T>) =>
+        failingPlainly(f, (err) => err instanceof ImportFailed && { errors: err.errors });
+      // The file first: one that cannot be read, or is no guest file, is said without the database.
+      const read = await plainly(() => readGuestFile(cmd, config));
+      const database = await open();
+      await requireTenant(database, tenantId);
       const bars = importProgress(process.stderr);
-      const { text, ...result } = await failingPlainly(
-        () =>
-          importGuestsFile(
-            database.prisma,
-            { file, tenantId, mode, upsertBy, format },
-            // Reported between chunks of rows, checked or stored in its transaction: a Ctrl-C stops
-            // the import there, and the transaction rolls back.
-            (p) => {
-              stopping.check(NOTHING_IMPORTED);
-              bars(p);
-            },
-            loadConfig(),
-          ),
-        (err) => err instanceof ImportFailed && { errors: err.errors },
+      const { text, ...result } = await plainly(() =>
+        importGuestsFile(
+          database.prisma,
+          cmd,
+          read,
+          // Reported between chunks of rows, checked or stored in its transaction: a Ctrl-C stops
+          // the import there, and the transaction rolls back.
+          (p) => {
+            stopping.check(NOTHING_IMPORTED);
+            bars(p);
+          },
+          config,
+        ),
       );
       return withText(result, text);
     }

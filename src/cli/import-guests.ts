@@ -178,22 +178,31 @@ export async function readBoundedFile(file: string, maxBytes: number): Promise<B
   }
 }
 
-export async function importGuestsFile(
-  prisma: Prisma,
-  cmd: ImportCommand,
-  progress: (p: ImportProgress) => void,
-  config: Pick<Config, 'appUrl' | 'guestImportMaxBytes'>,
-): Promise<ImportResult & { text: string }> {
+/** The rows of the command's file, read and parsed (no database needed): refused plainly. */
+export async function readGuestFile(
+  cmd: Pick<ImportCommand, 'file' | 'format'>,
+  config: Pick<Config, 'guestImportMaxBytes'>,
+): Promise<GuestFile> {
   const bytes = await readBoundedFile(cmd.file, config.guestImportMaxBytes);
-  const name = path.basename(cmd.file);
-  let read: ReturnType<typeof readImportFile>;
   try {
-    read = readImportFile(bytes, { filename: name, format: cmd.format });
+    return readImportFile(bytes, { filename: path.basename(cmd.file), format: cmd.format });
   } catch (err) {
     if (!(err instanceof ValidationError)) throw err;
     const message = Object.values(err.errors).flat().join(' ');
     throw new ImportFailed(`${cmd.file}: ${message}`, err.errors);
   }
+}
+
+export type GuestFile = ReturnType<typeof readImportFile>;
+
+/** Imports the rows of `read` (readGuestFile) into the command's tenant. */
+export async function importGuestsFile(
+  prisma: Prisma,
+  cmd: ImportCommand,
+  read: GuestFile,
+  progress: (p: ImportProgress) => void,
+  config: Pick<Config, 'appUrl' | 'guestImportMaxBytes'>,
+): Promise<ImportResult & { text: string }> {
   const total = read.rows.length;
   const env = {
     prisma,
