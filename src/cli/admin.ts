@@ -214,6 +214,15 @@ type StopSignal = keyof typeof SIGNAL_EXIT_CODES;
 /** The commands that stop cleanly on Ctrl-C (SIGINT) or SIGTERM; the others end as Node ends them. */
 const STOPPABLE: readonly string[] = ['simulate', 'seed', 'import guests', 'retention run'];
 
+/** Commands of a few statements (the others may run long: they keep the embedded database's optimised code). */
+const BRIEF: readonly string[] = [
+  'bootstrap',
+  'token issue',
+  'token list',
+  'token revoke',
+  'tenant activate',
+];
+
 /** A command stopped by SIGINT or SIGTERM (exit 130 or 143); the message says what it left. */
 class Interrupted extends Error {
   constructor(
@@ -734,6 +743,7 @@ async function main(): Promise<number> {
         `DATA_DIR ${config.dataDir}: no database there; \`bootstrap\` starts one (is it the server's DATA_DIR?)`,
       );
     }
+    if (!config.databaseUrl && BRIEF.includes(command)) (await import('../v8-tuning.js')).baselineWasmOnly();
     const { openDatabase, openFailure } = await import('../db/database.js');
     // Maintenance commands (seeding) may run long statements: no statement timeout here.
     db = await openDatabase({ ...databaseOptions(config), statementTimeoutMs: 0 }).catch((err: unknown) => {
