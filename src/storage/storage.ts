@@ -7,7 +7,6 @@ import type { Config, S3Settings } from '../config.js';
 import type { Prisma } from '../db/database.js';
 import { contentTypeOf, newKey } from './keys.js';
 import { PostgresStorage } from './postgres-storage.js';
-import { S3Storage } from './s3-storage.js';
 
 export interface StoredFile {
   bytes: Buffer;
@@ -49,9 +48,41 @@ export class LocalFolderStorage implements FileStorage {
   }
 }
 
+/**
+ * An S3 bucket (src/storage/s3-storage.ts) whose SDK is loaded at its first use: a process that
+ * never stores to S3 does not load it (about 180 ms of every start and admin command).
+ */
+class S3OnFirstUse implements FileStorage {
+  private storage: Promise<FileStorage> | undefined;
+
+  constructor(
+    private readonly settings: S3Settings,
+    private readonly folder: string,
+  ) {}
+
+  private bucket(): Promise<FileStorage> {
+    this.storage ??= import('./s3-storage.js').then(
+      ({ S3Storage }) => new S3Storage(this.settings, this.folder),
+    );
+    return this.storage;
+  }
+
+  async put(prefix: string, bytes: Buffer, ext: string): Promise<string> {
+    return (await this.bucket()).put(prefix, bytes, ext);
+  }
+
+  async get(key: string): Promise<StoredFile | null> {
+    return (await this.bucket()).get(key);
+  }
+
+  async remove(key: string): Promise<void> {
+    return (await this.bucket()).remove(key);
+  }
+}
+
 const AVATARS = 'avatars';
 // One S3 client per configuration (it keeps its connections), not one per request.
-const buckets = new WeakMap<S3Settings, S3Storage>();
+const buckets = new WeakMap<S3Settings, FileStorage>();
 
 /** Where guest avatars live: `DATA_DIR/avatars`, `avatars/…` rows of StoredFile, or `<S3_PREFIX>avatars/…`. */
 export function avatarStorage(deps: { config: Config; prisma: Prisma }): FileStorage {
@@ -61,7 +92,7 @@ export function avatarStorage(deps: { config: Config; prisma: Prisma }): FileSto
     if (!config.s3) throw new Error('MEDIA_STORAGE=s3 needs the S3 settings (loadConfig reads them).');
     let storage = buckets.get(config.s3);
     if (!storage) {
-      storage = new S3Storage(config.s3, AVATARS);
+      storage = new S3OnFirstUse(config.s3, AVATARS);
       buckets.set(config.s3, storage);
     }
     return storage;
