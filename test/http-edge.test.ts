@@ -8,7 +8,7 @@ import { openDatabase, pgliteDatabase } from '../src/db/database.js';
 import { redactSecretQuery } from '../src/http/query-string.js';
 import { startApp, type TestApp, type TestResponse } from './helpers/app.js';
 import { addUser, newTenant } from './helpers/fixtures.js';
-import { initdbMemoryPglite, migratedMemoryDatabase } from './helpers/pglite-template.js';
+import { initdbPglite, migratedMemoryDatabase } from './helpers/pglite-template.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const UNAUTHENTICATED = '{"message":"Unauthenticated."}';
@@ -339,7 +339,7 @@ describe('500', () => {
   it('answers Server Error without a stack trace, with a request id', async () => {
     // A database without the schema (never migrated): the token lookup fails on a missing table, an
     // unexpected failure whichever driver the other tests use.
-    const unmigrated = pgliteDatabase(await initdbMemoryPglite());
+    const unmigrated = pgliteDatabase(await initdbPglite());
     const broken = await startApp({}, { db: unmigrated });
     try {
       const res = await broken.request('GET', '/api/v1/locations', {

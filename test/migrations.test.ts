@@ -8,9 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { diffMigrationsToSchema } from '../scripts/schema-engine.js';
 import { HAND_WRITTEN_INDEXES } from '../src/db/hand-written-indexes.js';
 import { applyMigrations, pgliteRunner, readMigrations } from '../src/db/migrate.js';
-import { newPglite } from '../src/db/pglite.js';
 import { CASE_INSENSITIVE_UNIQUE } from '../src/db/text-search.js';
-import { initdbMemoryPglite } from './helpers/pglite-template.js';
+import { initdbPglite } from './helpers/pglite-template.js';
 import { freePort, killGroup, startServer, waitUntilUp } from './helpers/processes.js';
 
 /**
@@ -36,7 +35,7 @@ async function upgradeHolding(
   rows: string,
   check: (db: PGlite, applied: string[], expected: string[]) => Promise<void>,
 ): Promise<void> {
-  const db = await initdbMemoryPglite();
+  const db = await initdbPglite();
   try {
     const all = readMigrations();
     const before = all.filter((m) => m.name < migration);
@@ -55,12 +54,12 @@ async function upgradeHolding(
 
 describe('migrations', () => {
   it('match schema.prisma (run `npm run migration:create -- <name>` after changing the schema)', async () => {
-    const pending = await diffMigrationsToSchema(initdbMemoryPglite);
+    const pending = await diffMigrationsToSchema(initdbPglite);
     expect(pending, 'schema.prisma has changes that no migration creates').toBe('');
   }, 120_000);
 
   it('create exactly the hand-written indexes the code lists, each on lower() of its column', async () => {
-    const db = await initdbMemoryPglite();
+    const db = await initdbPglite();
     try {
       await applyMigrations(pgliteRunner(db));
       const found = await undeclaredIndexes(db);
@@ -132,7 +131,7 @@ describe('migrations', () => {
   });
 
   it('apply once, record Prisma-compatible checksums, and are idempotent', async () => {
-    const db = await initdbMemoryPglite();
+    const db = await initdbPglite();
     try {
       const all = readMigrations();
       expect(await applyMigrations(pgliteRunner(db))).toEqual(all.map((m) => m.name));
@@ -150,7 +149,7 @@ describe('migrations', () => {
   });
 
   it('roll a failing migration back entirely and say which one failed', async () => {
-    const db = await initdbMemoryPglite();
+    const db = await initdbPglite();
     try {
       const broken = [
         { name: '1_broken', sql: 'CREATE TABLE "t1" (id int); SELECT no_such_fn();', checksum: 'x' },
@@ -174,7 +173,7 @@ describe('the server at start', { timeout: 120_000 }, () => {
     try {
       const all = readMigrations();
       const last = all.at(-1)?.name as string;
-      const old = newPglite(dir);
+      const old = await initdbPglite(dir);
       await applyMigrations(pgliteRunner(old), all.slice(0, -1));
       await old.close();
       const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dir, HOST: '127.0.0.1' };

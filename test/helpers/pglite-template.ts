@@ -109,9 +109,12 @@ export async function migratedMemoryDatabase(): Promise<Database> {
   return pgliteDatabase(pglite);
 }
 
-/** A database in memory as initdb leaves it, no migration applied (tests of the migrations). */
-export async function initdbMemoryPglite(): Promise<PGlite> {
-  const pglite = newPglite(undefined, await templateDump('initdb.tar'));
+/**
+ * A database as initdb leaves it, no migration applied (tests of the migrations): in memory, or in
+ * the empty folder `dataDir` (initdb itself takes seconds of CPU).
+ */
+export async function initdbPglite(dataDir?: string): Promise<PGlite> {
+  const pglite = newPglite(dataDir, await templateDump('initdb.tar'));
   await pglite.waitReady;
   return pglite;
 }
