@@ -236,8 +236,11 @@ const requestError = (error: unknown): error is GraphQLError =>
 /** The failures already logged, each once, though both failuresLogged and maskError see it. */
 const loggedFailures = new WeakSet<object>();
 
-/** Logs what an error answers: a 503's warn line, any other 5xx or a masked fault with its stack. */
-function logFailureOnce(log: FailureLog, error: unknown): void {
+/**
+ * Logs what an error answers: a 503's warn line (one per answer, `answer`, however many of its fields
+ * failed so), any other 5xx or a masked fault with its stack.
+ */
+function logFailureOnce(log: FailureLog, error: unknown, answer?: { warned: boolean }): void {
   const original = unwrap(error);
   if (typeof original === 'object' && original !== null) {
     if (loggedFailures.has(original)) return;
@@ -245,6 +248,10 @@ function logFailureOnce(log: FailureLog, error: unknown): void {
   }
   const app = clientError(original);
   if (app) {
+    if (app.code === 'SERVICE_UNAVAILABLE' && answer) {
+      if (answer.warned) return;
+      answer.warned = true;
+    }
     if (app.status >= 500) logFailure(log, original, app);
   } else if (!requestError(error)) {
     log.error({ err: original }, 'GraphQL resolver failed');
@@ -256,12 +263,13 @@ function logFailureOnce(log: FailureLog, error: unknown): void {
  * as REST's are: the line carries the request's id (probe F2: a GraphQL 503 had none). Before the
  * masking, which sees no request.
  */
-function failuresLogged(fallback: FailureLog): Plugin {
-  const logResult =
-    (log: FailureLog) =>
-    ({ result }: { result: { errors?: readonly unknown[] } }): void => {
-      for (const error of result.errors ?? []) logFailureOnce(log, error);
+export function failuresLogged(fallback: FailureLog): Plugin {
+  const logResult = (log: FailureLog) => {
+    const answer = { warned: false };
+    return ({ result }: { result: { errors?: readonly unknown[] } }): void => {
+      for (const error of result.errors ?? []) logFailureOnce(log, error, answer);
     };
+  };
   const logOf = (context: unknown): FailureLog => (context as { req?: FastifyRequest }).req?.log ?? fallback;
   return {
     onExecute({ args }) {
