@@ -236,6 +236,8 @@ describe('admin CLI and server on one embedded database', { timeout: 120_000 }, 
         ['simulate', '--tenant', 'x', '--devices', '-5', '--json'],
         '--devices must be between 1 and 100000; got "-5".',
       ],
+      // Which simulation is asked comes before its numbers (probe X: the order changed).
+      [['simulate', '--token', 't', '--devices', '0', '--json'], '--token goes with --url.'],
     ];
     for (const [args, message] of cases) {
       const run = await admin(...args);

@@ -484,11 +484,13 @@ async function run(
       );
     }
     case 'simulate': {
+      // Which simulation first (over HTTP the token names the tenant, on the database --tenant does),
+      // then its numbers: the messages' order of old (probe X).
+      const http = overHttp(values);
       const devices = boundedInt(values.devices, 'devices', 200, MAX_DEVICES);
       const intervalMs = boundedInt(values['interval-ms'], 'interval-ms', 2000, MAX_INTERVAL_MS);
       const rand = nonNegativeInt(values.seed, 'seed', 1);
-      // On the database: of a tenant. Over HTTP the token names it.
-      const tenantId = overHttp(values) ? '' : required(values, 'tenant');
+      const tenantId = http ? '' : required(values, 'tenant');
       const { seededRandom } = await import('../modules/locations/locations.seed.js');
       const { databaseSink, SimulationError, simulateVenue, venueFromDatabase } = await import(
         '../modules/ingest/ingest.simulate.js'
@@ -582,6 +584,9 @@ async function run(
         failingPlainly(f, (err) => err instanceof ImportFailed && { errors: err.errors });
       // The file first: one that cannot be read, or is no guest file, is said without the database.
       const read = await plainly(() => readGuestFile(cmd, config));
+      // A Ctrl-C while the file was read stops here, before the database is opened (probe X).
+      await setImmediate();
+      stopping.check(NOTHING_IMPORTED);
       const database = await open();
       await requireTenant(database, tenantId);
       const bars = importProgress(process.stderr);
