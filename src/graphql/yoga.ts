@@ -233,7 +233,11 @@ const operationNameChecked: Plugin = {
 const requestError = (error: unknown): error is GraphQLError =>
   isGraphqlError(error) && !error.path && (!error.originalError || graphqlOwn(error));
 
-/** The failures already logged, each once, though both failuresLogged and maskError see it. */
+/**
+ * The errors of answers already logged, each once, though both failuresLogged and maskError see it:
+ * the answer's own error objects, not what they wrap (an error shared by several requests, as a
+ * single-flight read's, is logged for each).
+ */
 const loggedFailures = new WeakSet<object>();
 
 /**
@@ -241,11 +245,11 @@ const loggedFailures = new WeakSet<object>();
  * failed so), any other 5xx or a masked fault with its stack.
  */
 function logFailureOnce(log: FailureLog, error: unknown, answer?: { warned: boolean }): void {
-  const original = unwrap(error);
-  if (typeof original === 'object' && original !== null) {
-    if (loggedFailures.has(original)) return;
-    loggedFailures.add(original);
+  if (typeof error === 'object' && error !== null) {
+    if (loggedFailures.has(error)) return;
+    loggedFailures.add(error);
   }
+  const original = unwrap(error);
   const app = clientError(original);
   if (app) {
     if (app.code === 'SERVICE_UNAVAILABLE' && answer) {
