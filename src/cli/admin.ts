@@ -211,17 +211,11 @@ function foreignOption(command: string, name: string): string | undefined {
 const SIGNAL_EXIT_CODES = { SIGINT: 130, SIGTERM: 143 } as const;
 type StopSignal = keyof typeof SIGNAL_EXIT_CODES;
 
-/** The commands that stop cleanly on Ctrl-C (SIGINT) or SIGTERM; the others end as Node ends them. */
-const STOPPABLE: readonly string[] = ['simulate', 'seed', 'import guests', 'retention run'];
-
-/** Commands of a few statements (the others may run long: they keep the embedded database's optimised code). */
-const BRIEF: readonly string[] = [
-  'bootstrap',
-  'token issue',
-  'token list',
-  'token revoke',
-  'tenant activate',
-];
+/**
+ * The commands that may run long: they stop cleanly on Ctrl-C (SIGINT) or SIGTERM, and keep the
+ * embedded database's optimised code. The others run a few statements and end as Node ends them.
+ */
+const LONG_RUNNING: readonly string[] = ['simulate', 'seed', 'import guests', 'retention run'];
 
 /** A command stopped by SIGINT or SIGTERM (exit 130 or 143); the message says what it left. */
 class Interrupted extends Error {
@@ -748,7 +742,8 @@ async function main(): Promise<number> {
         `DATA_DIR ${config.dataDir}: no database there; \`bootstrap\` starts one (is it the server's DATA_DIR?)`,
       );
     }
-    if (!config.databaseUrl && BRIEF.includes(command)) (await import('../v8-tuning.js')).baselineWasmOnly();
+    if (!config.databaseUrl && !LONG_RUNNING.includes(command))
+      (await import('../v8-tuning.js')).baselineWasmOnly();
     const { openDatabase, openFailure } = await import('../db/database.js');
     // Maintenance commands (seeding) may run long statements: no statement timeout here.
     db = await openDatabase({ ...databaseOptions(config), statementTimeoutMs: 0 }).catch((err: unknown) => {
@@ -758,7 +753,7 @@ async function main(): Promise<number> {
     return db;
   };
   // From here on a stoppable command hears Ctrl-C: a first stops it cleanly, a second at once.
-  const stopping = interruption(STOPPABLE.includes(command), (by) => {
+  const stopping = interruption(LONG_RUNNING.includes(command), (by) => {
     const code = fail(
       `Interrupted again by ${by}: stopped at once (what its open transaction wrote is rolled back).`,
       SIGNAL_EXIT_CODES[by],
