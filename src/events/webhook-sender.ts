@@ -7,10 +7,11 @@
 // name is resolved and checked by the connection's own look-up (which then connects to the checked
 // addresses). A kept-alive connection of the worker's (webhookConnections) was checked when it was
 // made, so an attempt on it needs no look-up. Sent with undici: half the CPU of node:http's client
-// per attempt (27–35 µs against 61–75 µs, 2026-11-27).
+// per attempt (27–35 µs against 61–75 µs, 2026-11-27), and loaded at the first attempt: importing
+// it costs about 110 ms of CPU, at every start of a process that may never send one.
 import type net from 'node:net';
 import { isIP } from 'node:net';
-import { Agent, Client, type Dispatcher, errors } from 'undici';
+import type { Client, Dispatcher } from 'undici';
 import {
   hostOf,
   pinnedLookup,
@@ -48,7 +49,7 @@ export interface SendOptions {
   readonly timeoutMs: number;
   readonly allowPrivate: boolean;
   /** The delivering instance's kept-alive connections (webhookConnections); none: one connection per attempt. */
-  readonly connections?: Dispatcher;
+  readonly connections?: WebhookConnections;
   /** For tests: the moment of signing. */
   readonly now?: () => Date;
   /** For tests: how a host name is resolved (default: the system's resolver). */
@@ -106,14 +107,33 @@ function checkedLookup(opts: Pick<SendOptions, 'allowPrivate' | 'timeoutMs' | 'r
   }) as LookupFn;
 }
 
+type Undici = typeof import('undici');
+let undiciLoaded: Promise<Undici> | undefined;
+const loadUndici = (): Promise<Undici> => (undiciLoaded ??= import('undici'));
+
+/** The delivering instance's connections: undici's pool, made at the first attempt. */
+export interface WebhookConnections {
+  dispatcher(): Promise<Dispatcher>;
+  destroy(): Promise<void>;
+}
+
 /**
  * The delivering instance's connections: kept alive, at most `connections` to one origin, each
  * checked when it is made (an IP literal connects without a look-up: sendWebhook checks it first).
  */
 export function webhookConnections(
   opts: Pick<SendOptions, 'allowPrivate' | 'timeoutMs' | 'resolver'> & { connections: number },
-): Dispatcher {
-  return new Agent({ connections: opts.connections, connect: { lookup: checkedLookup(opts) } });
+): WebhookConnections {
+  let agent: Promise<Dispatcher> | undefined;
+  return {
+    dispatcher: () =>
+      (agent ??= loadUndici().then(
+        ({ Agent }) => new Agent({ connections: opts.connections, connect: { lookup: checkedLookup(opts) } }),
+      )),
+    async destroy() {
+      if (agent) await (await agent).destroy();
+    },
+  };
 }
 
 /** The Basic credentials of a URL's user information, as a browser (and node:http) sends them. */
@@ -163,16 +183,19 @@ export async function sendWebhook(
   };
   const auth = basicAuth(target);
   if (auth !== null) headers.authorization = auth;
+  const undici = await loadUndici();
   // Without the instance's connections, one of the attempt's own, closed after it.
   let connection: Client | undefined;
   try {
     if (!opts.connections)
-      connection = new Client(target.origin, { connect: { lookup: checkedLookup(opts) } });
+      connection = new undici.Client(target.origin, { connect: { lookup: checkedLookup(opts) } });
   } catch (err) {
     // A URL undici will not connect to: the URL is at fault, not the moment.
     return result('failed', null, (err as Error).message);
   }
-  const dispatcher: Dispatcher = opts.connections ?? (connection as Client);
+  const dispatcher: Dispatcher = opts.connections
+    ? await opts.connections.dispatcher()
+    : (connection as Client);
   const answer = await new Promise<AttemptResult>((resolve) => {
     let settled = false;
     let status: number | null = null;
@@ -236,6 +259,7 @@ export async function sendWebhook(
   return answer;
 
   function failure(err: unknown): AttemptResult {
+    const { errors } = undici;
     const cause = connectError(err);
     // The connection's look-up refused the host's addresses: not again; unresolved: later.
     if (cause instanceof TargetRefused) return result('failed', null, cause.message);

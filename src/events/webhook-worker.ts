@@ -9,7 +9,6 @@
 // pending (a fence: an instance that outlived its lease does not overwrite the newer claim); the
 // attempt itself is logged either way (it was made).
 import { randomFillSync } from 'node:crypto';
-import type { Dispatcher } from 'undici';
 import type { WebhookSettings } from '../config.js';
 import { type Prisma, rawRowsOf } from '../db/database.js';
 import { isForeignKeyViolation } from '../db/foreign-key-violation.js';
@@ -17,7 +16,7 @@ import { retryingConflicts } from '../db/write-conflict.js';
 import { storedEventMessage } from './webhook-message.js';
 import { nextRetryDelay } from './webhook-retry.js';
 import { openSecret, SIGNING_SECRETS_SQL, signingSecrets } from './webhook-secret.js';
-import { type AttemptResult, sendWebhook } from './webhook-sender.js';
+import { type AttemptResult, sendWebhook, type WebhookConnections } from './webhook-sender.js';
 
 /** A claimed delivery (or a stream's event: see `id`), with what sending it needs. */
 export interface ClaimedDelivery {
@@ -258,7 +257,7 @@ export interface WorkerDeps {
   health: EndpointHealth;
   log: WorkerLog;
   /** Kept-alive connections to the endpoints (webhookConnections). */
-  connections: Dispatcher;
+  connections: WebhookConnections;
   /** A retry falls due at this moment: the worker should look again then. */
   wakeAt(at: Date): void;
 }

@@ -4,10 +4,11 @@
 // calls with one token passed a budget of 30, across instances and within one). So the store here
 // counts the call in the read itself, atomically: in memory within one step of the event loop, in
 // Redis (REDIS_URL) with one script; the limiter's write is then a no-op. In memory again while
-// Redis is away.
+// Redis is away. The limiter is loaded at the first guarded call: importing graphql-rate-limit (and
+// graphql-shield with it) costs about 110 ms of CPU, at every start.
 import { randomBytes } from 'node:crypto';
 import type { GraphQLResolveInfo } from 'graphql';
-import { getGraphQLRateLimiter, Store } from 'graphql-rate-limit';
+import type { Store } from 'graphql-rate-limit';
 import { AppError } from '../errors.js';
 import type { RedisLink } from '../redis/redis.js';
 
@@ -30,6 +31,7 @@ export interface FieldGuard {
 }
 
 type Identity = Parameters<Store['getForIdentity']>[0];
+type Limiter = ReturnType<typeof import('graphql-rate-limit')['getGraphQLRateLimiter']>;
 
 /** The field's window in ms (the limiter's field identity is the field's name: no identity args). */
 function windowOf(identity: Identity): number {
@@ -43,7 +45,7 @@ function windowOf(identity: Identity): number {
  * limiter decides on the calls before it (as many as `max` pass), and its write changes nothing.
  * Refused calls count too, as graphql-rate-limit counts them.
  */
-class CountingMemoryStore extends Store {
+class CountingMemoryStore implements Store {
   private readonly calls = new Map<string, number[]>();
 
   async getForIdentity(identity: Identity): Promise<readonly number[]> {
@@ -74,12 +76,10 @@ redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return before`;
 
 /** Redis while it answers, per-instance memory during an outage or when a command fails. */
-class FallbackStore extends Store {
+class FallbackStore implements Store {
   private readonly memory = new CountingMemoryStore();
 
-  constructor(private readonly redis: RedisLink) {
-    super();
-  }
+  constructor(private readonly redis: RedisLink) {}
 
   async getForIdentity(identity: Identity): Promise<readonly number[]> {
     const now = Date.now();
@@ -107,14 +107,19 @@ class FallbackStore extends Store {
 
 export function createFieldGuard(redis: RedisLink | undefined): FieldGuard {
   const store: Store = redis ? new FallbackStore(redis) : new CountingMemoryStore();
-  const limiter = getGraphQLRateLimiter({
-    store,
-    identifyContext: (ctx: { tokenId: string }) => ctx.tokenId,
-    formatError: ({ fieldName, max }) =>
-      `Too Many Attempts: ${fieldName} may be called ${max} times a minute.`,
-  });
+  let loaded: Promise<Limiter> | undefined;
+  const limiterOnFirstUse = (): Promise<Limiter> =>
+    (loaded ??= import('graphql-rate-limit').then(({ getGraphQLRateLimiter }) =>
+      getGraphQLRateLimiter({
+        store,
+        identifyContext: (ctx: { tokenId: string }) => ctx.tokenId,
+        formatError: ({ fieldName, max }) =>
+          `Too Many Attempts: ${fieldName} may be called ${max} times a minute.`,
+      }),
+    ));
   return {
     async check(field, tokenId, info) {
+      const limiter = await limiterOnFirstUse();
       const message = await limiter(
         // Counted under the guarded field's name, whatever called it.
         { parent: undefined, args: {}, context: { tokenId }, info: { ...info, fieldName: field } },
