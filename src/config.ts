@@ -305,10 +305,22 @@ function isHostName(host: string): boolean {
   }
 }
 
+/**
+ * DATABASE_URL's `sslmode=prefer`, `require` and `verify-ca` as node-postgres reads them (it
+ * verifies the certificate and the host name, as `verify-full`), named so: it printed a
+ * many-line SECURITY WARNING at every start, and its next major version gives them libpq's
+ * weaker meanings, which a URL written today would then take silently. `uselibpqcompat=true` asks
+ * for libpq's meanings now, and is left as it is.
+ */
+function verifyingSslMode(url: string): string {
+  if (/[?&]uselibpqcompat=true(?=[&#]|$)/.test(url)) return url;
+  return url.replace(/([?&]sslmode=)(prefer|require|verify-ca)(?=[&#]|$)/g, '$1verify-full');
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = int(env, 'PORT', 4000, 1, 65535);
   const host = env.HOST || '127.0.0.1';
-  const databaseUrl = env.DATABASE_URL || undefined;
+  const databaseUrl = env.DATABASE_URL ? verifyingSslMode(env.DATABASE_URL) : undefined;
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError(
       'DATABASE_URL must start with postgresql:// (leave it unset for the embedded database).',

@@ -54,6 +54,36 @@ describe('DATABASE_URL ?schema=', () => {
   });
 });
 
+describe('DATABASE_URL sslmode', () => {
+  it('names prefer, require and verify-ca as node-postgres reads them, verify-full (no SECURITY WARNING at start)', () => {
+    const cases: [string, string][] = [
+      ['postgresql://u@db/app?sslmode=require', 'postgresql://u@db/app?sslmode=verify-full'],
+      ['postgresql://u@db/app?sslmode=prefer', 'postgresql://u@db/app?sslmode=verify-full'],
+      [
+        'postgresql://u@db/app?application_name=x&sslmode=verify-ca&sslrootcert=/ca.pem',
+        'postgresql://u@db/app?application_name=x&sslmode=verify-full&sslrootcert=/ca.pem',
+      ],
+    ];
+    for (const [url, loaded] of cases)
+      expect(loadConfig({ DATABASE_URL: url }).databaseUrl, url).toBe(loaded);
+  });
+
+  it('leaves the other modes, a value that only starts like one, and libpq’s meanings asked with uselibpqcompat=true', () => {
+    for (const url of [
+      'postgresql://u@db/app?sslmode=verify-full',
+      'postgresql://u@db/app?sslmode=disable',
+      'postgresql://u@db/app?sslmode=no-verify',
+      'postgresql://u@db/app?sslmode=requirex',
+      'postgresql://u@db/app?application_name=sslmode=require',
+      'postgresql://u@db/app?uselibpqcompat=true&sslmode=require',
+      'postgresql://u@db/app?sslmode=require&uselibpqcompat=true',
+      'postgresql://u@db/app',
+    ]) {
+      expect(loadConfig({ DATABASE_URL: url }).databaseUrl, url).toBe(url);
+    }
+  });
+});
+
 describe('REDIS_URL credentials', () => {
   it.each(['redis://:pa%ss@127.0.0.1:6379/1', 'redis://us%zzer:pw@127.0.0.1:6379'])(
     'refuses %j, a bad percent escape, naming REDIS_URL and never the password (probe V)',
