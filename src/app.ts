@@ -362,6 +362,7 @@ export async function buildApp(deps: {
   fastify.decorateRequest('acquireTurn', null);
   fastify.decorateRequest('unrouted', false);
   fastify.decorateRequest('routedAs', null);
+  fastify.decorateRequest('ranMutation', false);
   // One Redis connection (plus a subscriber) for the rate limit, the field limits and live updates.
   const redis = config.redisUrl ? connectRedis(config.redisUrl, fastify.log) : undefined;
   const limiter = deps.limiter ?? createRateLimiter({ perMinute: config.rateLimitPerMinute, redis });
@@ -533,8 +534,10 @@ export async function buildApp(deps: {
   fastify.addHook('onSend', async (request, reply, payload) => {
     request.releaseTurn?.();
     // A write answered to a client that had left: its answer is lost, and a retry may do it twice
-    // (probe I: an import stored after its client left said nothing in the log).
-    if (reply.raw.destroyed && !READS.has(request.method)) {
+    // (probe I: an import stored after its client left said nothing in the log). A GraphQL request
+    // writes only when a mutation ran: a query sent by POST is a read.
+    const wrote = isGraphql(request) ? request.ranMutation : !READS.has(request.method);
+    if (reply.raw.destroyed && wrote) {
       request.log.warn(
         { statusCode: reply.statusCode },
         `${request.method} ${redactSecretQuery(request.url)} answered ${reply.statusCode} after its client left: the answer was not delivered`,

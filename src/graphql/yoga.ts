@@ -8,6 +8,7 @@ import {
   type FieldNode,
   GraphQLError,
   type GraphQLErrorOptions,
+  getOperationAST,
   Kind,
   type ValidationContext,
 } from 'graphql';
@@ -209,6 +210,22 @@ function refusedArgument(err: unknown, node: FieldNode): GraphQLError {
   return new GraphQLError(message, { nodes: [node], extensions: { ...extensions, http: requestErrorHttp } });
 }
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** A GraphQL mutation ran for it: a write, whose answer lost with its client is logged (app.ts). */
+    ranMutation: boolean;
+  }
+}
+
+/** Marks the request of each mutation executed (a batch's too): a query sent by POST writes nothing. */
+const mutationsMarked: Plugin = {
+  onExecute({ args }) {
+    if (getOperationAST(args.document, args.operationName)?.operation !== 'mutation') return;
+    const req = (args.contextValue as { req?: FastifyRequest }).req;
+    if (req) req.ranMutation = true;
+  },
+};
+
 /**
  * A request whose `operationName` is no string is the caller's malformed request, as Yoga words one
  * whose `query` is none (it was looked up as a name and answered OPERATION_RESOLUTION_FAILURE; probe R).
@@ -320,6 +337,7 @@ export function createGraphqlHandler(deps: {
       // First, so it also sees the answers of the limits below that stop an operation.
       ...(deps.metrics ? [deps.metrics] : []),
       failuresLogged(deps.log),
+      mutationsMarked,
       operationNameChecked,
       maxDepthPlugin({
         n: GRAPHQL_LIMITS.depth,
