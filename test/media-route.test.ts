@@ -1,8 +1,9 @@
 // The media route as a browser and a download tool use it: a strong ETag (the file's key, which
 // names one content for good) for revalidation (304), and one byte range (206, Content-Range) for a
-// resumed or partial download; what it cannot serve as a range gets the whole file, and a range
-// past the end is a 416, as Symfony's file response answers them. The same for each backend that
-// serves from this process (a folder, the database).
+// resumed or partial download; a range past the end is a 416, anything else the whole file (200), as
+// Symfony's file response answers them, within RFC 9110 §14 (probe Y: a suffix longer than the file
+// and an invalid range were 416). The same for each backend that serves from this process (a
+// folder, the database).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -93,8 +94,10 @@ describe.each(['local', 'database'] as const)('MEDIA_STORAGE=%s', (storage) => {
       ['bytes=4990-', 4990, SIZE - 1],
       ['bytes=-7', SIZE - 7, SIZE - 1],
       ['bytes=4000-999999', 4000, SIZE - 1],
-      // Overlapping and adjacent ranges are one range.
-      ['bytes=0-4,5-9,3-6', 0, 9],
+      ['bytes=0-0', 0, 0],
+      [`bytes=-${SIZE - 1}`, 1, SIZE - 1],
+      ['bytes=007-010', 7, 10],
+      ['Bytes=10-19', 10, 19],
     ];
     for (const [range, start, end] of cases) {
       const res = await get({ range });
@@ -108,17 +111,38 @@ describe.each(['local', 'database'] as const)('MEDIA_STORAGE=%s', (storage) => {
   });
 
   it('answers a range that starts past the end with 416, Content-Range bytes */size and no body', async () => {
-    for (const range of [`bytes=${SIZE}-`, `bytes=${SIZE + 10}-${SIZE + 20}`, 'bytes=-0', 'bytes=9-3']) {
+    for (const range of [
+      `bytes=${SIZE}-`,
+      `bytes=${SIZE + 10}-${SIZE + 20}`,
+      'bytes=-0',
+      'bytes=99999999999999999999-',
+    ]) {
       const res = await get({ range });
       expect(res.statusCode, range).toBe(416);
       expect(res.headers['content-range'], range).toBe(`bytes */${SIZE}`);
+      expect(res.headers['content-length'], range).toBe('0');
       expect(res.rawPayload.length, range).toBe(0);
+      // Nothing of the file's freshness on an answer that holds none of it.
+      expect(res.headers['cache-control'], range).toBe('no-store');
+      expect(res.headers.etag, range).toBeUndefined();
     }
   });
 
-  it('answers the whole file to several ranges, another unit, a malformed Range, or an If-Range of another version', async () => {
+  it('answers the whole file to a range covering it, several ranges, another unit, an invalid or malformed Range, or an If-Range of another version', async () => {
     const whole: Record<string, string>[] = [
+      { range: 'bytes=0-' },
+      { range: `bytes=0-${SIZE - 1}` },
+      { range: 'bytes=0-99999999999999999999' },
+      { range: `bytes=-${SIZE}` },
+      // A suffix longer than the file is the whole file (RFC 9110 §14.1.3).
+      { range: `bytes=-${SIZE + 500}` },
+      // Several ranges, overlapping or not, satisfiable or not.
       { range: 'bytes=0-9,100-109' },
+      { range: 'bytes=0-4,5-9,3-6' },
+      { range: `bytes=0-1,${SIZE + 1}-${SIZE + 9}` },
+      // Last before first: an invalid range, ignored (RFC 9110 §14.1.1).
+      { range: 'bytes=9-3' },
+      { range: 'bytes=-' },
       { range: 'items=0-9' },
       { range: 'bytes=abc' },
       { range: 'bytes' },
