@@ -3,6 +3,8 @@
 // are public and the page loads nothing from another host. (Every other test file checks each REST
 // answer it receives against the document: test/helpers/contract.ts.)
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildOpenApi, loadExamples, openApiPath } from '../src/rest/openapi.js';
 import { routeTable } from '../src/rest/route-table.js';
@@ -269,6 +271,65 @@ describe.concurrent('GET /api/v1/openapi.json and /api/v1/docs', () => {
       expect(graphiql.text).toContain('"endpoint":"/wifi/graphql"');
     } finally {
       await under.close();
+    }
+  });
+
+  it('serves the document, the page and its assets compressed as asked, each coding with its ETag (304 when held)', async () => {
+    const assetDir = createRequire(import.meta.url)
+      .resolve('swagger-ui-dist/package.json')
+      .replace(/package\.json$/, '');
+    const cases = [
+      { url: '/api/v1/openapi.json', cache: 'no-cache', bytes: Buffer.from(JSON.stringify(doc)) },
+      { url: '/api/v1/docs', cache: 'no-cache', bytes: null },
+      {
+        url: '/api/v1/docs/swagger-ui-bundle.js',
+        cache: 'public, max-age=86400',
+        bytes: readFileSync(`${assetDir}swagger-ui-bundle.js`),
+      },
+      {
+        url: '/api/v1/docs/swagger-ui.css',
+        cache: 'public, max-age=86400',
+        bytes: readFileSync(`${assetDir}swagger-ui.css`),
+      },
+    ];
+    for (const { url, cache, bytes } of cases) {
+      const plain = await t.app.fastify.inject({ method: 'GET', url });
+      expect(plain.statusCode, url).toBe(200);
+      expect(plain.headers['content-encoding'], url).toBeUndefined();
+      if (bytes) expect(plain.rawPayload.equals(bytes), url).toBe(true);
+      const tags = new Set([plain.headers.etag]);
+      for (const [coding, decode] of [
+        ['br', brotliDecompressSync],
+        ['gzip', gunzipSync],
+      ] as const) {
+        const res = await t.app.fastify.inject({
+          method: 'GET',
+          url,
+          headers: { 'accept-encoding': `${coding}` },
+        });
+        expect(res.statusCode, url).toBe(200);
+        expect(res.headers['content-encoding'], url).toBe(coding);
+        expect(res.headers.vary, url).toBe('Accept-Encoding');
+        expect(res.headers['cache-control'], url).toBe(cache);
+        expect(res.rawPayload.length, url).toBeLessThan(plain.rawPayload.length);
+        expect(decode(res.rawPayload).equals(plain.rawPayload), `${url} ${coding}`).toBe(true);
+        tags.add(res.headers.etag);
+        const held = await t.app.fastify.inject({
+          method: 'GET',
+          url,
+          headers: { 'accept-encoding': coding, 'if-none-match': String(res.headers.etag) },
+        });
+        expect(held.statusCode, `${url} ${coding}`).toBe(304);
+        expect(held.rawPayload.length).toBe(0);
+      }
+      // Three representations, three tags.
+      expect(tags.size, url).toBe(3);
+    }
+    // A name that is no asset, an Object property's included, is a 404 (it was read as a file).
+    for (const file of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {
+      const res = await t.request('GET', `/api/v1/docs/${file}`);
+      expect(res.status, file).toBe(404);
+      expect(res.text, file).toBe('{"message":"Not Found."}');
     }
   });
 
