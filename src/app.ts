@@ -657,7 +657,8 @@ export async function buildApp(deps: {
   });
   fastify.route({
     url: '/graphql',
-    method: ['GET', 'POST', 'OPTIONS'],
+    // HEAD declared, not Fastify's own route: that one gave a 304 `Content-Length: 0`.
+    method: ['GET', 'HEAD', 'POST', 'OPTIONS'],
     handler: async (req, reply) => {
       // Yoga builds its URL from the raw request's original target, and copies `query` into it. The
       // target it gets is the one routed (the absolute form's origin made it `http://hosthttp://…`,

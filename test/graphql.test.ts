@@ -946,6 +946,14 @@ describe.concurrent('errors and GraphiQL', () => {
       etag,
       '',
     ]);
+    expect(head.headers['content-length']).toBe(String(Buffer.byteLength(res.text)));
+    // A 304 to HEAD as to GET: no Content-Length (Fastify's own HEAD route gave 0).
+    const heldHead = await t.app.fastify.inject({
+      method: 'HEAD',
+      url: '/graphql',
+      headers: { accept: 'text/html', 'if-none-match': etag },
+    });
+    expect([heldHead.statusCode, heldHead.headers['content-length']]).toEqual([304, undefined]);
   });
 
   it('a mutation sent with GET is 405 METHOD_NOT_ALLOWED, Allow: POST (its code was BAD_REQUEST; probe R)', async () => {

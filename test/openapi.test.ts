@@ -324,6 +324,18 @@ describe.concurrent('GET /api/v1/openapi.json and /api/v1/docs', () => {
       }
       // Three representations, three tags.
       expect(tags.size, url).toBe(3);
+      // HEAD: the headers of GET's answer, and a 304 without a Content-Length (it gave 0).
+      const head = await t.app.fastify.inject({ method: 'HEAD', url });
+      expect(head.statusCode, url).toBe(200);
+      expect(head.headers['content-length'], url).toBe(String(plain.rawPayload.length));
+      expect(head.rawPayload.length, url).toBe(0);
+      const heldHead = await t.app.fastify.inject({
+        method: 'HEAD',
+        url,
+        headers: { 'if-none-match': String(plain.headers.etag) },
+      });
+      expect(heldHead.statusCode, url).toBe(304);
+      expect(heldHead.headers['content-length'], url).toBeUndefined();
     }
     // A name that is no asset, an Object property's included, is a 404 (it was read as a file).
     for (const file of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {

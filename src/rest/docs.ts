@@ -77,26 +77,38 @@ export function mountDocs(app: FastifyInstance, routes: readonly Route[], appUrl
     Object.keys(ASSETS).map((file) => [file, precompressedOnce(() => readFile(join(dir, file)))]),
   );
 
-  app.get(OPENAPI_PATH, (req, reply) =>
-    sendPrecompressed(req, reply, document(), {
-      contentType: 'application/json; charset=utf-8',
-      cacheControl: 'no-cache',
-    }),
-  );
-  app.get(DOCS_PATH, (req, reply) =>
-    sendPrecompressed(req, reply, page(), {
-      contentType: 'text/html; charset=utf-8',
-      cacheControl: 'no-cache',
-    }),
-  );
-  app.get<{ Params: { file: string } }>(`${DOCS_PATH}/:file`, async (req, reply) => {
-    const type = ASSETS[req.params.file];
-    const asset = assets.get(req.params.file);
-    if (!type || !asset)
-      return reply.status(404).header('Content-Type', 'application/json').send({ message: 'Not Found.' });
-    return sendPrecompressed(req, reply, asset(), {
-      contentType: type,
-      cacheControl: 'public, max-age=86400',
-    });
+  // HEAD declared with GET, not Fastify's own route: that one gave a 304 `Content-Length: 0`.
+  const method = ['GET', 'HEAD'];
+  app.route({
+    method,
+    url: OPENAPI_PATH,
+    handler: (req, reply) =>
+      sendPrecompressed(req, reply, document(), {
+        contentType: 'application/json; charset=utf-8',
+        cacheControl: 'no-cache',
+      }),
+  });
+  app.route({
+    method,
+    url: DOCS_PATH,
+    handler: (req, reply) =>
+      sendPrecompressed(req, reply, page(), {
+        contentType: 'text/html; charset=utf-8',
+        cacheControl: 'no-cache',
+      }),
+  });
+  app.route<{ Params: { file: string } }>({
+    method,
+    url: `${DOCS_PATH}/:file`,
+    handler: async (req, reply) => {
+      const type = ASSETS[req.params.file];
+      const asset = assets.get(req.params.file);
+      if (!type || !asset)
+        return reply.status(404).header('Content-Type', 'application/json').send({ message: 'Not Found.' });
+      return sendPrecompressed(req, reply, asset(), {
+        contentType: type,
+        cacheControl: 'public, max-age=86400',
+      });
+    },
   });
 }
