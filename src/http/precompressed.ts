@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ifNoneMatchHolds } from './etag.js';
 
 type Coding = 'identity' | 'gzip' | 'br';
 
@@ -66,8 +67,6 @@ export async function sendPrecompressed(
     .header('Cache-Control', headers.cacheControl)
     .header('Vary', 'Accept-Encoding');
   if (coding !== 'identity') reply.header('Content-Encoding', coding);
-  const held = request.headers['if-none-match'];
-  if (held?.split(',').some((tag) => tag.trim() === '*' || tag.trim().replace(/^W\//, '') === etag))
-    return reply.status(304).send();
+  if (ifNoneMatchHolds(request.headers['if-none-match'], etag)) return reply.status(304).send();
   return reply.send(bytes);
 }

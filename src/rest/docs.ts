@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { type Precompressed, precompressedOnce, sendPrecompressed } from '../http/precompressed.js';
+import { precompressedOnce, sendPrecompressed } from '../http/precompressed.js';
 import { API_PREFIX } from './adapter.js';
 import type { Route } from './endpoint.js';
 import { buildOpenApi } from './openapi.js';
@@ -73,40 +73,36 @@ export function mountDocs(app: FastifyInstance, routes: readonly Route[], appUrl
   );
   const page = precompressedOnce(() => Buffer.from(docsPage(base)));
   const dir = assetDir();
-  const assets = new Map<string, () => Promise<Precompressed>>(
-    Object.keys(ASSETS).map((file) => [file, precompressedOnce(() => readFile(join(dir, file)))]),
+  const assets = new Map(
+    Object.entries(ASSETS).map(([file, type]) => [
+      file,
+      { type, body: precompressedOnce(() => readFile(join(dir, file))) },
+    ]),
   );
 
   // HEAD declared with GET, not Fastify's own route: that one gave a 304 `Content-Length: 0`.
   const method = ['GET', 'HEAD'];
-  app.route({
-    method,
-    url: OPENAPI_PATH,
-    handler: (req, reply) =>
-      sendPrecompressed(req, reply, document(), {
-        contentType: 'application/json; charset=utf-8',
-        cacheControl: 'no-cache',
-      }),
-  });
-  app.route({
-    method,
-    url: DOCS_PATH,
-    handler: (req, reply) =>
-      sendPrecompressed(req, reply, page(), {
-        contentType: 'text/html; charset=utf-8',
-        cacheControl: 'no-cache',
-      }),
-  });
+  for (const [url, body, contentType] of [
+    [OPENAPI_PATH, document, 'application/json; charset=utf-8'],
+    [DOCS_PATH, page, 'text/html; charset=utf-8'],
+  ] as const) {
+    app.route({
+      method,
+      url,
+      handler: (req, reply) =>
+        sendPrecompressed(req, reply, body(), { contentType, cacheControl: 'no-cache' }),
+    });
+  }
   app.route<{ Params: { file: string } }>({
     method,
     url: `${DOCS_PATH}/:file`,
     handler: async (req, reply) => {
-      const type = ASSETS[req.params.file];
+      // A Map, not ASSETS itself: `constructor` or `__proto__` is no asset (it answered 500).
       const asset = assets.get(req.params.file);
-      if (!type || !asset)
+      if (!asset)
         return reply.status(404).header('Content-Type', 'application/json').send({ message: 'Not Found.' });
-      return sendPrecompressed(req, reply, asset(), {
-        contentType: type,
+      return sendPrecompressed(req, reply, asset.body(), {
+        contentType: asset.type,
         cacheControl: 'public, max-age=86400',
       });
     },

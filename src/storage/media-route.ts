@@ -12,20 +12,13 @@
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
 import type { Prisma } from '../db/database.js';
+import { ifNoneMatchHolds } from '../http/etag.js';
 import { isMarkedForRemoval } from './file-removals.js';
 import { contentTypeOf } from './keys.js';
 import { AVATAR_PATH, avatarStorage } from './storage.js';
 
 /** A guest's photo: a browser may keep it, a shared cache may not (it must go when removed or erased). */
 const CACHE_CONTROL = 'private, max-age=86400';
-
-/** Whether an If-None-Match list holds `etag` (weak comparison, as RFC 9110 §13.1.2 asks) or `*`. */
-function holds(ifNoneMatch: string, etag: string): boolean {
-  return ifNoneMatch.split(',').some((tag) => {
-    const t = tag.trim();
-    return t === '*' || t.replace(/^W\//, '') === etag;
-  });
-}
 
 type Range = { start: number; end: number } | 'whole' | 'unsatisfiable';
 
@@ -77,8 +70,7 @@ export function mountMedia(app: FastifyInstance, config: Config, prisma: Prisma)
       if (!file)
         return reply.status(404).header('Content-Type', 'application/json').send('{"message":"Not Found."}');
       const etag = `"${key}"`;
-      const ifNoneMatch = request.headers['if-none-match'];
-      if (ifNoneMatch !== undefined && holds(ifNoneMatch, etag))
+      if (ifNoneMatchHolds(request.headers['if-none-match'], etag))
         return reply.status(304).header('ETag', etag).header('Cache-Control', CACHE_CONTROL).send();
       const size = file.bytes.length;
       const range = rangeOf(request, size, etag);
