@@ -2,7 +2,8 @@
 // and presence fan-out pauses while it is away. Every ioredis client is created here, the one way:
 // an error listener, bounded timeouts, reconnection forever, no rejection left unhandled, and one
 // log line per outage (not per reconnect attempt) with counters for diagnostics.
-import { type Command, Redis, type RedisOptions } from 'ioredis';
+import { createRequire } from 'node:module';
+import type { Command, Redis, RedisOptions } from 'ioredis';
 
 /** A command never waits longer than this for Redis (queued or sent). */
 export const REDIS_TIMEOUT_MS = 2_000;
@@ -29,43 +30,61 @@ export interface RedisStats {
  * on reconnect) must not reject unhandled: Node ends the process on that. Callers that await still
  * see the rejection; the promise is only marked handled and counted.
  */
-class GuardedRedis extends Redis {
-  onCommandFailure: (err: unknown) => void = () => {};
+interface GuardedRedis extends Redis {
+  onCommandFailure: (err: unknown) => void;
   /**
    * Redis's answer to a SELECT (the database number of REDIS_URL, sent by ioredis on every connect
    * before the connection is ready): its refusal (`ERR DB index is out of range`), or undefined.
    */
-  onSelect: (refusal: string | undefined) => void = () => {};
+  onSelect: (refusal: string | undefined) => void;
   /** The refusal of the last SELECT (undefined: accepted, or none sent, i.e. database 0). */
   selectRefused: string | undefined;
+}
 
-  /** Commands watched already: ioredis sends a command again after a reconnect (one that timed out too). */
-  private readonly watched = new WeakSet<Command>();
+// ioredis is loaded at the first client, not at every start: most single-box runs (and admin
+// commands) have no REDIS_URL, and loading it costs about 0.1 s of CPU.
+const require = createRequire(import.meta.url);
+let guardedRedisClass: (new (url: string, options: RedisOptions) => GuardedRedis) | undefined;
 
-  override sendCommand(command: Command, stream?: Parameters<Redis['sendCommand']>[1]): unknown {
-    // Once per command: a timed-out command sent again on the new connection would report its
-    // time-out again, on a connection that is fine, and drop it (a reconnect loop).
-    if (this.watched.has(command)) return super.sendCommand(command, stream);
-    this.watched.add(command);
-    command.promise.catch((err: unknown) => this.onCommandFailure(err));
-    if (command.name === 'select') {
-      command.promise.then(
-        () => {
-          this.selectRefused = undefined;
-          this.onSelect(undefined);
-        },
-        (err: unknown) => {
-          // Redis's own reply refusing the number (out of range, cluster mode, an ACL without SELECT),
-          // not a lost connection, a time out or a failed AUTH (NOAUTH, WRONGPASS: an outage as before).
-          if (!(err instanceof Error) || err.name !== 'ReplyError' || !/^(ERR|NOPERM) /.test(err.message))
-            return;
-          this.selectRefused = err.message;
-          this.onSelect(err.message);
-        },
-      );
+function newGuardedRedis(url: string, options: RedisOptions): GuardedRedis {
+  guardedRedisClass ??= guardedClassOf((require('ioredis') as typeof import('ioredis')).Redis);
+  return new guardedRedisClass(url, options);
+}
+
+function guardedClassOf(Base: typeof Redis): new (url: string, options: RedisOptions) => GuardedRedis {
+  return class extends Base implements GuardedRedis {
+    onCommandFailure: (err: unknown) => void = () => {};
+    onSelect: (refusal: string | undefined) => void = () => {};
+    selectRefused: string | undefined;
+
+    /** Commands watched already: ioredis sends a command again after a reconnect (one that timed out too). */
+    private readonly watched = new WeakSet<Command>();
+
+    override sendCommand(command: Command, stream?: Parameters<Redis['sendCommand']>[1]): unknown {
+      // Once per command: a timed-out command sent again on the new connection would report its
+      // time-out again, on a connection that is fine, and drop it (a reconnect loop).
+      if (this.watched.has(command)) return super.sendCommand(command, stream);
+      this.watched.add(command);
+      command.promise.catch((err: unknown) => this.onCommandFailure(err));
+      if (command.name === 'select') {
+        command.promise.then(
+          () => {
+            this.selectRefused = undefined;
+            this.onSelect(undefined);
+          },
+          (err: unknown) => {
+            // Redis's own reply refusing the number (out of range, cluster mode, an ACL without SELECT),
+            // not a lost connection, a time out or a failed AUTH (NOAUTH, WRONGPASS: an outage as before).
+            if (!(err instanceof Error) || err.name !== 'ReplyError' || !/^(ERR|NOPERM) /.test(err.message))
+              return;
+            this.selectRefused = err.message;
+            this.onSelect(err.message);
+          },
+        );
+      }
+      return super.sendCommand(command, stream);
     }
-    return super.sendCommand(command, stream);
-  }
+  };
 }
 
 /** REDIS_URL without its password, for messages: `redis://host:6379/2`. */
@@ -87,7 +106,7 @@ export async function redisDatabaseRefusal(
   url: string,
   timeoutMs = REDIS_TIMEOUT_MS,
 ): Promise<string | undefined> {
-  const client = new GuardedRedis(url, {
+  const client = newGuardedRedis(url, {
     disableClientInfo,
     lazyConnect: true,
     enableOfflineQueue: false,
@@ -235,7 +254,7 @@ export function connectRedis(url: string, log: RedisLog = silent): RedisLink {
   };
 
   const create = (name: string, options: RedisOptions): GuardedRedis => {
-    const client = new GuardedRedis(url, options);
+    const client = newGuardedRedis(url, options);
     client.onCommandFailure = (err) => {
       stats.failedCommands += 1;
       // A Redis that hangs (stopped, overloaded, a dead peer without a reset) closes nothing: treat a
