@@ -7,7 +7,7 @@
 // test/webhooks.delivery.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_TYPES } from '../src/events/event-types.js';
-import { openSecret } from '../src/events/webhook-secret.js';
+import { openSecret, sealSecret } from '../src/events/webhook-secret.js';
 import { issueToken } from '../src/modules/tenants/bootstrap.service.js';
 import { isoMicros } from '../src/shared/format.js';
 import { startApp, type TestApp, type TestResponse } from './helpers/app.js';
@@ -839,6 +839,27 @@ describe.concurrent('POST /webhooks/:id/rotate-secret', () => {
     expect(verifies(got, hook.secret)).toBe(false);
   });
 
+  it('a secret sealed under a key since lost is not kept as the previous one: the answer says none (probe Z1)', async () => {
+    const a = await tenant();
+    const hook = await create(a.token, { url: receiver.url, events: ['*'] });
+    const lostKey = Buffer.alloc(32, 7);
+    await t.db.prisma.webhook.update({
+      where: { id: hook.id },
+      data: { secret: sealSecret(hook.secret, lostKey) },
+    });
+    const rotated = await t.request('POST', `${URL}/${hook.id}/rotate-secret`, {
+      token: a.token,
+      body: { previous_secret_hours: 5 },
+    });
+    expect(rotated.status, rotated.text).toBe(200);
+    expect(rotated.json.data.previous_secret_expires_at).toBeNull();
+    const row = await t.db.prisma.webhook.findUniqueOrThrow({ where: { id: hook.id } });
+    expect([row.previousSecret, row.previousSecretExpiresAt]).toEqual([null, null]);
+    const got = await ping(a.token, hook.id);
+    expect(String(got.headers['webhook-signature']).split(' ')).toHaveLength(1);
+    expect(verifies(got, rotated.json.data.secret)).toBe(true);
+  });
+
   it('previous_secret_hours: Laravel’s messages at and past its edges; nothing changes', async () => {
     const a = await tenant();
     const hook = await create(a.token, { url: receiver.url, events: ['*'] });
@@ -1037,6 +1058,52 @@ describe.concurrent('GraphQL webhooks, webhookDeliveries and the mutations', () 
       sinceEventId: ['The since event id field is required when since is not present.'],
       since: ['The since field is required when since event id is not present.'],
     });
+  });
+
+  it('cursor pages: an endpoint disabled between two pages skips none; another tenant’s id is no cursor (probe Z1)', async () => {
+    const a = await tenant();
+    const b = await tenant();
+    const cursorOf = (id: string) => Buffer.from(`GPC:S:${id}`).toString('base64');
+    const h1 = await create(a.token, { url: receiver.url, events: ['*'] });
+    const foreign = await create(b.token, { url: receiver.url, events: ['*'] });
+    const h2 = await create(a.token, { url: receiver.url, events: ['*'] });
+    const h3 = await create(a.token, { url: receiver.url, events: ['*'] });
+    const h4 = await create(a.token, { url: receiver.url, events: ['*'] });
+    const page = `query($after: String) { webhooks(first: 2, isActive: true, after: $after) {
+      edges { node { id } } pageInfo { endCursor hasNextPage } } }`;
+    const nodes = (w: { edges: { node: { id: string } }[] }) => w.edges.map((e) => e.node.id);
+    const first = data(await t.graphql(a.token, page)).webhooks;
+    expect(nodes(first)).toEqual([h1.id, h2.id]);
+    expect(first.pageInfo).toEqual({ endCursor: cursorOf(h2.id), hasNextPage: true });
+    // The cursor's endpoint no longer matches isActive: the next page still starts right after it.
+    const off = await t.request('PUT', `${URL}/${h2.id}`, { token: a.token, body: { is_active: false } });
+    expect(off.status, off.text).toBe(200);
+    const second = data(await t.graphql(a.token, page, { after: first.pageInfo.endCursor })).webhooks;
+    expect(nodes(second)).toEqual([h3.id, h4.id]);
+    // Another tenant's endpoint, ordered among a's, places nothing: its id matches nothing here.
+    expect(nodes(data(await t.graphql(a.token, page, { after: cursorOf(foreign.id) })).webhooks)).toEqual([]);
+
+    // The attempts alike: b's attempt, made between a's first two, is no cursor of a's list.
+    const ping = async (token: string, id: string) => {
+      const res = await t.request('POST', `${URL}/${id}/test`, { token });
+      expect(res.status, res.text).toBe(200);
+      return res.json.data.id as string;
+    };
+    const p1 = await ping(a.token, h1.id);
+    const pb = await ping(b.token, foreign.id);
+    const p2 = await ping(a.token, h1.id);
+    const deliveries = `query($id: ID!, $after: String) { webhookDeliveries(webhookId: $id, first: 5, after: $after) {
+      edges { node { id } } } }`;
+    expect(nodes(data(await t.graphql(a.token, deliveries, { id: h1.id })).webhookDeliveries)).toEqual([
+      p2,
+      p1,
+    ]);
+    expect(
+      nodes(data(await t.graphql(a.token, deliveries, { id: h1.id, after: cursorOf(p2) })).webhookDeliveries),
+    ).toEqual([p1]);
+    expect(
+      nodes(data(await t.graphql(a.token, deliveries, { id: h1.id, after: cursorOf(pb) })).webhookDeliveries),
+    ).toEqual([]);
   });
 
   it('another tenant’s endpoint is NOT_FOUND for every mutation and webhookDeliveries; lists leave it out', async () => {

@@ -7,6 +7,7 @@ import type { WebhookSettings } from '../../config.js';
 import type { AppContext } from '../../context.js';
 import type { Prisma } from '../../db/database.js';
 import { isForeignKeyViolation } from '../../db/foreign-key-violation.js';
+import { findManyRows } from '../../db/raw-rows.js';
 import { lockRow } from '../../db/row-lock.js';
 import { retryingConflicts } from '../../db/write-conflict.js';
 import { notFound } from '../../errors.js';
@@ -76,9 +77,9 @@ export function listWebhooks<P extends WebhookPage>(
   q: WebhookQuery,
   page: P,
 ): Promise<PrismaNS.WebhookGetPayload<P>[]> {
-  return ctx.prisma.webhook.findMany({ ...page, where: q.where, orderBy: q.orderBy }) as Promise<
-    PrismaNS.WebhookGetPayload<P>[]
-  >;
+  // The raw reader, as every other list: a GraphQL cursor whose row no longer matches the filters
+  // (an endpoint disabled between two pages) skips no row, and another tenant's id is no cursor.
+  return findManyRows(ctx.prisma, 'Webhook', { ...page, where: q.where, orderBy: q.orderBy });
 }
 
 export function countWebhooks(ctx: AppContext, q: WebhookQuery): Promise<number> {
@@ -118,11 +119,12 @@ export function listAttempts<P extends AttemptPage>(
   q: AttemptQuery,
   page: P,
 ): Promise<PrismaNS.WebhookAttemptGetPayload<P>[]> {
-  return ctx.prisma.webhookAttempt.findMany({
+  // The tenant stays at the top of the where clause: the raw reader scopes a cursor by it.
+  return findManyRows(ctx.prisma, 'WebhookAttempt', {
     ...page,
-    where: { AND: [q.where, { webhookId }] },
+    where: { ...q.where, webhookId },
     orderBy: q.orderBy,
-  }) as Promise<PrismaNS.WebhookAttemptGetPayload<P>[]>;
+  });
 }
 
 export function countAttempts(ctx: AppContext, webhookId: string, q: AttemptQuery): Promise<number> {
@@ -264,17 +266,20 @@ export const rotateWebhookSecret = operation({
     const secret = newWebhookSecret();
     const hours = input.previous_secret_hours ?? PREVIOUS_SECRET_HOURS_DEFAULT;
     const now = new Date();
-    const keep = hours > 0;
+    const key = ctx.config.webhooks.secretsKey;
     const row = await writeWithEvents(ctx, async (tx, log) => {
       // Two rotations at once take turns: the second keeps the first's new secret as the previous one.
       const { secret: replaced, ...before } = await lockedWebhook(tx, found.id, {
         ...webhookItemSelect,
         secret: true,
       });
+      // A secret sealed under a key since lost cannot sign: kept, the answer would promise a second
+      // signature that never comes.
+      const keep = hours > 0 && opens(replaced, key);
       const after = await tx.webhook.update({
         where: { id: found.id },
         data: {
-          secret: sealSecret(secret, ctx.config.webhooks.secretsKey),
+          secret: sealSecret(secret, key),
           previousSecret: keep ? replaced : null,
           previousSecretExpiresAt: keep ? new Date(now.getTime() + hours * 3_600_000) : null,
           secretRotatedAt: now,
@@ -287,6 +292,17 @@ export const rotateWebhookSecret = operation({
     return { row, secret };
   },
 });
+
+/** Whether the stored secret opens under the key (see SecretUnreadable). */
+function opens(stored: string, key: Buffer | undefined): boolean {
+  try {
+    openSecret(stored, key);
+    return true;
+  } catch (err) {
+    if (err instanceof SecretUnreadable) return false;
+    throw err;
+  }
+}
 
 /** Pauses an endpoint's waiting deliveries (they keep their place until it is enabled again). */
 const pauseDeliveries = (tx: Pick<Prisma, 'webhookDelivery'>, webhookId: string) =>
