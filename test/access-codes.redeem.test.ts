@@ -772,4 +772,38 @@ describe.concurrent('GraphQL redeemAccessCode isolation', () => {
       mine.id,
     );
   });
+
+  it('a pinned caller may not give a new device to the code’s guest of another location (probe Z2)', async () => {
+    const a = await tenant();
+    const other = await prisma().location.create({ data: { tenantId: a.tenant_id, name: 'Harbour' } });
+    const away = await addGuest(prisma(), a.tenant_id, other.id, { visitCount: 7 });
+    const shared = await one(a, { type: 1, code: `HARBOUR${Date.now()}`, guest_id: away.id });
+    const [generated] = await create(a, { quantity: 1 });
+    await prisma().accessCode.update({ where: { id: generated.id }, data: { guestId: away.id } });
+    const venue = await addUser(prisma(), a.tenant_id, 'venue', { locationId: a.location_id });
+    const refusal = 'The code belongs to a guest of another location.';
+    for (const code of [shared, generated]) {
+      const mac = randomMac();
+      const body = {
+        code: code.code,
+        location_id: a.location_id,
+        mac,
+        start_session: true,
+        ip_address: '10.0.0.9',
+      };
+      expect422(await redeem(venue.token, body), { code: [refusal] });
+      const gql = await t.graphql(venue.token, REDEEM_GQL, {
+        input: { code: code.code, locationId: a.location_id, mac, startSession: true, ipAddress: '10.0.0.9' },
+      });
+      expect(gql.json.errors?.[0]?.extensions?.fields, gql.text).toEqual({ code: [refusal] });
+      // Nothing written: no device, no session, the guest's visits and the code's uses as they were.
+      expect(await prisma().guestDevice.count({ where: { tenantId: a.tenant_id, mac } })).toBe(0);
+      expect((await stored(code.id)).useCount).toBe(0);
+    }
+    expect(await prisma().guestSession.count({ where: { guestId: away.id } })).toBe(0);
+    expect((await prisma().guest.findUniqueOrThrow({ where: { id: away.id } })).visitCount).toBe(7);
+    // The tenant's admin (every location) may: the device joins the code's guest.
+    const admin = await redeem(a.token, { code: shared.code, location_id: a.location_id, mac: randomMac() });
+    expect(ok(admin).data.guest_id).toBe(away.id);
+  });
 });

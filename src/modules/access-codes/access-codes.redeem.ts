@@ -37,6 +37,7 @@ export const REFUSED = {
   usedUp: 'The code has been used up.',
   expired: 'The code has expired.',
   notYet: 'The code is not valid yet.',
+  guest: 'The code belongs to a guest of another location.',
 } as const;
 
 const refuse = (message: string) => new ValidationError({ code: [message] });
@@ -182,7 +183,7 @@ async function redeemIn(
   if (device && !inScope(scope, device.guest.tenantId, device.guest.locationId)) {
     throw new ValidationError({ mac: [fill(INVALID_SELECTION, { attribute: 'mac' })] });
   }
-  const guest = await guestOf(w, tenantId, input, code, device, mac);
+  const guest = await guestOf(w, scope, input, code, device, mac);
   let deviceId: string;
   if (!device) {
     const created = await tx.guestDevice.create({
@@ -260,13 +261,14 @@ async function redeemIn(
  */
 async function guestOf(
   w: Write,
-  tenantId: string,
+  scope: Scope,
   input: RedeemInput,
   code: RedeemRow,
   device: { guestId: string; guest: GuestName } | null,
   mac: string,
 ): Promise<GuestName> {
   const { tx } = w;
+  const { tenantId } = scope;
   const named = input.guest_id ?? null;
   // Read under the devices' turn: an erasure that committed meanwhile (it takes every device's turn)
   // left no guest to name, and the code's guest may be gone.
@@ -284,6 +286,8 @@ async function guestOf(
   // guest the first one gave it, rather than each making a guest of its own.
   const holder = code.type === GENERATED ? await lockedHolder(tx, code.id) : code.guestId;
   const held = holder === null ? null : await live(holder);
+  // A pinned caller names only its location's guests: nor through the code (probe Z2).
+  if (held && !inScope(scope, held.tenantId, held.locationId)) throw refuse(REFUSED.guest);
   if (held) return held;
   const created = await tx.guest.create({
     data: { tenantId, locationId: input.location_id, username: mac, name: mac },
