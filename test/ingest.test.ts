@@ -116,7 +116,7 @@ describe.concurrent('POST /ingest/presence', () => {
     });
     expect(res.status).toBe(422);
     expect(res.json).toEqual({
-      message: 'The events.1.mac field must be a valid MAC address. (and 6 more errors)',
+      message: 'The events.1.mac field must be a valid MAC address. (and 7 more errors)',
       errors: {
         'events.1.mac': ['The events.1.mac field must be a valid MAC address.'],
         'events.1.data_type': ['The selected events.1.data_type is invalid.'],
@@ -129,8 +129,54 @@ describe.concurrent('POST /ingest/presence', () => {
         'events.3.location_id': ['The selected events.3.location_id is invalid.'],
         'events.4': ['The events.4 field must be an object.'],
         'events.5.event_id': ['The events.5.event_id field is required.'],
+        // Named though the event failed another rule: Laravel runs every rule (probe Z3).
+        'events.5.location_id': ['The selected events.5.location_id is invalid.'],
       },
     });
+    // Each event's fields in its rules' order, as Laravel lists them.
+    expect(Object.keys(res.json.errors)).toEqual([
+      'events.1.mac',
+      'events.1.data_type',
+      'events.2.location_id',
+      'events.2.seen_at',
+      'events.3.location_id',
+      'events.4',
+      'events.5.event_id',
+      'events.5.location_id',
+    ]);
+    expect(await tables(a.tenant_id)).toEqual(before);
+  });
+
+  it('checks the ids of an event that failed another rule: every message in one 422 (probe Z3)', async () => {
+    const { a, z0, ingest } = await setup();
+    const before = await tables(a.tenant_id);
+    const res = await t.request('POST', PRESENCE, {
+      token: ingest,
+      body: {
+        events: [
+          presence({ data_type: 3, zone_id: 'QnyXibmTfnge' }),
+          presence({ data_type: 3, zone_id: 5 }),
+          presence({ data_type: 3, zone_id: z0.id, floor_id: ['x'] }),
+        ],
+      },
+    });
+    expect(res.status).toBe(422);
+    expect(res.text).toBe(
+      JSON.stringify({
+        message: 'The selected events.0.data_type is invalid. (and 6 more errors)',
+        errors: {
+          'events.0.data_type': ['The selected events.0.data_type is invalid.'],
+          'events.0.zone_id': ['The selected events.0.zone_id is invalid.'],
+          'events.1.data_type': ['The selected events.1.data_type is invalid.'],
+          'events.1.zone_id': [
+            'The events.1.zone_id field must be a string.',
+            'The selected events.1.zone_id is invalid.',
+          ],
+          'events.2.data_type': ['The selected events.2.data_type is invalid.'],
+          'events.2.floor_id': ['The events.2.floor_id field must be a string.'],
+        },
+      }),
+    );
     expect(await tables(a.tenant_id)).toEqual(before);
   });
 
@@ -524,11 +570,24 @@ describe.concurrent('POST /ingest/sessions', () => {
       ],
       'events.1.kind': ['The selected events.1.kind is invalid.'],
       'events.1.ip': ['The events.1.ip field must be a valid IP address.'],
+      // Named though the event failed other rules: Laravel runs every rule (probe Z3).
+      'events.1.location_id': ['The selected events.1.location_id is invalid.'],
       'events.1.bytes_up': ['The events.1.bytes_up field must be at least 0.'],
       'events.2.guest_id': ['The selected events.2.guest_id is invalid.'],
-      'events.2.service_profile_id': ['The selected events.2.service_profile_id is invalid.'],
       'events.2.access_code': ['The selected events.2.access_code is invalid.'],
+      'events.2.service_profile_id': ['The selected events.2.service_profile_id is invalid.'],
     });
+    // Each event's fields in its rules' order, as Laravel lists them.
+    expect(Object.keys(res.json.errors)).toEqual([
+      'events.0.guest_id',
+      'events.1.kind',
+      'events.1.ip',
+      'events.1.location_id',
+      'events.1.bytes_up',
+      'events.2.guest_id',
+      'events.2.access_code',
+      'events.2.service_profile_id',
+    ]);
     expect(await tables(a.tenant_id)).toEqual(before);
   });
 

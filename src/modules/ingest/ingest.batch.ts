@@ -51,9 +51,16 @@ const digestOf = (event: unknown): string =>
     .update(JSON.stringify(canonical(event)))
     .digest('hex');
 
-/** Per-event messages, flattened index by index into Laravel's `events.N.field` keys. */
+/**
+ * Per-event messages, flattened index by index into Laravel's `events.N.field` keys, each event's
+ * fields in the order of its rules (as Laravel runs them, whichever check found the message).
+ */
 export class BatchErrors {
   private readonly byEvent = new Map<number, FieldErrors>();
+  private readonly rank: ReadonlyMap<string, number>;
+  constructor(rules: Rules) {
+    this.rank = new Map(Object.keys(rules).map((field, i) => [field, i]));
+  }
   add(index: number, field: string, message: string): void {
     const e = this.byEvent.get(index) ?? {};
     const list = e[field] ?? [];
@@ -72,7 +79,9 @@ export class BatchErrors {
     if (this.byEvent.size === 0) return;
     const out: FieldErrors = {};
     for (const index of [...this.byEvent.keys()].sort((a, b) => a - b)) {
-      for (const [field, messages] of Object.entries(this.byEvent.get(index) ?? {})) {
+      const fields = Object.entries(this.byEvent.get(index) ?? {});
+      fields.sort(([a], [b]) => (this.rank.get(a) ?? -1) - (this.rank.get(b) ?? -1));
+      for (const [field, messages] of fields) {
         out[field === '' ? `events.${index}` : `events.${index}.${field}`] = messages;
       }
     }
@@ -93,6 +102,21 @@ export interface ValidatedBatch<T> {
   raw: readonly unknown[];
   /** The events that passed their own rules, by index, as `read` gives them. */
   valid: Map<number, T>;
+  /** The events that failed some of their own rules, by index, as trimmed: their ids are checked too. */
+  failed: Map<number, Readonly<Record<string, unknown>>>;
+}
+
+/**
+ * The id field of an event that failed other rules, for the pipeline's id checks: Laravel runs an
+ * `exists` rule beside the others (no `bail`), so one 422 names a bad format and an unknown id alike.
+ * A string is looked up; another scalar is `''`, which no record has (input trims empty ids to null);
+ * null, a list or a map is left out.
+ */
+export function idNamed(event: Readonly<Record<string, unknown>>, field: string): string | null {
+  const v = event[field];
+  // One with a NUL character was refused for it, and PostgreSQL cannot compare it.
+  if (typeof v === 'string') return v.includes('\0') ? null : v;
+  return typeof v === 'number' || typeof v === 'boolean' ? '' : null;
 }
 
 /**
@@ -110,6 +134,7 @@ export async function validateEvents<R extends Rules, T>(
   const list: readonly unknown[] = Array.isArray(events) ? events : [];
   const raw: readonly unknown[] = Array.isArray(body.events) ? body.events : [];
   const valid = new Map<number, T>();
+  const failed = new Map<number, Readonly<Record<string, unknown>>>();
   await Promise.all(
     list.map(async (event, i) => {
       if (!isRecord(event)) {
@@ -123,10 +148,11 @@ export async function validateEvents<R extends Rules, T>(
         for (const [field, messages] of Object.entries(err.errors)) {
           for (const m of messages) errors.add(i, field, m);
         }
+        failed.set(i, event);
       }
     }),
   );
-  return { raw, valid };
+  return { raw, valid, failed };
 }
 
 /** The distinct non-null values `pick` reads from the events, in first-seen order. */

@@ -16,6 +16,7 @@ import {
   claimEvents,
   distinct,
   type IngestResult,
+  idNamed,
   inBatchOrder,
   invalid,
   newId,
@@ -31,8 +32,8 @@ export async function ingestPresence(
   body: Readonly<Record<string, unknown>>,
 ): Promise<IngestResult> {
   const scope = authorize(ctx.principal, 'ingest.write');
-  const errors = new BatchErrors();
-  const { raw, valid } = await validateEvents(body, presenceEventRules, readPresenceEvent, errors);
+  const errors = new BatchErrors(presenceEventRules);
+  const { raw, valid, failed } = await validateEvents(body, presenceEventRules, readPresenceEvent, errors);
   const { tenantId } = scoped(scope);
   const actor = actorOf(ctx, 'ingest');
   await inTransactionWithEvents(
@@ -48,7 +49,7 @@ export async function ingestPresence(
       );
       // The ledger first: a retry's events applied before are not checked again (claimEvents).
       const fresh = await claimEvents(tx, tenantId, 'presence', raw, valid, errors);
-      const events = await resolvePlaces(tx, tenantId, onlyFresh(fresh, valid), errors);
+      const events = await resolvePlaces(tx, tenantId, onlyFresh(fresh, valid), errors, placesNamed(failed));
       errors.throwIfAny();
       return applyPresence(tx, log, tenantId, ctx.config.activeWindowSeconds, inBatchOrder(fresh, events));
     },
@@ -66,6 +67,22 @@ interface Place {
   locationId: string;
 }
 
+/** The place ids a detection names. */
+type PlaceIds = Pick<PresenceInput, 'zoneId' | 'floorId' | 'locationId'>;
+
+/** The place ids of the events that failed other rules, checked beside the valid ones' (idNamed). */
+const placesNamed = (failed: ReadonlyMap<number, Readonly<Record<string, unknown>>>): Map<number, PlaceIds> =>
+  new Map(
+    [...failed].map(([i, e]) => [
+      i,
+      {
+        zoneId: idNamed(e, 'zone_id'),
+        floorId: idNamed(e, 'floor_id'),
+        locationId: idNamed(e, 'location_id'),
+      },
+    ]),
+  );
+
 /** A detection with its place resolved. */
 interface PresenceEvent extends Place {
   mac: string;
@@ -77,7 +94,7 @@ interface PresenceEvent extends Place {
 }
 
 /** The zones, floors and locations of the tenant that the batch names. */
-async function loadPlaces(tx: Tx, tenantId: string, events: Iterable<PresenceInput>) {
+async function loadPlaces(tx: Tx, tenantId: string, events: Iterable<PlaceIds>) {
   const list = [...events];
   const [zones, floors, locations] = await Promise.all([
     tx.zone.findMany({
@@ -107,7 +124,7 @@ async function loadPlaces(tx: Tx, tenantId: string, events: Iterable<PresenceInp
 type KnownPlaces = Awaited<ReturnType<typeof loadPlaces>>;
 
 /** The place of event `i`: from its zone, else its floor, else its location; null (with errors) when unknown or mismatched. */
-function placeOf(i: number, e: PresenceInput, known: KnownPlaces, errors: BatchErrors): Place | null {
+function placeOf(i: number, e: PlaceIds, known: KnownPlaces, errors: BatchErrors): Place | null {
   const { zoneId, floorId, locationId } = e;
   let place: Place | null = null;
   if (zoneId !== null) {
@@ -142,8 +159,10 @@ async function resolvePlaces(
   tenantId: string,
   valid: Map<number, PresenceInput>,
   errors: BatchErrors,
+  named: ReadonlyMap<number, PlaceIds>,
 ): Promise<Map<number, PresenceEvent>> {
-  const known = await loadPlaces(tx, tenantId, valid.values());
+  const known = await loadPlaces(tx, tenantId, [...valid.values(), ...named.values()]);
+  for (const [i, ids] of named) placeOf(i, ids, known, errors);
   const out = new Map<number, PresenceEvent>();
   for (const [i, e] of valid) {
     const place = placeOf(i, e, known, errors);

@@ -25,6 +25,7 @@ import {
   claimEvents,
   distinct,
   type IngestResult,
+  idNamed,
   inBatchOrder,
   invalid,
   onlyFresh,
@@ -48,8 +49,8 @@ export async function ingestSessions(
   body: Readonly<Record<string, unknown>>,
 ): Promise<IngestResult> {
   const scope = authorize(ctx.principal, INGEST_ACTION);
-  const errors = new BatchErrors();
-  const { raw, valid } = await validateEvents(body, sessionEventRules, readSessionEvent, errors);
+  const errors = new BatchErrors(sessionEventRules);
+  const { raw, valid, failed } = await validateEvents(body, sessionEventRules, readSessionEvent, errors);
   const { tenantId } = scoped(scope);
   await inTransactionWithEvents(ctx.prisma, tenantId, actorOf(ctx, 'ingest'), async (tx, log) => {
     // The batch's devices take their turn first (src/modules/presence/device-locks.ts).
@@ -61,7 +62,13 @@ export async function ingestSessions(
     // The ledger first: a retry's events applied before are not checked again (their guest may be
     // erased since), so the retry answers as the first delivery did.
     const fresh = await claimEvents(tx, tenantId, 'session', raw, valid, errors);
-    const events = await resolveSessionEvents(tx, tenantId, onlyFresh(fresh, valid), errors);
+    const events = await resolveSessionEvents(
+      tx,
+      tenantId,
+      onlyFresh(fresh, valid),
+      errors,
+      idsNamed(failed),
+    );
     errors.throwIfAny();
     const apply = inBatchOrder(fresh, events).sort((a, b) => a.at.getTime() - b.at.getTime());
     await applySessions(tx, log, tenantId, apply);
@@ -86,10 +93,38 @@ interface SessionEvent {
   at: Date;
 }
 
+/** The ids an accounting event names. */
+interface SessionIds {
+  locationId: string | null;
+  guestId: string | null;
+  serviceProfileId: string | null;
+  accessCode: string | null;
+}
+
+/** The ids of the events that failed other rules, checked beside the valid ones' (idNamed). */
+const idsNamed = (failed: ReadonlyMap<number, Readonly<Record<string, unknown>>>): Map<number, SessionIds> =>
+  new Map(
+    [...failed].map(([i, e]) => [
+      i,
+      {
+        locationId: idNamed(e, 'location_id'),
+        guestId: idNamed(e, 'guest_id'),
+        serviceProfileId: idNamed(e, 'service_profile_id'),
+        accessCode: idNamed(e, 'access_code'),
+      },
+    ]),
+  );
+
 /** The locations, guests, service profiles, access codes and devices of the tenant that the batch names. */
-async function loadSessionRefs(tx: Tx, tenantId: string, events: Iterable<SessionInput>) {
-  const list = [...events];
-  const macs = distinct(list, (e) => e.mac);
+async function loadSessionRefs(
+  tx: Tx,
+  tenantId: string,
+  events: Iterable<SessionInput>,
+  named: Iterable<SessionIds>,
+) {
+  const valid = [...events];
+  const list: SessionIds[] = [...valid, ...named];
+  const macs = distinct(valid, (e) => e.mac);
   const [locations, guests, profiles, codes, devices] = await Promise.all([
     tx.location.findMany({
       where: { tenantId, id: { in: distinct(list, (e) => e.locationId) } },
@@ -137,8 +172,7 @@ function checkSessionEvent(
   errors: BatchErrors,
 ): SessionEvent | null {
   const { guestId, accessCode: code, serviceProfileId: profileId } = e;
-  if (!refs.locationIds.has(e.locationId)) errors.add(i, 'location_id', invalid(i, 'location_id'));
-  if (guestId !== null && !refs.guestIds.has(guestId)) errors.add(i, 'guest_id', invalid(i, 'guest_id'));
+  checkIds(i, e, refs, errors);
   if (guestId === null && !known && e.kind === 'start') {
     errors.add(
       i,
@@ -146,11 +180,7 @@ function checkSessionEvent(
       `The ${attr(i, 'guest_id')} field is required when ${attr(i, 'mac')} is not a known device.`,
     );
   }
-  if (profileId !== null && !refs.profileIds.has(profileId)) {
-    errors.add(i, 'service_profile_id', invalid(i, 'service_profile_id'));
-  }
   const accessCode = code === null ? undefined : refs.codeByText.get(code);
-  if (code !== null && !accessCode) errors.add(i, 'access_code', invalid(i, 'access_code'));
   if (errors.has(i)) return null;
   return {
     kind: e.kind,
@@ -167,13 +197,26 @@ function checkSessionEvent(
   };
 }
 
+/** Names each id of event `i` the tenant has no record of. */
+function checkIds(i: number, e: SessionIds, refs: SessionRefs, errors: BatchErrors): void {
+  const unknown = (id: string | null, ids: { has(id: string): boolean }) => id !== null && !ids.has(id);
+  if (unknown(e.locationId, refs.locationIds)) errors.add(i, 'location_id', invalid(i, 'location_id'));
+  if (unknown(e.guestId, refs.guestIds)) errors.add(i, 'guest_id', invalid(i, 'guest_id'));
+  if (unknown(e.serviceProfileId, refs.profileIds)) {
+    errors.add(i, 'service_profile_id', invalid(i, 'service_profile_id'));
+  }
+  if (unknown(e.accessCode, refs.codeByText)) errors.add(i, 'access_code', invalid(i, 'access_code'));
+}
+
 async function resolveSessionEvents(
   tx: Tx,
   tenantId: string,
   valid: Map<number, SessionInput>,
   errors: BatchErrors,
+  named: ReadonlyMap<number, SessionIds>,
 ): Promise<Map<number, SessionEvent>> {
-  const refs = await loadSessionRefs(tx, tenantId, valid.values());
+  const refs = await loadSessionRefs(tx, tenantId, valid.values(), named.values());
+  for (const [i, ids] of named) checkIds(i, ids, refs, errors);
   // In the order the events apply (time, then batch position): a MAC is known from its stored
   // device, or from an earlier event of the batch that names its guest (which gives it a device).
   const known = new Set(refs.deviceMacs);
