@@ -1,7 +1,7 @@
 // The operator interface end to end: the admin CLI and the server as child processes on one
 // embedded database in a temporary DATA_DIR (always embedded, whatever TEST_DATABASE_URL says).
 import { type ChildProcess, spawn } from 'node:child_process';
-import { closeSync, existsSync, openSync } from 'node:fs';
+import { closeSync, existsSync, openSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -177,6 +177,23 @@ describe('admin CLI and server on one embedded database', { timeout: 120_000 }, 
       error: `DATA_DIR ${missing}: no database there; \`bootstrap\` starts one (is it the server's DATA_DIR?)`,
     });
     expect(existsSync(missing)).toBe(false);
+
+    // A file where the folder goes is not "no database there" (which would send the operator to
+    // bootstrap): it is named as the server names it (probe Z4; an unreadable folder alike).
+    // (Beside the tests' DATA_DIR, not in it: a file there would make it a folder of other files.)
+    const beside = await mkdtemp(path.join(tmpdir(), 'gateway-cli-file-'));
+    try {
+      const file = path.join(beside, 'a-file');
+      writeFileSync(file, 'not a folder');
+      const onFile = await finished(
+        start('admin', ['token', 'list', '--tenant', 'x', '--json'], { ...childEnv(), DATA_DIR: file }),
+        100_000,
+      );
+      expect(onFile.code).toBe(1);
+      expect(onlyJson(onFile)).toEqual({ error: `DATA_DIR ${file}: not a folder` });
+    } finally {
+      await rm(beside, { recursive: true, force: true });
+    }
   });
 
   it('--help prints the usage, as one object with --json', async () => {

@@ -1,6 +1,6 @@
 // `npm run --silent admin -- <command>`: the operator interface of decisions "Operator interface".
 // With --json a command prints exactly one JSON object on stdout; progress goes to stderr.
-import { existsSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import path from 'node:path';
 import { setImmediate } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
@@ -733,11 +733,7 @@ async function main(): Promise<number> {
     }
     // Only bootstrap starts an embedded database: for any other command, a DATA_DIR without one
     // is a mistyped path, said so at once rather than made into an empty database.
-    if (
-      !config.databaseUrl &&
-      command !== 'bootstrap' &&
-      !existsSync(path.join(config.dataDir, 'PG_VERSION'))
-    ) {
+    if (!config.databaseUrl && command !== 'bootstrap' && noDatabaseIn(config.dataDir)) {
       throw new CommandFailed(
         `DATA_DIR ${config.dataDir}: no database there; \`bootstrap\` starts one (is it the server's DATA_DIR?)`,
       );
@@ -817,3 +813,16 @@ process.on('unhandledRejection', (err) => {
 });
 process.exitCode = await main();
 if (abandoned) process.exit(process.exitCode);
+
+/**
+ * Whether DATA_DIR holds no database: its marker file is absent. A folder this process may not read,
+ * or a file where the folder goes, is not that (probe Z4): opening it says what it is.
+ */
+function noDatabaseIn(dataDir: string): boolean {
+  try {
+    statSync(path.join(dataDir, 'PG_VERSION'));
+    return false;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ENOENT';
+  }
+}
