@@ -358,7 +358,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     (parsedAppUrl?.protocol !== 'http:' && parsedAppUrl?.protocol !== 'https:') ||
     !/^https?:\/\/[^/?#\\]/i.test(appUrl)
   ) {
-    throw new ConfigError(`APP_URL must be an absolute http:// or https:// URL; got "${appUrl}".`);
+    // The value as set: trimmed of its slashes, `http://` would read `http:` (probe Z4).
+    throw new ConfigError(
+      `APP_URL must be an absolute http:// or https:// URL; got "${env.APP_URL || appUrl}".`,
+    );
   }
   // Every link is APP_URL and a path: a query or fragment would swallow the path, credentials would
   // be in every answer and log line.
@@ -367,7 +370,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   if (/[?#]/.test(appUrl)) {
     throw new ConfigError(
-      `APP_URL must not have a query or a fragment (links add their path to it); got "${appUrl}".`,
+      `APP_URL must not have a query or a fragment (links add their path to it); got "${env.APP_URL ?? appUrl}".`,
     );
   }
   const logLevel = env.LOG_LEVEL || 'info';

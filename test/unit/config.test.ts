@@ -74,6 +74,8 @@ describe('LOG_LEVEL, APP_URL, HOST and LEGACY_ANALYTICS_SUNSET', () => {
     ],
     // Probe F: each of these made every link a broken one, or showed the password in each.
     [{ APP_URL: 'http:///path' }, 'APP_URL must be an absolute http:// or https:// URL; got "http:///path".'],
+    // As set, not trimmed of its slashes (probe Z4: `http://` was quoted as `http:`).
+    [{ APP_URL: 'http://' }, 'APP_URL must be an absolute http:// or https:// URL; got "http://".'],
     [
       { APP_URL: 'http://gw.example/#frag' },
       'APP_URL must not have a query or a fragment (links add their path to it); got "http://gw.example/#frag".',
