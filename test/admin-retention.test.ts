@@ -389,6 +389,81 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
         await rm(dataDir, { recursive: true, force: true });
       }
     });
+
+    it('a second Ctrl-C stops at once and still says what the batches before it removed (probe Z4)', async () => {
+      const scratch = await scratchDatabase('retention_cli_force');
+      const dataDir = await mkdtemp(path.join(tmpdir(), 'gateway-retention-pg-'));
+      const p = scratch.db.prisma;
+      let release = () => {};
+      try {
+        const { tenant_id: tenantId } = await newTenant(p);
+        await p.retentionSettings.create({ data: { tenantId, deletePresenceRecordsAfterDays: 30 } });
+        await p.presenceRecord.createMany({
+          data: Array.from({ length: 500 }, () => ({
+            tenantId,
+            mac: randomMac(),
+            dataType: 1,
+            seenAt: ago(40),
+          })),
+        });
+        // The presence records go in one batch; the current presence after them waits for this lock.
+        let locked = () => {};
+        const isLocked = new Promise<void>((resolve) => {
+          locked = resolve;
+        });
+        const released = new Promise<void>((resolve) => {
+          release = resolve;
+        });
+        const holder = p.$transaction(
+          async (tx) => {
+            await tx.$executeRaw`LOCK TABLE "CurrentPresence" IN SHARE MODE`;
+            locked();
+            await released;
+          },
+          { timeout: 60_000 },
+        );
+        await isLocked;
+        const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, DATABASE_URL: scratch.url ?? '' };
+        delete env.REDIS_URL;
+        const child = startAdmin(['retention', 'run', '--tenant', tenantId, '--json'], env);
+        const exited = child.exited(100_000);
+        const waiting = async () =>
+          (
+            await p.$queryRaw<{ n: number }[]>`
+              SELECT count(*)::int AS n FROM pg_locks
+              WHERE NOT granted AND relation = '"CurrentPresence"'::regclass`
+          )[0]?.n ?? 0;
+        while ((await waiting()) === 0) {
+          if (child.process.exitCode !== null) expect.fail(`exited early: ${child.stderr()}`);
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        child.process.kill('SIGINT');
+        await new Promise((r) => setTimeout(r, 200));
+        child.process.kill('SIGINT');
+        const run = await exited;
+        expect(run.code, run.stderr).toBe(130);
+        const error =
+          'Interrupted again by SIGINT: stopped at once, the batch under way rolled back; before it: 500 presence records deleted; the rest goes at the next run.';
+        expect(onlyJson(run)).toEqual({
+          error,
+          tenant_id: tenantId,
+          dry_run: false,
+          inactive_guests: null,
+          presence_records: 500,
+          location_logs: null,
+          guest_sessions: null,
+          events: null,
+        });
+        expect(run.stderr).toContain(`error: ${error}`);
+        release();
+        await holder;
+        expect(await p.presenceRecord.count({ where: { tenantId } })).toBe(0);
+      } finally {
+        release();
+        await scratch.drop();
+        await rm(dataDir, { recursive: true, force: true });
+      }
+    });
   },
 );
 

@@ -240,6 +240,8 @@ interface Interruption {
   by(): StopSignal | undefined;
   /** Throws Interrupted saying `left` (what the command leaves) once a signal came. */
   check(left: string): void;
+  /** What a command that commits as it goes has committed so far (said by a second signal). */
+  committed?: () => { said: string; details: object } | undefined;
   dispose(): void;
 }
 
@@ -610,6 +612,9 @@ async function run(
             dryRun: values['dry-run'],
             stderr: process.stderr,
             signal: stopping.signal,
+            onRemoved: ({ result, said }) => {
+              stopping.committed = () => ({ said, details: result });
+            },
           }),
         (err) => err instanceof RetentionBusyError && {},
       );
@@ -750,10 +755,18 @@ async function main(): Promise<number> {
   };
   // From here on a stoppable command hears Ctrl-C: a first stops it cleanly, a second at once.
   const stopping = interruption(LONG_RUNNING.includes(command), (by) => {
-    const code = fail(
-      `Interrupted again by ${by}: stopped at once (what its open transaction wrote is rolled back).`,
-      SIGNAL_EXIT_CODES[by],
-    );
+    // retention run commits batch by batch: what the batches before this one removed stays removed.
+    const before = stopping.committed?.();
+    const code = before
+      ? fail(
+          `Interrupted again by ${by}: stopped at once, the batch under way rolled back; before it: ${before.said}; the rest goes at the next run.`,
+          SIGNAL_EXIT_CODES[by],
+          before.details,
+        )
+      : fail(
+          `Interrupted again by ${by}: stopped at once (what its open transaction wrote is rolled back).`,
+          SIGNAL_EXIT_CODES[by],
+        );
     process.exit(code);
   });
   try {

@@ -125,7 +125,15 @@ function removedSoFar(result: RetentionRunResult): string {
 export async function runRetention(
   db: Database,
   config: Config,
-  opts: { tenantId: string; dryRun: boolean; stderr: ProgressStream; now?: Date; signal?: AbortSignal },
+  opts: {
+    tenantId: string;
+    dryRun: boolean;
+    stderr: ProgressStream;
+    now?: Date;
+    signal?: AbortSignal;
+    /** After each batch removed: what went so far, for a stop that cannot wait for the run's end. */
+    onRemoved?: (soFar: { result: RetentionRunResult; said: string }) => void;
+  },
 ): Promise<{ result: RetentionRunResult; text: string; stopped?: string } | null> {
   const { tenantId, dryRun, stderr } = opts;
   const tenant = await db.prisma.tenant.findUnique({ where: { id: tenantId }, select: { id: true } });
@@ -147,12 +155,17 @@ export async function runRetention(
   const total = RETENTION_KINDS.reduce((sum, k) => sum + counts[k], 0);
   const bar = progressBar(stderr, total);
   let label = '';
+  const soFar = noCounts();
   const held = await db.tryExclusive(RETENTION_LOCK_KEY, () =>
     applyRetention({ prisma: db.prisma, config }, tenantId, cutoffs, {
       ...(opts.signal ? { signal: opts.signal } : {}),
-      onProgress: (kind, n) => {
+      onProgress: (kind, n, eventCopies) => {
         label = `${NAMES[kind].what} ${NAMES[kind].done}`;
         bar.tick(n, label);
+        soFar[kind] += n;
+        soFar.events += eventCopies;
+        const { result } = summary(tenantId, false, settings, cutoffs, soFar);
+        opts.onRemoved?.({ result, said: removedSoFar(result) });
       },
     }),
   );
