@@ -92,6 +92,29 @@ describe.skipIf(!hasRedisServer)('REDIS_URL database number', { timeout: 60_000 
     }
   });
 
+  it('a password this Redis does not ask for: one warn line in the log, no plain-text console warning (probe Z4)', async () => {
+    const log = recordingLog();
+    const printed: unknown[][] = [];
+    const warn = console.warn;
+    console.warn = (...args: unknown[]) => {
+      printed.push(args);
+    };
+    const link = connectRedis(`${redis.url.replace('redis://', 'redis://:needless@')}/4`, log);
+    try {
+      link.subscriber();
+      expect(await link.client.set('needless-password-key', 'x')).toBe('OK');
+      expect(await link.health()).toBe('ok');
+      expect(link.down).toBe(false);
+      expect(printed).toEqual([]);
+      expect(log.lines).toEqual([
+        `warn REDIS_URL gives a password this Redis does not ask for: it is not used {"redis":"${redis.url}/4"}`,
+      ]);
+    } finally {
+      console.warn = warn;
+      await link.close();
+    }
+  });
+
   it('a Redis that hangs, then answers again, is one outage: one warn line, one info line (the timed-out command, sent again on the new connection, dropped it: a second outage; probe O)', async () => {
     const log = recordingLog();
     const link = connectRedis(redis.url, log);

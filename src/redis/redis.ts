@@ -39,7 +39,12 @@ interface GuardedRedis extends Redis {
   onSelect: (refusal: string | undefined) => void;
   /** The refusal of the last SELECT (undefined: accepted, or none sent, i.e. database 0). */
   selectRefused: string | undefined;
+  /** REDIS_URL gives a password this Redis does not ask for (on each connect). */
+  onNeedlessPassword: () => void;
 }
+
+/** Redis's answers to an AUTH it does not need (as ioredis tells them apart). */
+const NEEDLESS_PASSWORD = /no password is set|without any password configured for the default user/;
 
 // ioredis is loaded at the first client, not at every start: most single-box runs (and admin
 // commands) have no REDIS_URL, and loading it costs about 0.1 s of CPU.
@@ -56,6 +61,26 @@ function guardedClassOf(Base: typeof Redis): new (url: string, options: RedisOpt
     onCommandFailure: (err: unknown) => void = () => {};
     onSelect: (refusal: string | undefined) => void = () => {};
     selectRefused: string | undefined;
+    onNeedlessPassword: () => void = () => {};
+
+    /**
+     * ioredis answers a password Redis does not ask for with a plain-text console warning of its own,
+     * once per connection, among the JSON log lines (probe Z4); its connect handler then goes on as
+     * after an accepted AUTH. The same, said through `onNeedlessPassword` instead.
+     */
+    override auth(...args: unknown[]): ReturnType<Redis['auth']> {
+      const done = args.at(-1);
+      if (typeof done === 'function') {
+        args[args.length - 1] = (err: Error | null | undefined, result?: unknown) => {
+          if (err && NEEDLESS_PASSWORD.test(err.message)) {
+            this.onNeedlessPassword();
+            return done(null, 'OK');
+          }
+          return done(err, result);
+        };
+      }
+      return (super.auth as (...a: unknown[]) => ReturnType<Redis['auth']>)(...args);
+    }
 
     /** Commands watched already: ioredis sends a command again after a reconnect (one that timed out too). */
     private readonly watched = new WeakSet<Command>();
@@ -253,8 +278,17 @@ export function connectRedis(url: string, log: RedisLog = silent): RedisLink {
     lastError = undefined;
   };
 
+  let passwordSaid = false;
   const create = (name: string, options: RedisOptions): GuardedRedis => {
     const client = newGuardedRedis(url, options);
+    client.onNeedlessPassword = () => {
+      if (passwordSaid) return;
+      passwordSaid = true;
+      log.warn(
+        { redis: redisWhere(url) },
+        'REDIS_URL gives a password this Redis does not ask for: it is not used',
+      );
+    };
     client.onCommandFailure = (err) => {
       stats.failedCommands += 1;
       // A Redis that hangs (stopped, overloaded, a dead peer without a reset) closes nothing: treat a
