@@ -157,13 +157,16 @@ describe.concurrent('POST /ingest/presence', () => {
           presence({ data_type: 3, zone_id: 'QnyXibmTfnge' }),
           presence({ data_type: 3, zone_id: 5 }),
           presence({ data_type: 3, zone_id: z0.id, floor_id: ['x'] }),
+          // Each unknown id is named, as each exists rule is (probe Z5), not only the first.
+          presence({ zone_id: 'nozone', floor_id: 'nofloor', location_id: 'noloc' }),
+          presence({ zone_id: 'nozone', floor_id: 7 }),
         ],
       },
     });
     expect(res.status).toBe(422);
     expect(res.text).toBe(
       JSON.stringify({
-        message: 'The selected events.0.data_type is invalid. (and 6 more errors)',
+        message: 'The selected events.0.data_type is invalid. (and 12 more errors)',
         errors: {
           'events.0.data_type': ['The selected events.0.data_type is invalid.'],
           'events.0.zone_id': ['The selected events.0.zone_id is invalid.'],
@@ -174,6 +177,14 @@ describe.concurrent('POST /ingest/presence', () => {
           ],
           'events.2.data_type': ['The selected events.2.data_type is invalid.'],
           'events.2.floor_id': ['The events.2.floor_id field must be a string.'],
+          'events.3.zone_id': ['The selected events.3.zone_id is invalid.'],
+          'events.3.floor_id': ['The selected events.3.floor_id is invalid.'],
+          'events.3.location_id': ['The selected events.3.location_id is invalid.'],
+          'events.4.zone_id': ['The selected events.4.zone_id is invalid.'],
+          'events.4.floor_id': [
+            'The events.4.floor_id field must be a string.',
+            'The selected events.4.floor_id is invalid.',
+          ],
         },
       }),
     );

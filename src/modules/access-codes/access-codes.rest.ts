@@ -92,7 +92,8 @@ export const redeem = endpointOf(redeemAccessCode, {
     "(`mac`) to its guest, opens a guest session with `start_session`, and answers the code and its service profile's " +
     'limits for the controller to apply. Refusals are 422 keyed `code`: `The selected code is invalid.` (unknown), ' +
     '`The code is not valid at this location.`, `The code has been revoked.`, `The code has been used up.`, ' +
-    '`The code has expired.`, `The code is not valid yet.`',
+    '`The code has expired.`, `The code is not valid yet.`, and for a venue or front-desk caller ' +
+    '`The code belongs to a guest of another location.` (a new device would join that guest).',
   response: Obj({ data: AccessCodeItemSchema, limits: LimitsSchema }, 'RedeemedAccessCode'),
   answer: (r, req) => ({ data: shown(r.code, req.ctx), limits: limitsItem(r.limits) }),
 });

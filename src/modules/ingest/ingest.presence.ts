@@ -123,14 +123,27 @@ async function loadPlaces(tx: Tx, tenantId: string, events: Iterable<PlaceIds>) 
 
 type KnownPlaces = Awaited<ReturnType<typeof loadPlaces>>;
 
-/** The place of event `i`: from its zone, else its floor, else its location; null (with errors) when unknown or mismatched. */
+/**
+ * The place of event `i`: from its zone, else its floor, else its location; null (with errors) when
+ * unknown or mismatched. Each id the tenant has no record of is named, as each `exists` rule is in
+ * Laravel; the zone, floor and location must then agree.
+ */
 function placeOf(i: number, e: PlaceIds, known: KnownPlaces, errors: BatchErrors): Place | null {
   const { zoneId, floorId, locationId } = e;
+  const z = zoneId === null ? undefined : known.zoneById.get(zoneId);
+  const f = floorId === null ? undefined : known.floorById.get(floorId);
+  let unknown = false;
+  const named = (field: string): void => {
+    errors.add(i, field, invalid(i, field));
+    unknown = true;
+  };
+  if (zoneId !== null && !z) named('zone_id');
+  if (floorId !== null && !f) named('floor_id');
+  if (locationId !== null && !known.locationIds.has(locationId)) named('location_id');
+  if (unknown) return null;
   let place: Place | null = null;
-  if (zoneId !== null) {
-    const z = known.zoneById.get(zoneId);
-    if (!z) errors.add(i, 'zone_id', invalid(i, 'zone_id'));
-    else if (floorId !== null && floorId !== z.floorId) errors.add(i, 'floor_id', invalid(i, 'floor_id'));
+  if (z) {
+    if (floorId !== null && floorId !== z.floorId) errors.add(i, 'floor_id', invalid(i, 'floor_id'));
     else
       place = {
         zoneId,
@@ -138,13 +151,10 @@ function placeOf(i: number, e: PlaceIds, known: KnownPlaces, errors: BatchErrors
         buildingId: z.floor.buildingId,
         locationId: z.floor.building.locationId,
       };
-  } else if (floorId !== null) {
-    const f = known.floorById.get(floorId);
-    if (!f) errors.add(i, 'floor_id', invalid(i, 'floor_id'));
-    else place = { zoneId: null, floorId, buildingId: f.buildingId, locationId: f.building.locationId };
+  } else if (f) {
+    place = { zoneId: null, floorId, buildingId: f.buildingId, locationId: f.building.locationId };
   } else if (locationId !== null) {
-    if (!known.locationIds.has(locationId)) errors.add(i, 'location_id', invalid(i, 'location_id'));
-    else place = { zoneId: null, floorId: null, buildingId: null, locationId };
+    place = { zoneId: null, floorId: null, buildingId: null, locationId };
   }
   if (place && locationId !== null && locationId !== place.locationId) {
     errors.add(i, 'location_id', invalid(i, 'location_id'));
