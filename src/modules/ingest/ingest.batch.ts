@@ -107,13 +107,25 @@ export interface ValidatedBatch<T> {
 }
 
 /**
- * The id field of an event that failed other rules, for the pipeline's id checks: Laravel runs an
- * `exists` rule beside the others (no `bail`), so one 422 names a bad format and an unknown id alike.
- * A string is looked up; another scalar is `''`, which no record has (input trims empty ids to null);
- * null, a list or a map is left out.
+ * The ids the events that failed other rules name (`fields`: each key's input field), for the
+ * pipeline's id checks: Laravel runs an `exists` rule beside the others (no `bail`), so one 422 names
+ * a bad format and an unknown id alike. A string is looked up; another scalar is `''`, which no record
+ * has (input trims empty ids to null); null, a list or a map is left out.
  */
-export function idNamed(event: Readonly<Record<string, unknown>>, field: string): string | null {
-  const v = event[field];
+export function idsNamed<K extends string>(
+  failed: ReadonlyMap<number, Readonly<Record<string, unknown>>>,
+  fields: Readonly<Record<K, string>>,
+): Map<number, Record<K, string | null>> {
+  const keys = Object.keys(fields) as K[];
+  return new Map(
+    [...failed].map(([i, e]) => [
+      i,
+      Object.fromEntries(keys.map((k) => [k, idIn(e[fields[k]])])) as Record<K, string | null>,
+    ]),
+  );
+}
+
+function idIn(v: unknown): string | null {
   // One with a NUL character was refused for it, and PostgreSQL cannot compare it.
   if (typeof v === 'string') return v.includes('\0') ? null : v;
   return typeof v === 'number' || typeof v === 'boolean' ? '' : null;

@@ -16,7 +16,7 @@ import {
   claimEvents,
   distinct,
   type IngestResult,
-  idNamed,
+  idsNamed,
   inBatchOrder,
   invalid,
   newId,
@@ -49,7 +49,13 @@ export async function ingestPresence(
       );
       // The ledger first: a retry's events applied before are not checked again (claimEvents).
       const fresh = await claimEvents(tx, tenantId, 'presence', raw, valid, errors);
-      const events = await resolvePlaces(tx, tenantId, onlyFresh(fresh, valid), errors, placesNamed(failed));
+      const events = await resolvePlaces(
+        tx,
+        tenantId,
+        onlyFresh(fresh, valid),
+        errors,
+        idsNamed(failed, { zoneId: 'zone_id', floorId: 'floor_id', locationId: 'location_id' }),
+      );
       errors.throwIfAny();
       return applyPresence(tx, log, tenantId, ctx.config.activeWindowSeconds, inBatchOrder(fresh, events));
     },
@@ -69,19 +75,6 @@ interface Place {
 
 /** The place ids a detection names. */
 type PlaceIds = Pick<PresenceInput, 'zoneId' | 'floorId' | 'locationId'>;
-
-/** The place ids of the events that failed other rules, checked beside the valid ones' (idNamed). */
-const placesNamed = (failed: ReadonlyMap<number, Readonly<Record<string, unknown>>>): Map<number, PlaceIds> =>
-  new Map(
-    [...failed].map(([i, e]) => [
-      i,
-      {
-        zoneId: idNamed(e, 'zone_id'),
-        floorId: idNamed(e, 'floor_id'),
-        locationId: idNamed(e, 'location_id'),
-      },
-    ]),
-  );
 
 /** A detection with its place resolved. */
 interface PresenceEvent extends Place {

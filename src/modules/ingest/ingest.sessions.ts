@@ -25,7 +25,7 @@ import {
   claimEvents,
   distinct,
   type IngestResult,
-  idNamed,
+  idsNamed,
   inBatchOrder,
   invalid,
   onlyFresh,
@@ -67,7 +67,12 @@ export async function ingestSessions(
       tenantId,
       onlyFresh(fresh, valid),
       errors,
-      idsNamed(failed),
+      idsNamed(failed, {
+        locationId: 'location_id',
+        guestId: 'guest_id',
+        serviceProfileId: 'service_profile_id',
+        accessCode: 'access_code',
+      }),
     );
     errors.throwIfAny();
     const apply = inBatchOrder(fresh, events).sort((a, b) => a.at.getTime() - b.at.getTime());
@@ -100,20 +105,6 @@ interface SessionIds {
   serviceProfileId: string | null;
   accessCode: string | null;
 }
-
-/** The ids of the events that failed other rules, checked beside the valid ones' (idNamed). */
-const idsNamed = (failed: ReadonlyMap<number, Readonly<Record<string, unknown>>>): Map<number, SessionIds> =>
-  new Map(
-    [...failed].map(([i, e]) => [
-      i,
-      {
-        locationId: idNamed(e, 'location_id'),
-        guestId: idNamed(e, 'guest_id'),
-        serviceProfileId: idNamed(e, 'service_profile_id'),
-        accessCode: idNamed(e, 'access_code'),
-      },
-    ]),
-  );
 
 /** The locations, guests, service profiles, access codes and devices of the tenant that the batch names. */
 async function loadSessionRefs(
