@@ -155,15 +155,12 @@ export async function runRetention(
   const total = RETENTION_KINDS.reduce((sum, k) => sum + counts[k], 0);
   const bar = progressBar(stderr, total);
   let label = '';
-  const soFar = noCounts();
   const held = await db.tryExclusive(RETENTION_LOCK_KEY, () =>
     applyRetention({ prisma: db.prisma, config }, tenantId, cutoffs, {
       ...(opts.signal ? { signal: opts.signal } : {}),
-      onProgress: (kind, n, eventCopies) => {
+      onProgress: (kind, n, soFar) => {
         label = `${NAMES[kind].what} ${NAMES[kind].done}`;
         bar.tick(n, label);
-        soFar[kind] += n;
-        soFar.events += eventCopies;
         const { result } = summary(tenantId, false, settings, cutoffs, soFar);
         opts.onRemoved?.({ result, said: removedSoFar(result) });
       },

@@ -322,8 +322,8 @@ export interface ApplyOptions {
   batchSize?: number;
   /** Stops between two batches (a server shutting down); what went so far is counted. */
   signal?: AbortSignal;
-  /** After each batch (or erased guest): how many of the kind went with it, and their event copies. */
-  onProgress?(kind: RetentionKind, removed: number, eventCopies: number): void;
+  /** After each batch (or erased guest): how many of the kind went with it, and what went so far. */
+  onProgress?(kind: RetentionKind, removed: number, soFar: Readonly<RetentionCounts>): void;
   /** A guest whose erasure failed (left for the next pass); without it the failure is thrown. */
   onGuestError?(guestId: string, err: unknown): void;
 }
@@ -378,7 +378,7 @@ export async function applyRetention(
         }
         if (erased) {
           counts.inactive_guests++;
-          opts.onProgress?.('inactive_guests', 1, 0);
+          opts.onProgress?.('inactive_guests', 1, counts);
         }
       }
       const last = batch.at(-1);
@@ -394,7 +394,7 @@ export async function applyRetention(
       const { rows: n, events } = await deleteBatch(deps.prisma, kind, tenantId, cutoff, batchSize);
       counts[kind] += n;
       counts.events += events;
-      if (n > 0) opts.onProgress?.(kind, n, events);
+      if (n > 0) opts.onProgress?.(kind, n, counts);
       if (n < batchSize) break;
     }
     if (kind === 'presence_records') {
