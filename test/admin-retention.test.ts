@@ -314,34 +314,49 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
       }
     });
 
-    it('Ctrl-C stops a run after the current batch and says what went (exit 130); the rest stays', async () => {
-      const scratch = await scratchDatabase('retention_cli_stop');
+    /**
+     * `retention run --json` on a scratch database whose tenant has `records` presence records past
+     * a 30-day setting, started while `table` is held (SHARE: reads go on); `body` gets it once the
+     * run waits for that table. `release()` lets the table go.
+     */
+    async function retentionWaitingOn(
+      name: string,
+      records: number,
+      table: 'PresenceRecord' | 'CurrentPresence',
+      body: (run: {
+        p: Database['prisma'];
+        tenantId: string;
+        child: ReturnType<typeof startAdmin>;
+        exited: ReturnType<ReturnType<typeof startAdmin>['exited']>;
+        release: () => Promise<void>;
+      }) => Promise<void>,
+    ): Promise<void> {
+      const scratch = await scratchDatabase(name);
       const dataDir = await mkdtemp(path.join(tmpdir(), 'gateway-retention-pg-'));
       const p = scratch.db.prisma;
-      let release = () => {};
+      let letGo = () => {};
+      let holder: Promise<unknown> = Promise.resolve();
       try {
         const { tenant_id: tenantId } = await newTenant(p);
         await p.retentionSettings.create({ data: { tenantId, deletePresenceRecordsAfterDays: 30 } });
-        // One batch and a half (BATCH_SIZE 1000).
         await p.presenceRecord.createMany({
-          data: Array.from({ length: 1500 }, () => ({
+          data: Array.from({ length: records }, () => ({
             tenantId,
             mac: randomMac(),
             dataType: 1,
             seenAt: ago(40),
           })),
         });
-        // The table held (reads go on): the run's first batch waits for it.
         let locked = () => {};
         const isLocked = new Promise<void>((resolve) => {
           locked = resolve;
         });
         const released = new Promise<void>((resolve) => {
-          release = resolve;
+          letGo = resolve;
         });
-        const holder = p.$transaction(
+        holder = p.$transaction(
           async (tx) => {
-            await tx.$executeRaw`LOCK TABLE "PresenceRecord" IN SHARE MODE`;
+            await tx.$executeRawUnsafe(`LOCK TABLE "${table}" IN SHARE MODE`);
             locked();
             await released;
           },
@@ -356,24 +371,39 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
           (
             await p.$queryRaw<{ n: number }[]>`
               SELECT count(*)::int AS n FROM pg_locks
-              WHERE NOT granted AND relation = '"PresenceRecord"'::regclass`
+              WHERE NOT granted AND relation = ${`"${table}"`}::regclass`
           )[0]?.n ?? 0;
         while ((await waiting()) === 0) {
           if (child.process.exitCode !== null) expect.fail(`exited early: ${child.stderr()}`);
           await new Promise((r) => setTimeout(r, 50));
         }
-        child.process.kill('SIGINT');
+        const release = async () => {
+          letGo();
+          await holder;
+        };
+        await body({ p, tenantId, child, exited, release });
+      } finally {
+        letGo();
+        await holder.catch(() => {});
+        await scratch.drop();
+        await rm(dataDir, { recursive: true, force: true });
+      }
+    }
+
+    it('Ctrl-C stops a run after the current batch and says what went (exit 130); the rest stays', async () => {
+      // One batch and a half (BATCH_SIZE 1000); the run's first batch waits for the table.
+      await retentionWaitingOn('retention_cli_stop', 1500, 'PresenceRecord', async (r) => {
+        r.child.process.kill('SIGINT');
         // The signal is heard while the batch waits; the batch then completes.
-        await new Promise((r) => setTimeout(r, 300));
-        release();
-        await holder;
-        const run = await exited;
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        await r.release();
+        const run = await r.exited;
         expect(run.code, run.stderr).toBe(130);
         const error =
           'Interrupted by SIGINT: stopped after the current batch: 1000 presence records deleted; the rest goes at the next run.';
         expect(onlyJson(run)).toEqual({
           error,
-          tenant_id: tenantId,
+          tenant_id: r.tenantId,
           dry_run: false,
           inactive_guests: null,
           presence_records: 1000,
@@ -382,71 +412,23 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
           events: null,
         });
         expect(run.stderr).toContain(`error: ${error}`);
-        expect(await p.presenceRecord.count({ where: { tenantId } })).toBe(500);
-      } finally {
-        release();
-        await scratch.drop();
-        await rm(dataDir, { recursive: true, force: true });
-      }
+        expect(await r.p.presenceRecord.count({ where: { tenantId: r.tenantId } })).toBe(500);
+      });
     });
 
     it('a second Ctrl-C stops at once and still says what the batches before it removed (probe Z4)', async () => {
-      const scratch = await scratchDatabase('retention_cli_force');
-      const dataDir = await mkdtemp(path.join(tmpdir(), 'gateway-retention-pg-'));
-      const p = scratch.db.prisma;
-      let release = () => {};
-      try {
-        const { tenant_id: tenantId } = await newTenant(p);
-        await p.retentionSettings.create({ data: { tenantId, deletePresenceRecordsAfterDays: 30 } });
-        await p.presenceRecord.createMany({
-          data: Array.from({ length: 500 }, () => ({
-            tenantId,
-            mac: randomMac(),
-            dataType: 1,
-            seenAt: ago(40),
-          })),
-        });
-        // The presence records go in one batch; the current presence after them waits for this lock.
-        let locked = () => {};
-        const isLocked = new Promise<void>((resolve) => {
-          locked = resolve;
-        });
-        const released = new Promise<void>((resolve) => {
-          release = resolve;
-        });
-        const holder = p.$transaction(
-          async (tx) => {
-            await tx.$executeRaw`LOCK TABLE "CurrentPresence" IN SHARE MODE`;
-            locked();
-            await released;
-          },
-          { timeout: 60_000 },
-        );
-        await isLocked;
-        const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, DATABASE_URL: scratch.url ?? '' };
-        delete env.REDIS_URL;
-        const child = startAdmin(['retention', 'run', '--tenant', tenantId, '--json'], env);
-        const exited = child.exited(100_000);
-        const waiting = async () =>
-          (
-            await p.$queryRaw<{ n: number }[]>`
-              SELECT count(*)::int AS n FROM pg_locks
-              WHERE NOT granted AND relation = '"CurrentPresence"'::regclass`
-          )[0]?.n ?? 0;
-        while ((await waiting()) === 0) {
-          if (child.process.exitCode !== null) expect.fail(`exited early: ${child.stderr()}`);
-          await new Promise((r) => setTimeout(r, 50));
-        }
-        child.process.kill('SIGINT');
-        await new Promise((r) => setTimeout(r, 200));
-        child.process.kill('SIGINT');
-        const run = await exited;
+      // The presence records go in one batch; the current presence after them waits for the table.
+      await retentionWaitingOn('retention_cli_force', 500, 'CurrentPresence', async (r) => {
+        r.child.process.kill('SIGINT');
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        r.child.process.kill('SIGINT');
+        const run = await r.exited;
         expect(run.code, run.stderr).toBe(130);
         const error =
           'Interrupted again by SIGINT: stopped at once, the batch under way rolled back; before it: 500 presence records deleted; the rest goes at the next run.';
         expect(onlyJson(run)).toEqual({
           error,
-          tenant_id: tenantId,
+          tenant_id: r.tenantId,
           dry_run: false,
           inactive_guests: null,
           presence_records: 500,
@@ -455,14 +437,9 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
           events: null,
         });
         expect(run.stderr).toContain(`error: ${error}`);
-        release();
-        await holder;
-        expect(await p.presenceRecord.count({ where: { tenantId } })).toBe(0);
-      } finally {
-        release();
-        await scratch.drop();
-        await rm(dataDir, { recursive: true, force: true });
-      }
+        await r.release();
+        expect(await r.p.presenceRecord.count({ where: { tenantId: r.tenantId } })).toBe(0);
+      });
     });
   },
 );
